@@ -1,0 +1,179 @@
+//===- QFXAttrs.td - qfx attributes ------------------------*- tablegen -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_DIALECT_QFX_IR_QFXATTRS_TD
+#define QFX_DIALECT_QFX_IR_QFXATTRS_TD
+
+include "qfx/Dialect/QFX/IR/QFXBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class QFX_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<QFX_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+def QFX_DTypeWithConstraintsAttr : QFX_Attr<"DTypeWithConstraints", "dtype"> {
+  let summary = "A dtype, with the bounds a QConfig must meet to use it";
+  let description = [{
+    PyTorch's `DTypeWithConstraints`: one of `quint8`, `qint8`, `qint32`,
+    `quint4x2`, `float16`, `float32`, optionally with bounds that an
+    observer's quantization range and scale must respect for a backend
+    pattern to accept it. Without bounds it is a plain dtype.
+
+    ```mlir
+    #qfx.dtype<qint8>
+    #qfx.dtype<quint8, quant_min_lower_bound = 0, quant_max_upper_bound = 127>
+    #qfx.dtype<qint8, scale_min_lower_bound = 1.52587890625e-05>
+    ```
+
+    Range bounds must lie inside the dtype and be ordered; scale bounds must
+    be positive and ordered; float dtypes take no bounds.
+  }];
+  let parameters = (ins
+    AttrParameter<"::qfx::DTypeWithConstraints", "the dtype and its bounds">
+      :$value
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def QFX_ObserverSpecAttr : QFX_Attr<"ObserverSpec", "observer"> {
+  let summary = "An observer and its constructor arguments";
+  let description = [{
+    PyTorch's `SomeObserver.with_args(...)`. The first field is the observer
+    kind: `minmax`, `moving_average_minmax`, `per_channel_minmax`,
+    `moving_average_per_channel_minmax`, `histogram`, `placeholder`, `noop`,
+    `fixed_qparams` or `reuse_input`. Then the arguments given, by PyTorch's
+    names: `dtype`, `qscheme`, `reduce_range`, `quant_min`, `quant_max`,
+    `eps`, `ch_axis`, `averaging_constant`, `bins`, `upsample_rate`, `scale`,
+    `zero_point`, `compute_dtype`. Arguments left out take PyTorch 1.13's
+    defaults for that observer.
+
+    ```mlir
+    #qfx.observer<histogram, reduce_range = true>
+    #qfx.observer<per_channel_minmax, dtype = qint8, qscheme = per_channel_symmetric>
+    #qfx.observer<fixed_qparams, scale = 0.00390625, zero_point = 0>
+    ```
+
+    The verifier rejects what PyTorch's constructors reject (a qscheme the
+    observer does not support, `reduce_range` with symmetric quint8, a custom
+    range that does not include 0) and what makes no sense (an argument the
+    observer does not take, `quant_min >= quant_max`, a range outside the
+    dtype, a non-positive `eps`).
+  }];
+  let parameters = (ins
+    AttrParameter<"::qfx::ObserverSpec", "the observer and its arguments">
+      :$spec
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def QFX_QConfigAttr : QFX_Attr<"QConfig", "qconfig"> {
+  let summary = "How to observe activations and weights";
+  let description = [{
+    PyTorch's `QConfig(activation=..., weight=...)`: the observer for
+    activations and the observer for weights.
+
+    ```mlir
+    #qfx.qconfig<activation = #qfx.observer<histogram, reduce_range = true>,
+                 weight = #qfx.observer<per_channel_minmax, dtype = qint8,
+                                        qscheme = per_channel_symmetric>>
+    ```
+  }];
+  let parameters = (ins
+    QFX_ObserverSpecAttr:$activation,
+    QFX_ObserverSpecAttr:$weight
+  );
+  let assemblyFormat = [{
+    `<` `activation` `=` qualified($activation) `,`
+        `weight` `=` qualified($weight) `>`
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Observer statistics
+//===----------------------------------------------------------------------===//
+
+def QFX_MinMaxAttr : QFX_Attr<"MinMax", "minmax"> {
+  let summary = "Per-tensor minimum and maximum seen by an observer";
+  let description = [{
+    The running `min_val` / `max_val` (float32) of a min/max or moving-average
+    observer after calibration.
+
+    ```mlir
+    #qfx.minmax<min = -1.5, max = 2.25>
+    ```
+
+    Both are finite and `min <= max`.
+  }];
+  let parameters = (ins APFloatParameter<"minimum">:$min,
+                        APFloatParameter<"maximum">:$max);
+  let assemblyFormat = [{
+    `<` `min` `=` custom<F32>($min) `,` `max` `=` custom<F32>($max) `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def QFX_PerChannelMinMaxAttr
+    : QFX_Attr<"PerChannelMinMax", "per_channel_minmax"> {
+  let summary = "Per-channel minimum and maximum seen by an observer";
+  let description = [{
+    The running `min_val` / `max_val` (float32, one per channel along the
+    observer's `ch_axis`) of a per-channel observer after calibration.
+
+    ```mlir
+    #qfx.per_channel_minmax<min = [-1.0, -0.5], max = [1.0, 0.75]>
+    ```
+
+    Both lists have the same non-zero length, the observed tensor's size
+    along `ch_axis`; every entry is finite with `min <= max`.
+  }];
+  let parameters = (ins
+    "::mlir::DenseF32ArrayAttr":$min,
+    "::mlir::DenseF32ArrayAttr":$max
+  );
+  let assemblyFormat = [{
+    `<` `min` `=` custom<F32List>($min) `,` `max` `=` custom<F32List>($max) `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def QFX_HistogramAttr : QFX_Attr<"Histogram", "histogram"> {
+  let summary = "The histogram a histogram observer collected";
+  let description = [{
+    HistogramObserver's state after calibration: the range `[min, max]` of
+    the histogram and its bin counts (float32, as PyTorch keeps them; they can
+    be fractional after the histogram is re-binned to a wider range).
+
+    ```mlir
+    #qfx.histogram<min = -1.0, max = 3.0, counts = [1.0, 0.0, 4.0, 2.0]>
+    ```
+
+    There is at least one bin; counts are finite and non-negative; the range
+    is finite with `min <= max`. The number of bins must equal the observer's
+    `bins`.
+  }];
+  let parameters = (ins
+    APFloatParameter<"histogram minimum">:$min,
+    APFloatParameter<"histogram maximum">:$max,
+    "::mlir::DenseF32ArrayAttr":$counts
+  );
+  let assemblyFormat = [{
+    `<` `min` `=` custom<F32>($min) `,` `max` `=` custom<F32>($max) `,`
+        `counts` `=` custom<F32List>($counts) `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def QFX_ObserverStatsAttr : AnyAttrOf<[QFX_MinMaxAttr, QFX_PerChannelMinMaxAttr,
+                                       QFX_HistogramAttr]>;
+
+#endif // QFX_DIALECT_QFX_IR_QFXATTRS_TD

@@ -1,0 +1,52 @@
+//===- QFXBase.td - The qfx dialect ------------------------*- tablegen -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_DIALECT_QFX_IR_QFXBASE_TD
+#define QFX_DIALECT_QFX_IR_QFXBASE_TD
+
+include "mlir/IR/OpBase.td"
+
+def QFX_Dialect : Dialect {
+  let name = "qfx";
+  let cppNamespace = "::qfx";
+  let summary = "Graph-mode post-training quantization, as PyTorch does it";
+  let description = [{
+    The `qfx` dialect holds what upstream MLIR lacks to express PyTorch's FX
+    graph-mode quantization flow: observers that collect statistics during
+    calibration (`qfx.observe`), fake quantization (`qfx.fake_quant`), fused
+    patterns that are quantized as one unit (`qfx.fused`), and dynamic
+    quantization with run-time scale and zero point (`qfx.choose_qparams`,
+    `qfx.quantize`, `qfx.dequantize`).
+
+    Static quantization parameters are not ours: they are upstream's
+    `!quant.uniform` types, used with `quant.qcast` and `quant.dcast`.
+
+    The attributes carry PyTorch's configuration inside a module: an observer
+    with its constructor arguments (`#qfx.observer`), a QConfig
+    (`#qfx.qconfig`), a dtype with the constraints of a backend's
+    DTypeConfig (`#qfx.dtype`) and the statistics an observer collected
+    (`#qfx.minmax`, `#qfx.per_channel_minmax`, `#qfx.histogram`).
+
+    Importers may set the discardable attribute `qfx.origin` (a string) on any
+    op to name the PyTorch type it came from, e.g. `"torch.nn.Conv2d"`;
+    QConfigMapping's `object_type` keys match it.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    /// The name of the discardable attribute that names an op's PyTorch type.
+    static constexpr ::llvm::StringLiteral getOriginAttrName() {
+      return ::llvm::StringLiteral("qfx.origin");
+    }
+  }];
+}
+
+class QFX_Op<string mnemonic, list<Trait> traits = []>
+    : Op<QFX_Dialect, mnemonic, traits>;
+
+#endif // QFX_DIALECT_QFX_IR_QFXBASE_TD

@@ -1,0 +1,241 @@
+//===- QFXOps.td - qfx operations --------------------------*- tablegen -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_DIALECT_QFX_IR_QFXOPS_TD
+#define QFX_DIALECT_QFX_IR_QFXOPS_TD
+
+include "qfx/Dialect/QFX/IR/QFXBase.td"
+include "qfx/Dialect/QFX/IR/QFXAttrs.td"
+include "mlir/Dialect/Quant/IR/QuantBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+def QFX_FloatTensor : TensorOf<[AnyFloat]>;
+def QFX_ScaleTensor : 0DTensorOf<[F32]>;
+def QFX_ZeroPointTensor : 0DTensorOf<[I32]>;
+def QFX_IntTensor : TensorOf<[I8, UI8, I32]>;
+
+//===----------------------------------------------------------------------===//
+// ObserveOp
+//===----------------------------------------------------------------------===//
+
+def QFX_ObserveOp : QFX_Op<"observe", [SameOperandsAndResultType]> {
+  let summary = "Identity that records statistics for quantization";
+  let description = [{
+    Returns its input unchanged. During calibration the observer described by
+    `spec` sees every value that flows through and accumulates statistics;
+    once calibrated, `stats` holds them. Observers whose quantization
+    parameters must be identical (an op that shares its input's observer)
+    carry the same `id`.
+
+    ```mlir
+    %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) : tensor<1x8xf32>
+    %1 = qfx.observe %w id 1
+        spec(#qfx.observer<per_channel_minmax, dtype = qint8,
+                           qscheme = per_channel_symmetric>)
+        stats(#qfx.per_channel_minmax<min = [-1.0, -2.0], max = [1.0, 0.5]>)
+        : tensor<2x3x3x4xf32>
+    ```
+
+    The statistics must be of the observer's kind: `#qfx.minmax` for
+    (moving-average) min/max observers, `#qfx.per_channel_minmax` with one
+    entry per channel along `ch_axis` for per-channel observers,
+    `#qfx.histogram` with `bins` counts for histogram observers; other
+    observers collect none. `ch_axis` must index a dimension of the input.
+
+    The op is not `Pure`: an observer is state that calibration updates, so
+    it must not be folded away or merged with another.
+  }];
+  let arguments = (ins
+    QFX_FloatTensor:$input,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$id,
+    QFX_ObserverSpecAttr:$spec,
+    OptionalAttr<QFX_ObserverStatsAttr>:$stats
+  );
+  let results = (outs QFX_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `id` $id `spec` `(` qualified($spec) `)`
+    (`stats` `(` $stats^ `)`)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// FakeQuantOp
+//===----------------------------------------------------------------------===//
+
+def QFX_FakeQuantOp : QFX_Op<"fake_quant", [Pure, SameOperandsAndResultType]> {
+  let summary = "Quantize then dequantize, staying in float";
+  let description = [{
+    Simulates quantization: each element is quantized with the scale, zero
+    point and storage range of `qtype` (per tensor, or per channel along its
+    quantized dimension) and dequantized back to float, as PyTorch's
+    `fake_quantize_per_tensor_affine` / `fake_quantize_per_channel_affine`.
+    Models exported from quantization-aware training carry these.
+
+    ```mlir
+    %0 = qfx.fake_quant %x as !quant.uniform<u8:f32, 0.05:128> : tensor<1x8xf32>
+    %1 = qfx.fake_quant %w as !quant.uniform<i8:f32:0, {0.1, 0.2}>
+        : tensor<2x4xf32>
+    ```
+
+    `qtype`'s expressed type must be the tensor's element type; a per-channel
+    `qtype` must name a dimension of the tensor and have one scale per
+    channel.
+  }];
+  let arguments = (ins
+    QFX_FloatTensor:$input,
+    TypeAttrOf<quant_QuantizedType>:$qtype
+  );
+  let results = (outs QFX_FloatTensor:$output);
+  let assemblyFormat = "$input `as` $qtype attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// FusedOp
+//===----------------------------------------------------------------------===//
+
+def QFX_FusedOp : QFX_Op<"fused", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "A matched pattern, quantized as one unit";
+  let description = [{
+    Holds the ops of a fused pattern of the backend configuration (for
+    example conv2d followed by a clamp), under the pattern's fused name. Its
+    operands become the body's block arguments; its body ends in `qfx.yield`
+    with the results. Quantization treats the region as one op: its inputs
+    and outputs are observed, its interior stays float.
+
+    ```mlir
+    %0 = qfx.fused "conv2d_relu" (%x, %w, %b)
+        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+        -> tensor<1x6x6x4xf32> {
+    ^bb0(%a: tensor<1x8x8x3xf32>, %k: tensor<4x3x3x3xf32>, %c: tensor<4xf32>):
+      ...
+      qfx.yield %r : tensor<1x6x6x4xf32>
+    }
+    ```
+
+    The region is isolated from above, so everything it uses is an operand
+    (weights included) and can be observed. The block arguments must match
+    the operands and the yielded values the results, in number and type.
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $name `(` $inputs `)` attr-dict-with-keyword `:`
+    functional-type($inputs, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def QFX_YieldOp : QFX_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"FusedOp">]> {
+  let summary = "Returns the results of a fused pattern";
+  let description = [{
+    Terminates the body of `qfx.fused`; its operands are the fused op's
+    results.
+
+    ```mlir
+    qfx.yield %r : tensor<1x6x6x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+//===----------------------------------------------------------------------===//
+// Dynamic quantization
+//===----------------------------------------------------------------------===//
+
+def QFX_ChooseQParamsOp : QFX_Op<"choose_qparams", [Pure]> {
+  let summary = "Computes a scale and zero point from a tensor at run time";
+  let description = [{
+    Dynamic quantization: derives per-tensor quantization parameters for the
+    integer range `[quant_min, quant_max]` from the minimum and maximum of
+    `input` (extended to include zero), as PyTorch's
+    `quantize_per_tensor_dynamic` does for activations.
+
+    ```mlir
+    %scale, %zp = qfx.choose_qparams %x range [0, 127]
+        : tensor<4x16xf32> -> tensor<f32>, tensor<i32>
+    ```
+
+    The range must include zero and `quant_min < quant_max`.
+  }];
+  let arguments = (ins
+    QFX_FloatTensor:$input,
+    I64Attr:$quant_min,
+    I64Attr:$quant_max
+  );
+  let results = (outs QFX_ScaleTensor:$scale,
+                      QFX_ZeroPointTensor:$zero_point);
+  let assemblyFormat = [{
+    $input `range` ` ` `[` $quant_min `,` $quant_max `]` attr-dict
+    `:` type($input) `->` type($scale) `,` type($zero_point)
+  }];
+  let hasVerifier = 1;
+}
+
+def QFX_QuantizeOp : QFX_Op<"quantize", [Pure]> {
+  let summary = "Quantizes with a run-time scale and zero point";
+  let description = [{
+    `clamp(round_half_even(x / scale) + zero_point, qmin, qmax)` per element,
+    where `[qmin, qmax]` is the full range of the result's element type:
+    `ui8` (quint8), `i8` (qint8, signless integers are signed as in TOSA) or
+    `i32` (qint32). Scale and zero point are 0-d tensors, typically produced
+    by `qfx.choose_qparams`.
+
+    ```mlir
+    %q = qfx.quantize %x, %scale, %zp
+        : (tensor<4x16xf32>, tensor<f32>, tensor<i32>) -> tensor<4x16xui8>
+    ```
+
+    The result has the input's shape.
+  }];
+  let arguments = (ins
+    QFX_FloatTensor:$input,
+    QFX_ScaleTensor:$scale,
+    QFX_ZeroPointTensor:$zero_point
+  );
+  let results = (outs QFX_IntTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def QFX_DequantizeOp : QFX_Op<"dequantize", [Pure]> {
+  let summary = "Dequantizes with a run-time scale and zero point";
+  let description = [{
+    `(q - zero_point) * scale` per element, the inverse of `qfx.quantize`.
+
+    ```mlir
+    %y = qfx.dequantize %q, %scale, %zp
+        : (tensor<4x16xui8>, tensor<f32>, tensor<i32>) -> tensor<4x16xf32>
+    ```
+
+    The result has the input's shape.
+  }];
+  let arguments = (ins
+    QFX_IntTensor:$input,
+    QFX_ScaleTensor:$scale,
+    QFX_ZeroPointTensor:$zero_point
+  );
+  let results = (outs QFX_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // QFX_DIALECT_QFX_IR_QFXOPS_TD

@@ -1,0 +1,29 @@
+# -*- Python -*-
+# lit configuration of the qfx regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "QFX"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.qfx_obj_root, "test")
+# test/Unit holds C++ sources; lit runs its GoogleTest binaries as a nested
+# suite found through build/test/Unit/lit.site.cfg.py.
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%qfx_src", config.qfx_src_root))
+config.substitutions.append(("%qfx_obj", config.qfx_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%clang_format", config.clang_format))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    [ToolSubst("quant-opt", unresolved="fatal")], [config.qfx_tools_dir]
+)
