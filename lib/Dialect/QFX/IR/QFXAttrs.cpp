@@ -11,6 +11,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 
@@ -117,9 +119,8 @@ static ParseResult parseQSchemeValue(AsmParser &parser, QScheme &qscheme) {
 static ParseResult parseBoolValue(AsmParser &parser, bool &value) {
   llvm::SMLoc loc = parser.getCurrentLocation();
   StringRef word;
-  if (parser.parseKeyword(&word))
-    return failure();
-  if (word != "true" && word != "false")
+  if (failed(parser.parseOptionalKeyword(&word)) ||
+      (word != "true" && word != "false"))
     return parser.emitError(loc) << "expected true or false";
   value = word == "true";
   return success();
@@ -313,15 +314,20 @@ LogicalResult ObserverSpecAttr::verify(
 // Observer statistics
 //===----------------------------------------------------------------------===//
 
+/// A number for a diagnostic: "2", "0.5", "-inf", as C's %g writes it.
+static std::string formatNumber(double value) {
+  return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
+
 static LogicalResult
 verifyRange(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
             const llvm::Twine &attrName, float min, float max) {
   if (!std::isfinite(min) || !std::isfinite(max))
-    return emitError() << attrName << " min and max must be finite, got " << min
-                       << " and " << max;
+    return emitError() << attrName << " min and max must be finite, got "
+                       << formatNumber(min) << " and " << formatNumber(max);
   if (min > max)
-    return emitError() << attrName << " expected min <= max, got " << min
-                       << " > " << max;
+    return emitError() << attrName << " expected min <= max, got "
+                       << formatNumber(min) << " > " << formatNumber(max);
   return success();
 }
 
@@ -364,7 +370,8 @@ HistogramAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
   for (auto [bin, count] : llvm::enumerate(counts))
     if (!std::isfinite(count) || count < 0)
       return emitError() << "#qfx.histogram bin " << bin
-                         << " expected a finite count >= 0, got " << count;
+                         << " expected a finite count >= 0, got "
+                         << formatNumber(count);
   return success();
 }
 

@@ -32,6 +32,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                 "\"torch.nn.Conv2d\"";
     return success();
   }
-  return op->emitOpError() << "unknown qfx attribute '" << attr.getName()
-                           << "', expected '" << getOriginAttrName() << "'";
+  return op->emitOpError() << "unknown qfx attribute '"
+                           << attr.getName().getValue() << "', expected '"
+                           << getOriginAttrName() << "'";
 }

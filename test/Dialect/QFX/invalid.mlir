@@ -1,0 +1,432 @@
+// RUN: quant-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{unknown observer 'minimax', expected one of minmax, moving_average_minmax, per_channel_minmax, moving_average_per_channel_minmax, histogram, placeholder, noop, fixed_qparams, reuse_input}}
+func.func private @f() attributes {a = #qfx.observer<minimax>}
+
+// -----
+
+// expected-error @+1 {{unknown observer argument 'bin'}}
+func.func private @f() attributes {a = #qfx.observer<histogram, bin = 4>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: takes no argument 'bins' (MinMaxObserver has no such parameter)}}
+func.func private @f() attributes {a = #qfx.observer<minmax, bins = 4>}
+
+// -----
+
+// expected-error @+1 {{'dtype' is given twice}}
+func.func private @f() attributes {a = #qfx.observer<minmax, dtype = qint8, dtype = quint8>}
+
+// -----
+
+// expected-error @+1 {{unknown dtype 'int8', expected one of quint8, qint8, qint32, quint4x2, float16, float32}}
+func.func private @f() attributes {a = #qfx.observer<minmax, dtype = int8>}
+
+// -----
+
+// expected-error @+1 {{unknown qscheme 'per_tensor', expected one of per_tensor_affine, per_tensor_symmetric, per_channel_affine, per_channel_symmetric, per_channel_affine_float_qparams}}
+func.func private @f() attributes {a = #qfx.observer<minmax, qscheme = per_tensor>}
+
+// -----
+
+// expected-error @+1 {{expected true or false}}
+func.func private @f() attributes {a = #qfx.observer<minmax, reduce_range = 1>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: expected quant_min < quant_max, got [0, 0]}}
+func.func private @f() attributes {a = #qfx.observer<minmax, quant_min = 0, quant_max = 0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: the range [0, 300] is outside quint8's range [0, 255]}}
+func.func private @f() attributes {a = #qfx.observer<minmax, quant_min = 0, quant_max = 300>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: histogram observer: the range [-8, 7] is outside quint8's range [0, 255]}}
+func.func private @f() attributes {a = #qfx.observer<histogram, quant_min = -8, quant_max = 7>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: the range [1, 255] must include 0}}
+func.func private @f() attributes {a = #qfx.observer<minmax, quant_min = 1, quant_max = 255>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: quant_min and quant_max must be given together}}
+func.func private @f() attributes {a = #qfx.observer<minmax, quant_max = 127>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: expected qscheme per_tensor_affine or per_tensor_symmetric, got per_channel_affine}}
+func.func private @f() attributes {a = #qfx.observer<minmax, qscheme = per_channel_affine>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: per_channel_minmax observer: expected a per-channel qscheme, got per_tensor_symmetric}}
+func.func private @f() attributes {a = #qfx.observer<per_channel_minmax, qscheme = per_tensor_symmetric>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: cannot reduce range for symmetric quantization with quint8}}
+func.func private @f() attributes {a = #qfx.observer<minmax, qscheme = per_tensor_symmetric, reduce_range = true>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: histogram observer: expected dtype quint8, qint8, qint32 or quint4x2, got float16}}
+func.func private @f() attributes {a = #qfx.observer<histogram, dtype = float16>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: minmax observer: expected eps > 0, got -1}}
+func.func private @f() attributes {a = #qfx.observer<minmax, eps = -1.0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: moving_average_minmax observer: expected 0 < averaging_constant <= 1, got 0}}
+func.func private @f() attributes {a = #qfx.observer<moving_average_minmax, averaging_constant = 0.0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: histogram observer: expected bins >= 1, got 0}}
+func.func private @f() attributes {a = #qfx.observer<histogram, bins = 0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: histogram observer: expected upsample_rate >= 1, got -2}}
+func.func private @f() attributes {a = #qfx.observer<histogram, upsample_rate = -2>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: fixed_qparams observer: scale and zero_point are required}}
+func.func private @f() attributes {a = #qfx.observer<fixed_qparams, scale = 0.5>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: fixed_qparams observer: expected scale > 0, got 0}}
+func.func private @f() attributes {a = #qfx.observer<fixed_qparams, scale = 0.0, zero_point = 0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: fixed_qparams observer: zero_point 128 is outside [-128, 127]}}
+func.func private @f() attributes {a = #qfx.observer<fixed_qparams, scale = 0.5, zero_point = 128, dtype = qint8, quant_min = -128, quant_max = 127>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: reuse_input observer: takes no argument 'dtype' (ReuseInputObserver has no such parameter)}}
+func.func private @f() attributes {a = #qfx.observer<reuse_input, dtype = quint8>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: noop observer: takes no argument 'qscheme' (NoopObserver has no such parameter)}}
+func.func private @f() attributes {a = #qfx.observer<noop, qscheme = per_tensor_affine>}
+
+// -----
+
+// expected-error @+1 {{unknown dtype constraint 'quant_min', expected quant_min_lower_bound, quant_max_upper_bound, scale_min_lower_bound or scale_max_upper_bound}}
+func.func private @f() attributes {a = #qfx.dtype<quint8, quant_min = 0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.dtype: quant_max_upper_bound 255 is outside qint8's range [-128, 127]}}
+func.func private @f() attributes {a = #qfx.dtype<qint8, quant_max_upper_bound = 255>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.dtype: expected quant_min_lower_bound < quant_max_upper_bound, got 100 and 100}}
+func.func private @f() attributes {a = #qfx.dtype<quint8, quant_min_lower_bound = 100, quant_max_upper_bound = 100>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.dtype: expected scale_min_lower_bound > 0, got -1}}
+func.func private @f() attributes {a = #qfx.dtype<quint8, scale_min_lower_bound = -1.0>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.dtype: expected scale_min_lower_bound <= scale_max_upper_bound, got 1 and 0.5}}
+func.func private @f() attributes {a = #qfx.dtype<quint8, scale_min_lower_bound = 1.0, scale_max_upper_bound = 0.5>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.dtype: float32 takes no quantization range or scale bounds}}
+func.func private @f() attributes {a = #qfx.dtype<float32, quant_min_lower_bound = 0>}
+
+// -----
+
+// expected-error @+1 {{expected ','}}
+func.func private @f() attributes {a = #qfx.qconfig<activation = #qfx.observer<minmax>>}
+
+// -----
+
+// expected-error @+1 {{#qfx.minmax expected min <= max, got 2 > 1}}
+func.func private @f() attributes {a = #qfx.minmax<min = 2.0, max = 1.0>}
+
+// -----
+
+// expected-error @+1 {{#qfx.minmax min and max must be finite, got -inf and 1}}
+func.func private @f() attributes {a = #qfx.minmax<min = 0xFF800000, max = 1.0>}
+
+// -----
+
+// expected-error @+1 {{#qfx.per_channel_minmax has 2 minimums but 1 maximums}}
+func.func private @f() attributes {a = #qfx.per_channel_minmax<min = [0.0, 1.0], max = [1.0]>}
+
+// -----
+
+// expected-error @+1 {{#qfx.per_channel_minmax needs at least one channel}}
+func.func private @f() attributes {a = #qfx.per_channel_minmax<min = [], max = []>}
+
+// -----
+
+// expected-error @+1 {{#qfx.per_channel_minmax channel 1 expected min <= max, got 3 > 2}}
+func.func private @f() attributes {a = #qfx.per_channel_minmax<min = [0.0, 3.0], max = [1.0, 2.0]>}
+
+// -----
+
+// expected-error @+1 {{#qfx.histogram bin 1 expected a finite count >= 0, got -1}}
+func.func private @f() attributes {a = #qfx.histogram<min = 0.0, max = 1.0, counts = [1.0, -1.0]>}
+
+// -----
+
+// expected-error @+1 {{#qfx.histogram needs at least one bin}}
+func.func private @f() attributes {a = #qfx.histogram<min = 0.0, max = 1.0, counts = []>}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op ch_axis 2 is not a dimension of the rank-2 input}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<per_channel_minmax, ch_axis = 2>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op ch_axis -3 is not a dimension of the rank-2 input}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<moving_average_per_channel_minmax, ch_axis = -3>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op has statistics for 3 channels but the input has 4 along ch_axis 1}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<per_channel_minmax, ch_axis = 1>) stats(#qfx.per_channel_minmax<min = [0.0, 0.0, 0.0], max = [1.0, 1.0, 1.0]>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op a per_channel_minmax observer's stats must be #qfx.per_channel_minmax}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<per_channel_minmax>) stats(#qfx.minmax<min = 0.0, max = 1.0>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op a minmax observer's stats must be #qfx.minmax}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) stats(#qfx.histogram<min = 0.0, max = 1.0, counts = [1.0]>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op has a histogram of 2 bins but the observer has bins = 2048}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<histogram>) stats(#qfx.histogram<min = 0.0, max = 1.0, counts = [1.0, 2.0]>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op a histogram observer's stats must be #qfx.histogram}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<histogram>) stats(#qfx.minmax<min = 0.0, max = 1.0>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op a placeholder observer collects no statistics}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder>) stats(#qfx.minmax<min = 0.0, max = 1.0>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.observe' op attribute 'id' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = qfx.observe %x id -1 spec(#qfx.observer<minmax>) : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xi8>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{'qfx.observe' op operand #0 must be tensor of floating-point values}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) : tensor<2x4xi8>
+  return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf16>) -> tensor<2x4xf16> {
+  // expected-error @+1 {{'qfx.fake_quant' op quantized type expresses 'f32' but the input's element type is 'f16'}}
+  %0 = qfx.fake_quant %x as !quant.uniform<u8:f32, 0.1:128> : tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.fake_quant' op has 3 scales but the input has 4 channels along dimension 1}}
+  %0 = qfx.fake_quant %x as !quant.uniform<i8:f32:1, {0.1, 0.2, 0.3}> : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.fake_quant' op quantized dimension 2 is not a dimension of the rank-2 input}}
+  %0 = qfx.fake_quant %x as !quant.uniform<i8:f32:2, {0.1, 0.2}> : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'qfx.fake_quant' op expected a !quant.uniform type, got '!quant.any<i8:f32>'}}
+  %0 = qfx.fake_quant %x as !quant.any<i8:f32> : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'qfx.fused' op body arguments must match the operands: expected ('tensor<2xf32>'), got ('tensor<3xf32>')}}
+  qfx.fused "p" (%x) : (tensor<2xf32>) -> () {
+  ^bb0(%a: tensor<3xf32>):
+    qfx.yield
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = qfx.fused "p" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    // expected-error @+1 {{'qfx.yield' op yields () but the enclosing qfx.fused returns ('tensor<2xf32>')}}
+    qfx.yield
+  }
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = qfx.fused "p" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %c = tosa.cast %a : (tensor<2xf32>) -> tensor<2xf16>
+    // expected-error @+1 {{'qfx.yield' op yields ('tensor<2xf16>') but the enclosing qfx.fused returns ('tensor<2xf32>')}}
+    qfx.yield %c : tensor<2xf16>
+  }
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = qfx.fused "p" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    // The body is isolated from above: weights and inputs must be operands.
+    // expected-error @+1 {{using value defined outside the region}}
+    qfx.yield %x : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'qfx.yield' op expects parent op 'qfx.fused'}}
+  qfx.yield %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'qfx.choose_qparams' op the range [1, 255] must include 0}}
+  %s, %z = qfx.choose_qparams %x range [1, 255] : tensor<2xf32> -> tensor<f32>, tensor<i32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'qfx.choose_qparams' op expected quant_min < quant_max, got [0, 0]}}
+  %s, %z = qfx.choose_qparams %x range [0, 0] : tensor<2xf32> -> tensor<f32>, tensor<i32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'qfx.choose_qparams' op the range [0, 4294967295] does not fit the i32 zero point}}
+  %s, %z = qfx.choose_qparams %x range [0, 4294967295] : tensor<2xf32> -> tensor<f32>, tensor<i32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>, %s: tensor<f32>, %z: tensor<i32>) {
+  // expected-error @+1 {{'qfx.quantize' op result shape must match the input's: 'tensor<2xf32>' vs 'tensor<3xui8>'}}
+  %q = qfx.quantize %x, %s, %z : (tensor<2xf32>, tensor<f32>, tensor<i32>) -> tensor<3xui8>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>, %s: tensor<f32>, %z: tensor<i32>) {
+  // expected-error @+1 {{'qfx.quantize' op result #0 must be tensor of 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer values}}
+  %q = qfx.quantize %x, %s, %z : (tensor<2xf32>, tensor<f32>, tensor<i32>) -> tensor<2xi16>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>, %s: tensor<1xf32>, %z: tensor<i32>) {
+  // expected-error @+1 {{'qfx.quantize' op operand #1 must be 0D tensor of 32-bit float values}}
+  %q = qfx.quantize %x, %s, %z : (tensor<2xf32>, tensor<1xf32>, tensor<i32>) -> tensor<2xui8>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2xui8>, %s: tensor<f32>, %z: tensor<i32>) {
+  // expected-error @+1 {{'qfx.dequantize' op result shape must match the input's: 'tensor<2xui8>' vs 'tensor<4xf32>'}}
+  %x = qfx.dequantize %q, %s, %z : (tensor<2xui8>, tensor<f32>, tensor<i32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.origin' must be a non-empty string naming the PyTorch type, e.g. "torch.nn.Conv2d"}}
+  %0 = tosa.sigmoid %x {qfx.origin = 3 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin'}}
+  %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
