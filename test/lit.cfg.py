@@ -12,9 +12,10 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.qfx_obj_root, "test")
-# test/Unit holds C++ sources; lit runs its GoogleTest binaries as a nested
+# test/Inputs holds data that tests read. test/Unit holds C++ sources; lit
+# runs its GoogleTest binaries as a nested
 # suite found through build/test/Unit/lit.site.cfg.py.
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py.in"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%qfx_src", config.qfx_src_root))
