@@ -5,5 +5,6 @@ quant-compile). Its configuration API will mirror torch.ao.quantization.
 """
 
 from qfx.tools import ToolError, find_tool, quant_opt
+from qfx.exporter import ExportError, export_tosa
 
 __all__ = ["ToolError", "find_tool", "quant_opt"]

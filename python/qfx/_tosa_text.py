@@ -1,0 +1,218 @@
+"""Printing float TOSA 1.0 (MLIR 22 syntax) as text, one op at a time.
+
+The exporter builds its function body through `TosaWriter`; every op gets a
+location and, for ops that implement a PyTorch node, a `qfx.origin`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Iterable, Optional, Sequence
+
+import numpy as np
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tensor:
+    """An SSA value of type tensor<...xf32> (or another element type)."""
+
+    name: str
+    shape: tuple
+    element: str = "f32"
+
+    @property
+    def type(self) -> str:
+        return tensor_type(self.shape, self.element)
+
+
+def tensor_type(shape: Sequence[int], element: str = "f32") -> str:
+    dims = "".join(f"{int(d)}x" for d in shape)
+    return f"tensor<{dims}{element}>"
+
+
+def format_f32(value) -> str:
+    """A float32 as an MLIR literal that parses back to the same bits.
+
+    Nine significant digits identify every finite float32, and the decimal
+    lies far enough from the rounding boundary that MLIR's parse through
+    double cannot land on the other side. Non-finite values use the hex
+    bit-pattern form."""
+    v = np.float32(value)
+    if np.isfinite(v):
+        return "%.8e" % float(v)
+    return "0x%08X" % int(v.view(np.uint32))
+
+
+def dense_f32(values: np.ndarray) -> str:
+    """dense<...> : tensor<...xf32> holding `values` exactly as float32."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    if values.size > 0 and np.all(values.view(np.uint32) == values.view(np.uint32).flat[0]):
+        body = format_f32(values.flat[0])
+    else:
+        body = _nested(values)
+    return f"dense<{body}> : {tensor_type(values.shape)}"
+
+
+def _nested(values: np.ndarray) -> str:
+    if values.ndim == 1:
+        return "[" + ", ".join(format_f32(v) for v in values) + "]"
+    return "[" + ", ".join(_nested(v) for v in values) + "]"
+
+
+def location(name: str) -> str:
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'loc("{escaped}")'
+
+
+_SSA_UNSAFE = re.compile(r"[^A-Za-z0-9_$.]")
+
+
+class TosaWriter:
+    """Accumulates the ops of one func.func body."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._used: set[str] = set()
+
+    def fresh(self, hint: str) -> str:
+        base = _SSA_UNSAFE.sub("_", hint) or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        name, k = base, 0
+        while name in self._used:
+            k += 1
+            name = f"{base}_{k}"
+        self._used.add(name)
+        return "%" + name
+
+    def _attrs(self, attrs: Optional[str], origin: Optional[str]) -> str:
+        parts = [attrs] if attrs else []
+        if origin is not None:
+            parts.append(f'qfx.origin = "{origin}"')
+        return (" {" + ", ".join(parts) + "}") if parts else ""
+
+    def const(self, values: np.ndarray, loc: str, hint: str) -> Tensor:
+        values = np.asarray(values, dtype=np.float32)
+        result = Tensor(self.fresh(hint), tuple(values.shape))
+        self.lines.append(
+            f'{result.name} = "tosa.const"() <{{values = {dense_f32(values)}}}> '
+            f": () -> {result.type} {location(loc)}"
+        )
+        return result
+
+    def zero_point(self, loc: str) -> Tensor:
+        return self.const(np.zeros((1,), np.float32), loc, "zp")
+
+    def mul_shift(self, loc: str) -> Tensor:
+        result = Tensor(self.fresh("mul_shift"), (1,), "i8")
+        self.lines.append(
+            f'{result.name} = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> '
+            f": () -> {result.type} {location(loc)}"
+        )
+        return result
+
+    def const_shape(self, values: Iterable[int], loc: str) -> str:
+        values = [int(v) for v in values]
+        name = self.fresh("shape")
+        n = len(values)
+        self.lines.append(
+            f"{name} = tosa.const_shape {{values = dense<[{', '.join(map(str, values))}]> "
+            f": tensor<{n}xindex>}} : () -> !tosa.shape<{n}> {location(loc)}"
+        )
+        return name
+
+    def op(
+        self,
+        opname: str,
+        operands: Sequence,
+        out_shape: Sequence[int],
+        loc: str,
+        origin: Optional[str],
+        attrs: Optional[str] = None,
+        hint: str = "v",
+    ) -> Tensor:
+        """Prints `%r = tosa.<opname> operands {attrs} : (types) -> type`.
+
+        Operands are Tensors or (ssa name, type) pairs (for !tosa.shape)."""
+        names, types = [], []
+        for operand in operands:
+            if isinstance(operand, Tensor):
+                names.append(operand.name)
+                types.append(operand.type)
+            else:
+                names.append(operand[0])
+                types.append(operand[1])
+        result = Tensor(self.fresh(hint), tuple(int(d) for d in out_shape))
+        self.lines.append(
+            f"{result.name} = tosa.{opname} {', '.join(names)}{self._attrs(attrs, origin)} "
+            f": ({', '.join(types)}) -> {result.type} {location(loc)}"
+        )
+        return result
+
+    def reshape(self, x: Tensor, shape: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
+        shape = tuple(int(d) for d in shape)
+        if shape == x.shape:
+            return x
+        s = self.const_shape(shape, loc)
+        return self.op(
+            "reshape", [x, (s, f"!tosa.shape<{len(shape)}>")], shape, loc, origin, hint="reshape"
+        )
+
+    def transpose(self, x: Tensor, perms: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
+        perms = [int(p) for p in perms]
+        if perms == list(range(len(perms))):
+            return x
+        shape = [x.shape[p] for p in perms]
+        return self.op(
+            "transpose",
+            [x],
+            shape,
+            loc,
+            origin,
+            attrs=f"perms = array<i32: {', '.join(map(str, perms))}>",
+            hint="transpose",
+        )
+
+    def slice(self, x: Tensor, start: Sequence[int], size: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
+        if tuple(size) == x.shape:
+            return x
+        rank = len(x.shape)
+        s = self.const_shape(start, loc)
+        z = self.const_shape(size, loc)
+        shape_type = f"!tosa.shape<{rank}>"
+        return self.op("slice", [x, (s, shape_type), (z, shape_type)], size, loc, origin, hint="slice")
+
+    def concat(self, xs: Sequence[Tensor], axis: int, loc: str, origin: Optional[str]) -> Tensor:
+        shape = list(xs[0].shape)
+        shape[axis] = sum(x.shape[axis] for x in xs)
+        return self.op("concat", xs, shape, loc, origin, attrs=f"axis = {int(axis)} : i32", hint="concat")
+
+    def clamp(self, x: Tensor, lo: float, hi: float, loc: str, origin: Optional[str]) -> Tensor:
+        attrs = f"min_val = {format_f32(lo)} : f32, max_val = {format_f32(hi)} : f32"
+        return self.op("clamp", [x], x.shape, loc, origin, attrs=attrs, hint="clamp")
+
+    def mul(self, a: Tensor, b: Tensor, out_shape, loc: str, origin: Optional[str]) -> Tensor:
+        shift = self.mul_shift(loc)
+        return self.op("mul", [a, b, shift], out_shape, loc, origin, hint="mul")
+
+    def function(self, func_name: str, args: Sequence[tuple], results: Sequence[Tensor]) -> str:
+        """The whole func.func; `args` are (Tensor, location name) pairs."""
+        params = ", ".join(f"{t.name}: {t.type} {location(n)}" for t, n in args)
+        result_types = ", ".join(t.type for t in results)
+        if len(results) != 1:
+            result_types = f"({result_types})"
+        body = "\n".join("    " + line for line in self.lines)
+        ret = (
+            f"    return {', '.join(t.name for t in results)} : "
+            f"{', '.join(t.type for t in results)} {location('output')}"
+        )
+        return (
+            "module {\n"
+            f"  func.func @{func_name}({params}) -> {result_types} {{\n"
+            f"{body}\n{ret}\n"
+            "  }\n"
+            "}\n"
+        )

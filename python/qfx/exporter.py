@@ -1,0 +1,922 @@
+"""PyTorch FX → float TOSA 1.0 exporter.
+
+`export_tosa(model, example_inputs)` traces an eval-mode `torch.nn.Module` with
+torch.fx and prints a `func.func` of float TOSA ops (MLIR 22 syntax), the
+input of qfx's quantization pipeline:
+
+- weights become `tosa.const` constants;
+- every op's location is the qualified name of the module it came from
+  (`loc("layer1.0.conv1")`), or the FX node name for functional calls
+  (`loc("add")`), and ops implementing a PyTorch node carry
+  `qfx.origin = "<PyTorch type>"` ("torch.nn.Conv2d", "operator.add", ...);
+- the function keeps PyTorch's shapes (NCHW) at its boundary; inside, values
+  produced by convolutions and pools stay channels-last (NHWC, NLC for 1-D),
+  and layout transposes are only inserted where a PyTorch op needs the
+  PyTorch order (flatten, view, permute, Linear on a 4-D tensor, the result).
+  Weight layouts (OHWI, depthwise HWCM) are folded into the constants.
+
+Anything the exporter does not know raises `ExportError` naming the node,
+the module it was called in and its target. See docs/exporter.md.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from qfx._tosa_text import FLOAT32_MAX, Tensor, TosaWriter
+
+# torch is imported on the first export (it takes a second to load and the
+# rest of qfx does not need it); _load_torch() sets these module globals.
+torch: Any = None
+nn: Any = None
+F: Any = None
+
+__all__ = ["ExportError", "export_tosa"]
+
+
+class ExportError(Exception):
+    """A node of the traced graph cannot be exported to float TOSA.
+
+    `node` is the FX node name, `module` the qualified name of the module the
+    node belongs to ("" for the root; for call_module nodes the called
+    module), `module_type` its PyTorch type and `target` the node's target."""
+
+    def __init__(self, node, reason: str, module: str = "", module_type: str = ""):
+        self.node = node.name
+        self.op = node.op
+        self.target = _target_name(node)
+        self.module = module
+        self.module_type = module_type
+        self.reason = reason
+        where = f"module '{module}'" if module else "the root module"
+        if module_type:
+            where += f" ({module_type})"
+        super().__init__(
+            f"cannot export node '{node.name}' ({node.op} target '{self.target}') in {where}: {reason}"
+        )
+
+
+# Layouts are permutations from PyTorch's dimension order to the held order:
+# held dimension i is PyTorch dimension perm[i].
+_NHWC = (0, 2, 3, 1)
+_NLC = (0, 2, 1)
+
+
+def _identity(rank: int) -> tuple:
+    return tuple(range(rank))
+
+
+def _target_name(node) -> str:
+    target = node.target
+    if isinstance(target, str):
+        return target
+    return _qualified_name(target)
+
+
+def _qualified_name(obj) -> str:
+    """The public dotted name of a function or class, as PyTorch users write it."""
+    if torch is not None:
+        for namespace, prefix in (
+            (torch, "torch"),
+            (F, "torch.nn.functional"),
+            (nn, "torch.nn"),
+        ):
+            name = getattr(obj, "__name__", None)
+            if name and getattr(namespace, name, None) is obj:
+                return f"{prefix}.{name}"
+    if getattr(obj, "__module__", None) == "_operator":
+        return f"operator.{obj.__name__}"
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    return f"{module}.{name}" if module else name
+
+
+def _module_type_name(module) -> str:
+    return _qualified_name(type(module))
+
+
+class _Value:
+    """An exported FX tensor: its SSA value in the held layout."""
+
+    def __init__(self, tensor: Tensor, layout: tuple, torch_shape: tuple):
+        self.tensor = tensor
+        self.layout = layout
+        self.torch_shape = torch_shape
+
+    @property
+    def rank(self) -> int:
+        return len(self.torch_shape)
+
+
+def _keeps_element_order(perm: Sequence[int], shape: Sequence[int]) -> bool:
+    """True if transposing `shape` by `perm` only moves size-1 dimensions, so
+    a reshape produces the same elements in the same order."""
+    moved = [p for p in perm if shape[p] != 1]
+    return moved == sorted(moved)
+
+
+def _pair(v) -> tuple:
+    if isinstance(v, (tuple, list)):
+        return tuple(int(x) for x in v)
+    return (int(v), int(v))
+
+
+def _single(v) -> int:
+    if isinstance(v, (tuple, list)):
+        (v,) = v
+    return int(v)
+
+
+def _window_extent(in_size, pad_before, pad_after, out_size, stride, extent):
+    """TOSA wants (in + pads - extent) divisible by stride exactly; PyTorch
+    floors (or ceils). Returns (pad_after, rows to slice off the input) that
+    give PyTorch's output size with an exact division."""
+    needed = (out_size - 1) * stride + extent
+    excess = in_size + pad_before + pad_after - needed
+    if excess <= 0:  # ceil mode: windows hang over the end, pad them.
+        return pad_after - excess, 0
+    cut = min(excess, pad_after)
+    return pad_after - cut, excess - cut
+
+
+class _Exporter:
+    def __init__(self, gm, recorded: dict, scope: dict):
+        self.gm = gm
+        self.recorded = recorded
+        self.scope = scope
+        self.modules = dict(gm.named_modules())
+        self.w = TosaWriter()
+        self.env: dict = {}
+        self.converted: dict = {}
+        self.args: list = []
+        self.results: list = []
+
+    # ----- helpers --------------------------------------------------------
+
+    def fail(self, node, reason: str):
+        if node.op == "call_module":
+            module = self.modules.get(node.target)
+            raise ExportError(node, reason, node.target, _module_type_name(module) if module is not None else "")
+        owner = self.scope.get(node, "")
+        owner_module = self.modules.get(owner)
+        owner_type = _module_type_name(owner_module) if owner_module is not None else ""
+        raise ExportError(node, reason, owner, owner_type)
+
+    def tensor_arg(self, node, arg) -> _Value:
+        value = self.env.get(arg) if isinstance(arg, torch.fx.Node) else None
+        if not isinstance(value, _Value):
+            self.fail(node, f"expected a tensor operand, got {arg!r}")
+        return value
+
+    def static(self, node, arg):
+        """A Python value (int, float, tuple of ints) known at export time."""
+        if isinstance(arg, torch.fx.Node):
+            value = self.env.get(arg)
+            if isinstance(value, _Value):
+                self.fail(node, f"expected a static value, got the tensor '{arg.name}'")
+            return value
+        if isinstance(arg, (tuple, list)):
+            return type(arg)(self.static(node, a) for a in arg)
+        return arg
+
+    def out_shape(self, node) -> tuple:
+        return tuple(self.recorded[node].shape)
+
+    def in_layout(self, node, value: _Value, layout: tuple, loc: str) -> Tensor:
+        """`value` held in `layout`, converting (once per node and layout)."""
+        if value.layout == layout:
+            return value.tensor
+        key = (id(value), layout)
+        if key in self.converted:
+            return self.converted[key][1]
+        plain = value.torch_shape
+        held_shape = [plain[d] for d in layout]
+        perm = [value.layout.index(d) for d in layout]
+        if _keeps_element_order(perm, value.tensor.shape):
+            out = self.w.reshape(value.tensor, held_shape, loc, None)
+        else:
+            out = self.w.transpose(value.tensor, perm, loc, None)
+        self.converted[key] = (value, out)
+        return out
+
+    def plain(self, node, value: _Value, loc: str) -> Tensor:
+        return self.in_layout(node, value, _identity(value.rank), loc)
+
+    def const_in_layout(self, array: np.ndarray, layout: tuple, loc: str, hint: str) -> Tensor:
+        return self.w.const(np.transpose(np.asarray(array, np.float32), layout), loc, hint)
+
+    # ----- driver ---------------------------------------------------------
+
+    def run(self, func_name: str) -> str:
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                self.placeholder(node)
+            elif node.op == "output":
+                self.output(node)
+            elif node.op == "get_attr":
+                self.get_attr(node)
+            elif node.op == "call_module":
+                self.call_module(node)
+            elif node.op == "call_function":
+                self.call_function(node)
+            elif node.op == "call_method":
+                self.call_method(node)
+            else:
+                self.fail(node, f"unknown FX node kind '{node.op}'")
+        return self.w.function(func_name, self.args, self.results)
+
+    def placeholder(self, node):
+        value = self.recorded[node]
+        if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
+            self.fail(node, f"model inputs must be float32 tensors, got {type(value).__name__}"
+                      + (f" of {value.dtype}" if isinstance(value, torch.Tensor) else ""))
+        shape = tuple(value.shape)
+        tensor = Tensor(self.w.fresh(node.name), shape)
+        self.args.append((tensor, node.name))
+        self.env[node] = _Value(tensor, _identity(len(shape)), shape)
+
+    def output(self, node):
+        outs = node.args[0]
+        if not isinstance(outs, (tuple, list)):
+            outs = (outs,)
+        for out in outs:
+            value = self.tensor_arg(node, out)
+            self.results.append(self.plain(node, value, "output"))
+
+    def get_attr(self, node):
+        value = self.recorded[node]
+        if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
+            self.fail(node, "only float32 tensor attributes can be exported")
+        array = value.detach().cpu().numpy()
+        tensor = self.w.const(array, node.target, node.name)
+        self.env[node] = _Value(tensor, _identity(array.ndim), tuple(array.shape))
+
+    def set_tensor(self, node, tensor: Tensor, layout: tuple):
+        result = self.recorded[node]
+        if not isinstance(result, torch.Tensor) or result.dtype != torch.float32:
+            self.fail(node, "only float32 tensor results can be exported")
+        shape = tuple(result.shape)
+        expected = tuple(shape[d] for d in layout)
+        if tensor.shape != expected:  # an exporter bug, not a user error
+            raise AssertionError(f"{node.name}: exported shape {tensor.shape}, PyTorch's {shape} as {expected}")
+        self.env[node] = _Value(tensor, layout, shape)
+
+    def alias(self, node, src: _Value):
+        self.env[node] = src
+
+    # ----- call_module ----------------------------------------------------
+
+    def call_module(self, node):
+        module = self.modules[node.target]
+        handler = _MODULE_HANDLERS.get(type(module))
+        if handler is None:
+            self.fail(node, "unsupported module type")
+        if node.kwargs or len(node.args) != 1:
+            self.fail(node, "expected a single tensor argument")
+        x = self.tensor_arg(node, node.args[0])
+        handler(self, node, module, x, node.target, _module_type_name(module))
+
+    def m_linear(self, node, m, x, loc, origin):
+        weight = m.weight.detach().numpy()
+        bias = m.bias.detach().numpy() if m.bias is not None else np.zeros(m.out_features, np.float32)
+        self.linear(node, x, weight, bias, loc, origin)
+
+    def linear(self, node, x: _Value, weight, bias, loc, origin):
+        w = self.w
+        if x.rank < 1:
+            self.fail(node, "Linear needs a tensor of rank >= 1")
+        src = self.plain(node, x, loc)
+        features = x.torch_shape[-1]
+        rows = int(np.prod(x.torch_shape[:-1], dtype=np.int64))
+        out_features = weight.shape[0]
+        a = w.reshape(src, (1, rows, features), loc, None)
+        b = w.const(weight.T[None, :, :], loc, f"{node.name}_weight")
+        zp_a = w.zero_point(loc)
+        zp_b = w.zero_point(loc)
+        mm = w.op("matmul", [a, b, zp_a, zp_b], (1, rows, out_features), loc, origin, hint=node.name)
+        c = w.const(bias.reshape(1, 1, out_features), loc, f"{node.name}_bias")
+        y = w.op("add", [mm, c], mm.shape, loc, origin, hint=node.name)
+        y = w.reshape(y, tuple(x.torch_shape[:-1]) + (out_features,), loc, None)
+        self.set_tensor(node, y, _identity(x.rank))
+
+    def m_conv2d(self, node, m, x, loc, origin):
+        if x.rank != 4:
+            self.fail(node, f"Conv2d expects a 4-D (NCHW) input, got rank {x.rank}")
+        src = self.in_layout(node, x, _NHWC, loc)
+        self.conv_nhwc(node, m, src, _pair(m.kernel_size), _pair(m.stride), _pair(m.dilation),
+                       self.conv_padding(node, m, 2), m.weight.detach().numpy(), loc, origin,
+                       self.out_shape(node)[2:])
+
+    def m_conv1d(self, node, m, x, loc, origin):
+        if x.rank != 3:
+            self.fail(node, f"Conv1d expects a 3-D (NCL) input, got rank {x.rank}")
+        src = self.in_layout(node, x, _NLC, loc)  # N, L, C
+        n, length, c = src.shape
+        src4 = self.w.reshape(src, (n, 1, length, c), loc, None)
+        (pad_l, pad_r), = self.conv_padding(node, m, 1)
+        weight = m.weight.detach().numpy()[:, :, None, :]  # O, I/g, 1, K
+        y = self.conv_core(node, m, src4, (1, _single(m.kernel_size)), (1, _single(m.stride)),
+                           (1, _single(m.dilation)), ((0, 0), (pad_l, pad_r)), weight, loc, origin,
+                           (1, self.out_shape(node)[2]))
+        out = self.w.reshape(y, (n, y.shape[2], y.shape[3]), loc, None)
+        self.set_tensor(node, out, _NLC)
+
+    def conv_padding(self, node, m, dims: int):
+        if m.padding_mode != "zeros":
+            self.fail(node, f"padding_mode '{m.padding_mode}' is not supported (only 'zeros')")
+        kernel = _pair(m.kernel_size) if dims == 2 else (_single(m.kernel_size),)
+        dilation = _pair(m.dilation) if dims == 2 else (_single(m.dilation),)
+        if isinstance(m.padding, str):
+            if m.padding == "valid":
+                return tuple((0, 0) for _ in range(dims))
+            # 'same': PyTorch puts the odd element of padding at the end.
+            pads = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                pads.append((total // 2, total - total // 2))
+            return tuple(pads)
+        padding = _pair(m.padding) if dims == 2 else (_single(m.padding),)
+        return tuple((p, p) for p in padding)
+
+    def conv_nhwc(self, node, m, src, kernel, stride, dilation, pads, weight, loc, origin, out_hw):
+        y = self.conv_core(node, m, src, kernel, stride, dilation, pads, weight, loc, origin, out_hw)
+        self.set_tensor(node, y, _NHWC)
+
+    def conv_core(self, node, m, src: Tensor, kernel, stride, dilation, pads, weight, loc, origin, out_hw):
+        """Convolution of an NHWC tensor with PyTorch's OIHW weight; returns NHWC."""
+        w = self.w
+        n, h, wd, c = src.shape
+        groups = m.groups
+        out_channels = weight.shape[0]
+        extents = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+        (pt, pb0), (pl, pr0) = pads
+        pb, cut_h = _window_extent(h, pt, pb0, out_hw[0], stride[0], extents[0])
+        pr, cut_w = _window_extent(wd, pl, pr0, out_hw[1], stride[1], extents[1])
+        src = w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
+        bias = m.bias.detach().numpy() if m.bias is not None else np.zeros(out_channels, np.float32)
+        attrs = (
+            f"acc_type = f32, pad = array<i64: {pt}, {pb}, {pl}, {pr}>, "
+            f"stride = array<i64: {stride[0]}, {stride[1]}>, "
+            f"dilation = array<i64: {dilation[0]}, {dilation[1]}>"
+        )
+        out_shape = (n, out_hw[0], out_hw[1], out_channels)
+
+        def conv(op, inp, wt, b, hint):
+            wc = w.const(wt, loc, f"{hint}_weight")
+            bc = w.const(b, loc, f"{hint}_bias")
+            zi = w.zero_point(loc)
+            zw = w.zero_point(loc)
+            shape = out_shape[:3] + (b.shape[0],)
+            return w.op(op, [inp, wc, bc, zi, zw], shape, loc, origin, attrs=attrs, hint=hint)
+
+        if groups == 1:
+            return conv("conv2d", src, weight.transpose(0, 2, 3, 1), bias, node.name)
+        if groups == c and out_channels % c == 0:
+            # Depthwise: output channel c*M + m reads input channel c: HWCM.
+            mult = out_channels // c
+            hwcm = weight.reshape(c, mult, kernel[0], kernel[1]).transpose(2, 3, 0, 1)
+            return conv("depthwise_conv2d", src, hwcm, bias, node.name)
+        # General groups: one conv2d per group on a channel slice, then concat.
+        per_in, per_out = c // groups, out_channels // groups
+        parts = []
+        for g in range(groups):
+            part = w.slice(src, (0, 0, 0, g * per_in), (src.shape[0], src.shape[1], src.shape[2], per_in),
+                           loc, None)
+            wt = weight[g * per_out:(g + 1) * per_out].transpose(0, 2, 3, 1)
+            parts.append(conv("conv2d", part, wt, bias[g * per_out:(g + 1) * per_out], f"{node.name}_g{g}"))
+        return w.concat(parts, 3, loc, None)
+
+    def m_batchnorm(self, node, m, x, loc, origin):
+        expected = (2, 3) if isinstance(m, nn.BatchNorm1d) else (4,)
+        if x.rank not in expected:
+            self.fail(node, f"{origin} expects rank {' or '.join(map(str, expected))}, got {x.rank}")
+        if m.running_mean is None or m.running_var is None:
+            self.fail(node, "batch norm without running statistics normalizes with batch statistics "
+                            "even in eval mode; not supported")
+        # PyTorch's eval kernel computes the same per-channel scale and shift in float32.
+        with torch.no_grad():
+            invstd = 1.0 / torch.sqrt(m.running_var.float() + m.eps)
+            scale = invstd * (m.weight if m.weight is not None else 1.0)
+            shift = (m.bias if m.bias is not None else 0.0) - m.running_mean * scale
+        c = scale.shape[0]
+        plain_shape = [1] * x.rank
+        plain_shape[1] = c
+        scale = scale.numpy().astype(np.float32).reshape(plain_shape)
+        shift = np.asarray(shift.numpy(), np.float32).reshape(plain_shape)
+        src = x.tensor
+        sc = self.const_in_layout(scale, x.layout, loc, f"{node.name}_scale")
+        y = self.w.mul(src, sc, src.shape, loc, origin)
+        sh = self.const_in_layout(shift, x.layout, loc, f"{node.name}_shift")
+        y = self.w.op("add", [y, sh], src.shape, loc, origin, hint=node.name)
+        self.set_tensor(node, y, x.layout)
+
+    def clamp(self, node, x: _Value, lo, hi, loc, origin):
+        self.set_tensor(node, self.w.clamp(x.tensor, lo, hi, loc, origin), x.layout)
+
+    def m_relu(self, node, m, x, loc, origin):
+        self.clamp(node, x, 0.0, FLOAT32_MAX, loc, origin)
+
+    def m_relu6(self, node, m, x, loc, origin):
+        self.clamp(node, x, 0.0, 6.0, loc, origin)
+
+    def m_hardtanh(self, node, m, x, loc, origin):
+        self.clamp(node, x, m.min_val, m.max_val, loc, origin)
+
+    def unary(self, node, x: _Value, opname, loc, origin):
+        self.set_tensor(node, self.w.op(opname, [x.tensor], x.tensor.shape, loc, origin, hint=node.name), x.layout)
+
+    def m_sigmoid(self, node, m, x, loc, origin):
+        self.unary(node, x, "sigmoid", loc, origin)
+
+    def m_tanh(self, node, m, x, loc, origin):
+        self.unary(node, x, "tanh", loc, origin)
+
+    def m_hardswish(self, node, m, x, loc, origin):
+        self.hardswish(node, x, loc, origin)
+
+    def hardswish(self, node, x: _Value, loc, origin):
+        # PyTorch: x * min(max(x + 3, 0), 6) / 6.
+        w = self.w
+        src = x.tensor
+        ones = (1,) * len(src.shape)
+        three = w.const(np.full(ones, 3.0, np.float32), loc, "three")
+        t = w.op("add", [src, three], src.shape, loc, origin, hint=node.name)
+        t = w.clamp(t, 0.0, 6.0, loc, origin)
+        t = w.mul(src, t, src.shape, loc, origin)
+        sixth = w.const(np.full(ones, 1.0 / 6.0, np.float32), loc, "sixth")
+        t = w.mul(t, sixth, src.shape, loc, origin)
+        self.set_tensor(node, t, x.layout)
+
+    def m_identity(self, node, m, x, loc, origin):
+        self.alias(node, x)
+
+    def m_flatten(self, node, m, x, loc, origin):
+        self.reshape_to(node, x, loc, origin)
+
+    def m_maxpool2d(self, node, m, x, loc, origin):
+        if m.return_indices:
+            self.fail(node, "MaxPool2d with return_indices is not supported")
+        self.max_pool(node, x, _pair(m.kernel_size), _pair(m.stride if m.stride is not None else m.kernel_size),
+                      _pair(m.padding), _pair(m.dilation), loc, origin)
+
+    def m_avgpool2d(self, node, m, x, loc, origin):
+        if m.divisor_override is not None:
+            self.fail(node, "AvgPool2d with divisor_override is not supported")
+        self.avg_pool(node, x, _pair(m.kernel_size), _pair(m.stride if m.stride is not None else m.kernel_size),
+                      _pair(m.padding), m.count_include_pad, loc, origin)
+
+    def m_adaptive_avgpool2d(self, node, m, x, loc, origin):
+        self.adaptive_avg_pool(node, x, loc, origin)
+
+    # ----- pools ----------------------------------------------------------
+
+    def pool_input(self, node, x: _Value, loc) -> Tensor:
+        if x.rank != 4:
+            self.fail(node, f"2-D pooling expects a 4-D (NCHW) input, got rank {x.rank}")
+        return self.in_layout(node, x, _NHWC, loc)
+
+    def max_pool(self, node, x, kernel, stride, padding, dilation, loc, origin):
+        if dilation != (1, 1):
+            self.fail(node, "max pooling with dilation is not supported (TOSA max_pool2d has none)")
+        src = self.pool_input(node, x, loc)
+        n, h, wd, c = src.shape
+        out = self.out_shape(node)
+        pb, cut_h = _window_extent(h, padding[0], padding[0], out[2], stride[0], kernel[0])
+        pr, cut_w = _window_extent(wd, padding[1], padding[1], out[3], stride[1], kernel[1])
+        src = self.w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
+        attrs = (f"kernel = array<i64: {kernel[0]}, {kernel[1]}>, stride = array<i64: {stride[0]}, {stride[1]}>, "
+                 f"pad = array<i64: {padding[0]}, {pb}, {padding[1]}, {pr}>")
+        y = self.w.op("max_pool2d", [src], (n, out[2], out[3], c), loc, origin, attrs=attrs, hint=node.name)
+        self.set_tensor(node, y, _NHWC)
+
+    def avg_pool(self, node, x, kernel, stride, padding, count_include_pad, loc, origin):
+        w = self.w
+        src = self.pool_input(node, x, loc)
+        n, h, wd, c = src.shape
+        out = self.out_shape(node)
+        pads = [padding[0], padding[0], padding[1], padding[1]]
+        if count_include_pad and any(pads):
+            # TOSA's average never counts padding; PyTorch counts the zeros of
+            # `padding` (not the ceil-mode overhang), so pad with real zeros.
+            # (tosa.pad of a 4-D tensor fails MLIR 22's level check, concat does not.)
+            def zeros(shape):
+                return w.const(np.zeros(shape, np.float32), loc, "zeros")
+            if padding[0]:
+                z = zeros((n, padding[0], wd, c))
+                src = w.concat([z, src, z], 1, loc, None)
+            if padding[1]:
+                z = zeros((n, src.shape[1], padding[1], c))
+                src = w.concat([z, src, z], 2, loc, None)
+            n, h, wd, c = src.shape
+            pads = [0, 0, 0, 0]
+        pb, cut_h = _window_extent(h, pads[0], pads[1], out[2], stride[0], kernel[0])
+        pr, cut_w = _window_extent(wd, pads[2], pads[3], out[3], stride[1], kernel[1])
+        src = w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
+        self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]), loc, origin)
+
+    def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin):
+        w = self.w
+        n, _, _, c = src.shape
+        zi = w.zero_point(loc)
+        zo = w.zero_point(loc)
+        attrs = (f"acc_type = f32, kernel = array<i64: {kernel[0]}, {kernel[1]}>, "
+                 f"stride = array<i64: {stride[0]}, {stride[1]}>, "
+                 f"pad = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>")
+        y = w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin, attrs=attrs, hint=node.name)
+        self.set_tensor(node, y, _NHWC)
+
+    def adaptive_avg_pool(self, node, x, loc, origin):
+        src = self.pool_input(node, x, loc)
+        _, h, wd, _ = src.shape
+        out = self.out_shape(node)
+        kernel = []
+        for size, o in ((h, out[2]), (wd, out[3])):
+            if size % o != 0:
+                self.fail(node, f"adaptive average pooling from {size} to {o} (not a divisor) is not supported")
+            kernel.append(size // o)
+        self.emit_avg_pool(node, src, kernel, kernel, (0, 0, 0, 0), (out[2], out[3]), loc, origin)
+
+    # ----- shape ops ------------------------------------------------------
+
+    def reshape_to(self, node, x: _Value, loc, origin):
+        shape = self.out_shape(node)
+        perm = [x.layout.index(d) for d in range(x.rank)]
+        if _keeps_element_order(perm, x.tensor.shape):
+            src = x.tensor  # held order already is PyTorch's element order
+        else:
+            src = self.plain(node, x, loc)
+        y = self.w.reshape(src, shape, loc, origin)
+        self.set_tensor(node, y, _identity(len(shape)))
+
+    def permute_to(self, node, x: _Value, dims: Sequence[int], loc, origin):
+        dims = [d % x.rank for d in dims]
+        # plain = held.transpose(to_plain); result = plain.transpose(dims).
+        to_plain = [x.layout.index(d) for d in range(x.rank)]
+        perm = [to_plain[d] for d in dims]
+        y = self.w.transpose(x.tensor, perm, loc, origin)
+        self.set_tensor(node, y, _identity(x.rank))
+
+    # ----- elementwise binary ---------------------------------------------
+
+    def binary(self, node, opname, a, b, loc, origin):
+        out_shape = self.out_shape(node)
+        rank = len(out_shape)
+        layout = _identity(rank)
+        for operand in (a, b):
+            if isinstance(operand, _Value) and operand.rank == rank and operand.layout != layout:
+                layout = operand.layout
+                break
+        operands = []
+        for operand in (a, b):
+            if isinstance(operand, _Value):
+                t = operand.tensor if operand.layout == layout else None
+                if t is None:
+                    if operand.rank == rank:
+                        t = self.in_layout(node, operand, layout, loc)
+                    else:
+                        plain = self.plain(node, operand, loc)
+                        full = (1,) * (rank - operand.rank) + operand.torch_shape
+                        t = self.w.reshape(plain, full, loc, None)
+                        t = self.w.transpose(t, layout, loc, None)
+            elif isinstance(operand, (int, float)) and not isinstance(operand, bool):
+                t = self.w.const(np.full((1,) * rank, operand, np.float32), loc, "scalar")
+            else:
+                self.fail(node, f"unsupported operand {operand!r}")
+            operands.append(t)
+        held = tuple(out_shape[d] for d in layout)
+        if opname == "mul":
+            y = self.w.mul(operands[0], operands[1], held, loc, origin)
+        else:
+            y = self.w.op(opname, operands, held, loc, origin, hint=node.name)
+        self.set_tensor(node, y, layout)
+
+    def concat(self, node, tensors, dim, loc, origin):
+        values = [self.tensor_arg(node, t) for t in tensors]
+        rank = values[0].rank
+        layout = next((v.layout for v in values if v.layout != _identity(rank)), _identity(rank))
+        srcs = [self.in_layout(node, v, layout, loc) for v in values]
+        axis = layout.index(dim % rank)
+        y = self.w.concat(srcs, axis, loc, origin)
+        self.set_tensor(node, y, layout)
+
+    # ----- call_function / call_method ------------------------------------
+
+    def is_shape_arithmetic(self, node) -> bool:
+        if node.op == "call_method":
+            return node.target in _STATIC_METHODS
+        if node.target is getattr:
+            return len(node.args) == 2 and node.args[1] in ("shape", "ndim")
+        if node.target in _STATIC_FUNCTIONS:
+            return not any(isinstance(self.env.get(a), _Value) for a in node.all_input_nodes)
+        return False
+
+    def call_function(self, node):
+        target = node.target
+        if self.is_shape_arithmetic(node):
+            self.static_call(node)
+            return
+        handler = _FUNCTION_HANDLERS.get(target)
+        if handler is None:
+            self.fail(node, "unsupported function")
+        handler(self, node, node.name, _qualified_name(target))
+
+    def call_method(self, node):
+        if self.is_shape_arithmetic(node):
+            self.static_call(node)
+            return
+        handler = _METHOD_HANDLERS.get(node.target)
+        if handler is None:
+            self.fail(node, "unsupported tensor method")
+        handler(self, node, node.name, f"torch.Tensor.{node.target}")
+
+    def static_call(self, node):
+        """Shape arithmetic (x.size(0), x.shape[1] * 2): a Python value known
+        from the traced shapes, not a tensor computation."""
+        result = self.recorded[node]
+        if isinstance(result, torch.Tensor):
+            self.fail(node, "expected a shape value, got a tensor")
+        if isinstance(result, torch.Size):
+            result = tuple(result)
+        self.env[node] = result
+
+    def args_kwargs(self, node, names: Sequence[str], defaults: dict):
+        """Binds positional and keyword arguments by PyTorch's parameter names."""
+        bound = dict(defaults)
+        for name, arg in zip(names, node.args):
+            bound[name] = arg
+        if len(node.args) > len(names):
+            self.fail(node, "too many positional arguments")
+        for key, arg in node.kwargs.items():
+            if key not in names and key not in defaults:
+                self.fail(node, f"unsupported keyword argument '{key}'")
+            bound[key] = arg
+        missing = [n for n in names if n not in bound]
+        if missing:
+            self.fail(node, f"missing argument '{missing[0]}'")
+        return bound
+
+
+def _f_add(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "other"], {"alpha": 1})
+    if ex.static(node, a["alpha"]) != 1:
+        ex.fail(node, "add with alpha != 1 is not supported")
+    ex.binary(node, "add", _operand(ex, node, a["input"]), _operand(ex, node, a["other"]), loc, origin)
+
+
+def _f_mul(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "other"], {})
+    ex.binary(node, "mul", _operand(ex, node, a["input"]), _operand(ex, node, a["other"]), loc, origin)
+
+
+def _operand(ex, node, arg):
+    if isinstance(arg, torch.fx.Node):
+        value = ex.env.get(arg)
+        return value
+    return arg
+
+
+def _f_cat(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["tensors", "dim"], {"dim": 0})
+    ex.concat(node, a["tensors"], ex.static(node, a["dim"]), loc, origin)
+
+
+def _f_reshape_like(ex, node, loc, origin):
+    ex.reshape_to(node, ex.tensor_arg(node, node.args[0]), loc, origin)
+
+
+def _f_permute(ex, node, loc, origin):
+    x = ex.tensor_arg(node, node.args[0])
+    dims = node.args[1:] if node.op == "call_method" else node.args[1:2]
+    if "dims" in node.kwargs:
+        dims = [node.kwargs["dims"]]
+    dims = ex.static(node, list(dims))
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = list(dims[0])
+    ex.permute_to(node, x, dims, loc, origin)
+
+
+def _f_transpose(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "dim0", "dim1"], {})
+    x = ex.tensor_arg(node, a["input"])
+    d0, d1 = ex.static(node, a["dim0"]) % x.rank, ex.static(node, a["dim1"]) % x.rank
+    dims = list(range(x.rank))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    ex.permute_to(node, x, dims, loc, origin)
+
+
+def _f_identity(ex, node, loc, origin):
+    ex.alias(node, ex.tensor_arg(node, node.args[0]))
+
+
+def _f_dropout(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "p", "training", "inplace"], {"p": 0.5, "training": True, "inplace": False})
+    if ex.static(node, a["training"]):
+        ex.fail(node, "dropout in training mode is not supported")
+    ex.alias(node, ex.tensor_arg(node, a["input"]))
+
+
+def _unary_fn(kind):
+    def handler(ex, node, loc, origin):
+        x = ex.tensor_arg(node, node.args[0])
+        if kind == "relu":
+            ex.clamp(node, x, 0.0, FLOAT32_MAX, loc, origin)
+        elif kind == "relu6":
+            ex.clamp(node, x, 0.0, 6.0, loc, origin)
+        elif kind == "hardswish":
+            ex.hardswish(node, x, loc, origin)
+        else:
+            ex.unary(node, x, kind, loc, origin)
+    return handler
+
+
+def _f_hardtanh(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "min_val", "max_val", "inplace"],
+                       {"min_val": -1.0, "max_val": 1.0, "inplace": False})
+    ex.clamp(node, ex.tensor_arg(node, a["input"]), float(ex.static(node, a["min_val"])),
+             float(ex.static(node, a["max_val"])), loc, origin)
+
+
+def _f_max_pool2d(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                              "return_indices"],
+                       {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False, "return_indices": False})
+    if ex.static(node, a["return_indices"]):
+        ex.fail(node, "max_pool2d with return_indices is not supported")
+    kernel = _pair(ex.static(node, a["kernel_size"]))
+    stride = ex.static(node, a["stride"])
+    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride)
+    ex.max_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride, _pair(ex.static(node, a["padding"])),
+                _pair(ex.static(node, a["dilation"])), loc, origin)
+
+
+def _f_avg_pool2d(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                              "divisor_override"],
+                       {"stride": None, "padding": 0, "ceil_mode": False, "count_include_pad": True,
+                        "divisor_override": None})
+    if ex.static(node, a["divisor_override"]) is not None:
+        ex.fail(node, "avg_pool2d with divisor_override is not supported")
+    kernel = _pair(ex.static(node, a["kernel_size"]))
+    stride = ex.static(node, a["stride"])
+    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride)
+    ex.avg_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride, _pair(ex.static(node, a["padding"])),
+                bool(ex.static(node, a["count_include_pad"])), loc, origin)
+
+
+def _f_adaptive_avg_pool2d(ex, node, loc, origin):
+    ex.adaptive_avg_pool(node, ex.tensor_arg(node, node.args[0]), loc, origin)
+
+
+def _method_flatten(ex, node, loc, origin):
+    ex.reshape_to(node, ex.tensor_arg(node, node.args[0]), loc, origin)
+
+
+_MODULE_HANDLERS: dict = {}
+_FUNCTION_HANDLERS: dict = {}
+_METHOD_HANDLERS: dict = {}
+_STATIC_FUNCTIONS: set = set()
+_STATIC_METHODS = {"size", "dim"}
+
+
+def _load_torch() -> None:
+    global torch, nn, F
+    if torch is not None:
+        return
+    try:
+        import torch as torch_module
+        import torch.fx  # noqa: F401
+    except ImportError as error:
+        raise ImportError(f"qfx.export_tosa needs PyTorch: {error}") from error
+    torch, nn, F = torch_module, torch_module.nn, torch_module.nn.functional
+
+    _MODULE_HANDLERS.update({
+        nn.Linear: _Exporter.m_linear,
+        nn.Conv1d: _Exporter.m_conv1d,
+        nn.Conv2d: _Exporter.m_conv2d,
+        nn.BatchNorm1d: _Exporter.m_batchnorm,
+        nn.BatchNorm2d: _Exporter.m_batchnorm,
+        nn.ReLU: _Exporter.m_relu,
+        nn.ReLU6: _Exporter.m_relu6,
+        nn.Hardtanh: _Exporter.m_hardtanh,
+        nn.Sigmoid: _Exporter.m_sigmoid,
+        nn.Tanh: _Exporter.m_tanh,
+        nn.Hardswish: _Exporter.m_hardswish,
+        nn.MaxPool2d: _Exporter.m_maxpool2d,
+        nn.AvgPool2d: _Exporter.m_avgpool2d,
+        nn.AdaptiveAvgPool2d: _Exporter.m_adaptive_avgpool2d,
+        nn.Flatten: _Exporter.m_flatten,
+        nn.Unflatten: _Exporter.m_flatten,
+        nn.Dropout: _Exporter.m_identity,
+        nn.Identity: _Exporter.m_identity,
+    })
+
+    _FUNCTION_HANDLERS.update({
+        operator.add: _f_add,
+        torch.add: _f_add,
+        operator.mul: _f_mul,
+        torch.mul: _f_mul,
+        torch.cat: _f_cat,
+        torch.concat: _f_cat,
+        torch.flatten: _f_reshape_like,
+        torch.reshape: _f_reshape_like,
+        torch.permute: _f_permute,
+        torch.transpose: _f_transpose,
+        torch.relu: _unary_fn("relu"),
+        F.relu: _unary_fn("relu"),
+        F.relu6: _unary_fn("relu6"),
+        F.hardtanh: _f_hardtanh,
+        torch.sigmoid: _unary_fn("sigmoid"),
+        F.sigmoid: _unary_fn("sigmoid"),
+        torch.tanh: _unary_fn("tanh"),
+        F.tanh: _unary_fn("tanh"),
+        F.hardswish: _unary_fn("hardswish"),
+        F.dropout: _f_dropout,
+        F.max_pool2d: _f_max_pool2d,
+        F.avg_pool2d: _f_avg_pool2d,
+        F.adaptive_avg_pool2d: _f_adaptive_avg_pool2d,
+    })
+
+    _METHOD_HANDLERS.update({
+        "add": _f_add,
+        "mul": _f_mul,
+        "relu": _unary_fn("relu"),
+        "sigmoid": _unary_fn("sigmoid"),
+        "tanh": _unary_fn("tanh"),
+        "flatten": _method_flatten,
+        "view": _method_flatten,
+        "reshape": _method_flatten,
+        "permute": _f_permute,
+        "transpose": _f_transpose,
+        "contiguous": _f_identity,
+    })
+
+    _STATIC_FUNCTIONS.update({getattr, operator.getitem, operator.add, operator.sub, operator.mul,
+                              operator.floordiv})
+
+
+def _trace(model):
+    """torch.fx.symbolic_trace's graph, plus for every node the qualified
+    name of the module whose forward created it (for error messages)."""
+
+    class ScopeTracer(torch.fx.Tracer):
+        def __init__(self):
+            super().__init__()
+            self.scope_stack: list = [""]
+            self.node_scope: dict = {}
+
+        def call_module(self, m, forward, args, kwargs):
+            self.scope_stack.append(self.path_of_module(m))
+            try:
+                return super().call_module(m, forward, args, kwargs)
+            finally:
+                self.scope_stack.pop()
+
+        def create_node(self, *args, **kwargs):
+            node = super().create_node(*args, **kwargs)
+            self.node_scope[node] = self.scope_stack[-1]
+            return node
+
+    tracer = ScopeTracer()
+    graph = tracer.trace(model)
+    # GraphModule reuses `graph`, so the node keys stay valid.
+    return torch.fx.GraphModule(tracer.root, graph), tracer.node_scope
+
+
+def _record(gm, example_inputs) -> dict:
+    """Runs the traced graph once and keeps every node's result (its shape
+    and, for shape arithmetic, its value)."""
+    recorded: dict = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            recorded[n] = result
+            return result
+
+    with torch.no_grad():
+        Recorder(gm).run(*example_inputs)
+    return recorded
+
+
+def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str:
+    """Exports an eval-mode `torch.nn.Module` to float TOSA 1.0 MLIR text.
+
+    `example_inputs` fixes the (static) input shapes: the function's
+    arguments have exactly their shapes, in PyTorch's layout. Raises
+    ExportError for a node it cannot export, ValueError for a model in
+    training mode."""
+    _load_torch()
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"export_tosa expects a torch.nn.Module, got {type(model).__name__}")
+    if model.training:
+        raise ValueError("export_tosa exports inference graphs: call model.eval() first")
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+
+    gm, node_scope = _trace(model)
+    recorded = _record(gm, example_inputs)
+    return _Exporter(gm, recorded, node_scope).run(func_name)

@@ -1,0 +1,469 @@
+"""Tests of the PyTorch FX → float TOSA exporter (qfx.export_tosa).
+
+Every exported model is validated by quant-opt (pro_fp profile) and run by
+qfx's NumPy TOSA evaluator (qfx._tosa_reference), whose result must match
+PyTorch's. Needs torch (Debian's python3-torch: run with /usr/bin/python3).
+"""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+import qfx  # noqa: E402
+from qfx import ExportError, export_tosa  # noqa: E402
+from qfx._tosa_reference import evaluate  # noqa: E402
+from qfx._tosa_text import format_f32  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+MODELS = REPO / "test" / "Inputs" / "models"
+MODEL_NAMES = ["mlp", "cnn", "residual", "concat", "sigmoid_head", "depthwise"]
+
+
+def validate(text: str) -> str:
+    return qfx.quant_opt(text, "--tosa-attach-target=profiles=pro_fp", "--tosa-validate")
+
+
+_OP_LINE = re.compile(r'^\s*(?:%\S+ = )?"?(tosa\.\w+|func\.return|return)"?[ (].*loc\((.*)\)\s*$')
+
+
+def ops(text: str):
+    """(op name, qfx.origin or None, location) of every op, as MLIR parsed them."""
+    printed = qfx.quant_opt(text, "--mlir-print-debuginfo", "--mlir-print-local-scope")
+    result = []
+    for line in printed.splitlines():
+        m = _OP_LINE.match(line)
+        if m is None:
+            continue
+        origin = re.search(r'qfx\.origin = "([^"]*)"', line)
+        result.append((m.group(1), origin.group(1) if origin else None, m.group(2)))
+    return result
+
+
+def assert_matches_torch(model, x, text, rtol=1e-5):
+    with torch.no_grad():
+        expected = model(x)
+    if isinstance(expected, torch.Tensor):
+        expected = (expected,)
+    got = evaluate(text, [x.numpy()])
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        e = e.numpy()
+        assert g.shape == e.shape
+        scale = max(float(np.abs(e).max()), 1e-6)
+        assert float(np.abs(g - e).max()) <= rtol * scale, (g, e)
+
+
+class Wrap(nn.Module):
+    """A one-module model; the module's qualified name is "layer"."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+def randomized_bn(bn):
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.25, 2)
+        bn.weight.uniform_(0.5, 1.5)
+        bn.bias.uniform_(-0.5, 0.5)
+    return bn
+
+
+# (id, module factory, input shape, qfx.origin, TOSA op that carries it)
+MODULE_CASES = [
+    ("linear", lambda: nn.Linear(16, 8), (2, 16), "torch.nn.Linear", "tosa.matmul"),
+    ("linear_3d", lambda: nn.Linear(6, 4), (2, 5, 6), "torch.nn.Linear", "tosa.matmul"),
+    ("linear_nobias", lambda: nn.Linear(6, 4, bias=False), (3, 6), "torch.nn.Linear", "tosa.matmul"),
+    ("conv1d", lambda: nn.Conv1d(3, 5, 3), (2, 3, 10), "torch.nn.Conv1d", "tosa.conv2d"),
+    ("conv1d_strided", lambda: nn.Conv1d(3, 4, 4, stride=2, padding=1, dilation=2), (2, 3, 11),
+     "torch.nn.Conv1d", "tosa.conv2d"),
+    ("conv1d_depthwise", lambda: nn.Conv1d(4, 8, 3, padding=1, groups=4), (2, 4, 7),
+     "torch.nn.Conv1d", "tosa.depthwise_conv2d"),
+    ("conv2d", lambda: nn.Conv2d(3, 4, 3), (2, 3, 7, 6), "torch.nn.Conv2d", "tosa.conv2d"),
+    ("conv2d_stride_pad", lambda: nn.Conv2d(3, 4, 3, stride=2, padding=1), (2, 3, 8, 8),
+     "torch.nn.Conv2d", "tosa.conv2d"),
+    ("conv2d_uneven", lambda: nn.Conv2d(2, 3, (3, 2), stride=(3, 2), padding=(0, 1), bias=False),
+     (2, 2, 10, 7), "torch.nn.Conv2d", "tosa.conv2d"),
+    ("conv2d_dilation", lambda: nn.Conv2d(3, 4, 3, padding=2, dilation=2), (1, 3, 9, 9),
+     "torch.nn.Conv2d", "tosa.conv2d"),
+    ("conv2d_same_even_kernel", lambda: nn.Conv2d(3, 2, 4, padding="same"), (1, 3, 6, 6),
+     "torch.nn.Conv2d", "tosa.conv2d"),
+    ("conv2d_groups", lambda: nn.Conv2d(4, 6, 3, padding=1, groups=2), (2, 4, 5, 5),
+     "torch.nn.Conv2d", "tosa.conv2d"),
+    ("conv2d_depthwise", lambda: nn.Conv2d(6, 6, 3, padding=1, groups=6), (2, 6, 5, 5),
+     "torch.nn.Conv2d", "tosa.depthwise_conv2d"),
+    ("conv2d_depthwise_multiplier", lambda: nn.Conv2d(3, 6, 3, stride=2, groups=3), (2, 3, 7, 7),
+     "torch.nn.Conv2d", "tosa.depthwise_conv2d"),
+    ("conv2d_one_channel", lambda: nn.Conv2d(1, 4, 3), (2, 1, 6, 6), "torch.nn.Conv2d", "tosa.conv2d"),
+    ("batchnorm1d", lambda: randomized_bn(nn.BatchNorm1d(5)), (4, 5), "torch.nn.BatchNorm1d", "tosa.mul"),
+    ("batchnorm1d_3d", lambda: randomized_bn(nn.BatchNorm1d(5)), (2, 5, 7), "torch.nn.BatchNorm1d",
+     "tosa.mul"),
+    ("batchnorm2d", lambda: randomized_bn(nn.BatchNorm2d(4)), (2, 4, 3, 5), "torch.nn.BatchNorm2d",
+     "tosa.mul"),
+    ("relu", nn.ReLU, (2, 3, 4, 4), "torch.nn.ReLU", "tosa.clamp"),
+    ("relu6", nn.ReLU6, (2, 3, 4, 4), "torch.nn.ReLU6", "tosa.clamp"),
+    ("hardtanh", lambda: nn.Hardtanh(-0.5, 0.75), (2, 7), "torch.nn.Hardtanh", "tosa.clamp"),
+    ("sigmoid", nn.Sigmoid, (2, 7), "torch.nn.Sigmoid", "tosa.sigmoid"),
+    ("tanh", nn.Tanh, (2, 7), "torch.nn.Tanh", "tosa.tanh"),
+    ("hardswish", nn.Hardswish, (2, 3, 5), "torch.nn.Hardswish", "tosa.clamp"),
+    ("maxpool2d", lambda: nn.MaxPool2d(2), (2, 3, 6, 6), "torch.nn.MaxPool2d", "tosa.max_pool2d"),
+    ("maxpool2d_pad_floor", lambda: nn.MaxPool2d(3, stride=2, padding=1), (2, 3, 8, 8),
+     "torch.nn.MaxPool2d", "tosa.max_pool2d"),
+    ("maxpool2d_ceil", lambda: nn.MaxPool2d(3, stride=2, ceil_mode=True), (2, 3, 8, 8),
+     "torch.nn.MaxPool2d", "tosa.max_pool2d"),
+    ("avgpool2d", lambda: nn.AvgPool2d(2), (2, 3, 6, 6), "torch.nn.AvgPool2d", "tosa.avg_pool2d"),
+    ("avgpool2d_count_include_pad", lambda: nn.AvgPool2d(3, stride=2, padding=1), (2, 3, 7, 8),
+     "torch.nn.AvgPool2d", "tosa.avg_pool2d"),
+    ("avgpool2d_exclude_pad", lambda: nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+     (2, 3, 7, 8), "torch.nn.AvgPool2d", "tosa.avg_pool2d"),
+    ("avgpool2d_ceil_include_pad", lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True),
+     (2, 3, 8, 8), "torch.nn.AvgPool2d", "tosa.avg_pool2d"),
+    ("avgpool2d_ceil_exclude_pad",
+     lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+     (2, 3, 8, 8), "torch.nn.AvgPool2d", "tosa.avg_pool2d"),
+    ("adaptive_avgpool2d_1x1", lambda: nn.AdaptiveAvgPool2d(1), (2, 3, 5, 7),
+     "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
+    ("adaptive_avgpool2d_divisible", lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 4, 6),
+     "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
+    ("flatten", nn.Flatten, (2, 3, 4, 5), "torch.nn.Flatten", "tosa.reshape"),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")
+@pytest.mark.parametrize("case", MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
+def test_module_exports_valid_tosa_matching_torch(case):
+    _, factory, shape, origin, carrier = case
+    torch.manual_seed(0)
+    model = Wrap(factory()).eval()
+    x = torch.randn(*shape)
+    text = export_tosa(model, (x,))
+    validate(text)
+    printed = ops(text)
+    assert (carrier, origin, '"layer"') in printed, printed
+    # Everything the module became is located at it; only the layout change
+    # back to PyTorch's order at the result is located at the output.
+    for op, op_origin, loc in printed:
+        if op.startswith("tosa."):
+            assert loc == '"layer"' or (loc == '"output"' and op in ("tosa.transpose", "tosa.reshape", "tosa.const_shape")
+                                        and op_origin is None), (op, loc)
+    assert_matches_torch(model, x, text)
+
+
+@pytest.mark.parametrize("module", [nn.Dropout(0.5), nn.Identity()], ids=["dropout", "identity"])
+def test_eval_mode_no_ops_export_nothing(module):
+    model = Wrap(module).eval()
+    x = torch.randn(2, 3, 4)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert [op for op, _, _ in ops(text) if op.startswith("tosa.")] == []
+    assert_matches_torch(model, x, text)
+
+
+def test_function_signature_keeps_pytorch_shapes_and_name():
+    model = Wrap(nn.Conv2d(3, 4, 3)).eval()
+    text = export_tosa(model, (torch.randn(2, 3, 8, 8),), func_name="net")
+    assert re.search(r"func\.func @net\(%x: tensor<2x3x8x8xf32> loc\(\"x\"\)\) -> tensor<2x4x6x6xf32>", text)
+
+
+def test_batch_norm_is_not_folded():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), randomized_bn(nn.BatchNorm2d(4)), nn.ReLU()).eval()
+    x = torch.randn(2, 3, 6, 6)
+    text = export_tosa(model, (x,))
+    printed = ops(text)
+    kinds = [(op, origin, loc) for op, origin, loc in printed if origin]
+    assert kinds == [
+        ("tosa.conv2d", "torch.nn.Conv2d", '"0"'),
+        ("tosa.mul", "torch.nn.BatchNorm2d", '"1"'),
+        ("tosa.add", "torch.nn.BatchNorm2d", '"1"'),
+        ("tosa.clamp", "torch.nn.ReLU", '"2"'),
+    ]
+    assert_matches_torch(model, x, text)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.conv1(x)) + x
+
+
+class Nested(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer1 = nn.Sequential(Block(), Block())
+
+    def forward(self, x):
+        return self.layer1(x)
+
+
+def test_locations_are_qualified_module_names_and_node_names():
+    torch.manual_seed(0)
+    model = Nested().eval()
+    x = torch.randn(2, 4, 5, 5)
+    text = export_tosa(model, (x,))
+    validate(text)
+    printed = ops(text)
+    with_origin = [(op, origin, loc) for op, origin, loc in printed if origin]
+    assert with_origin == [
+        ("tosa.conv2d", "torch.nn.Conv2d", '"layer1.0.conv1"'),
+        ("tosa.clamp", "torch.nn.ReLU", '"layer1.0.relu"'),
+        ("tosa.add", "operator.add", '"add"'),
+        ("tosa.conv2d", "torch.nn.Conv2d", '"layer1.1.conv1"'),
+        ("tosa.clamp", "torch.nn.ReLU", '"layer1.1.relu"'),
+        ("tosa.add", "operator.add", '"add_1"'),
+    ]
+    # One transpose into NHWC at the input, one back at the result; the
+    # skip connection reuses the converted input.
+    transposes = [loc for op, _, loc in printed if op == "tosa.transpose"]
+    assert transposes == ['"layer1.0.conv1"', '"output"']
+    assert_matches_torch(model, x, text)
+
+
+class Functional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.scale = nn.Parameter(torch.rand(4, 1, 1) + 0.5)
+
+    def forward(self, x):
+        y = self.conv(x)
+        a = F.relu(y) * self.scale
+        b = torch.sigmoid(y) * 2.0
+        c = torch.cat([a, b], dim=1)
+        c = torch.tanh(c) + 1
+        d = c.permute(0, 2, 3, 1)
+        d = torch.transpose(d, 1, 2)
+        e = d.reshape(d.size(0), -1)
+        f = torch.flatten(c, 1)
+        g = e.view(e.shape[0], 2, -1) + f.view(f.size(0), 2, -1)
+        return F.dropout(g.permute(0, 2, 1), 0.3, self.training)
+
+
+def test_functionals_export_with_node_locations_and_origins():
+    torch.manual_seed(0)
+    model = Functional().eval()
+    x = torch.randn(2, 3, 4, 5)
+    text = export_tosa(model, (x,))
+    validate(text)
+    printed = ops(text)
+    origins = {(origin, loc) for _, origin, loc in printed if origin}
+    for expected in [
+        ("torch.nn.Conv2d", '"conv"'),
+        ("torch.nn.functional.relu", '"relu"'),
+        ("operator.mul", '"mul"'),
+        ("torch.sigmoid", '"sigmoid"'),
+        ("operator.mul", '"mul_1"'),
+        ("torch.cat", '"cat"'),
+        ("torch.tanh", '"tanh"'),
+        ("operator.add", '"add"'),
+        ("torch.Tensor.reshape", '"reshape"'),
+        ("torch.flatten", '"flatten"'),
+        ("torch.Tensor.view", '"view"'),
+        ("operator.add", '"add_1"'),
+        ("torch.Tensor.permute", '"permute_1"'),
+    ]:
+        assert expected in origins, (expected, sorted(origins))
+    # The first permute turns the NHWC-held tensor into PyTorch's NHWC order:
+    # nothing to do.
+    assert '"permute"' not in {loc for _, _, loc in printed}
+    assert_matches_torch(model, x, text)
+
+
+def test_flatten_after_pooling_to_1x1_needs_no_transpose():
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()
+    x = torch.randn(2, 3, 6, 6)
+    text = export_tosa(model, (x,))
+    assert [loc for op, _, loc in ops(text) if op == "tosa.transpose"] == ['"0"']
+    assert_matches_torch(model, x, text)
+
+
+def test_flatten_after_conv_uses_pytorch_element_order():
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Conv2d(2, 3, 3), nn.Flatten(), nn.Linear(3 * 4 * 4, 5)).eval()
+    x = torch.randn(2, 2, 6, 6)
+    text = export_tosa(model, (x,))
+    # Into NHWC for the conv, back to NCHW for the flatten.
+    assert [loc for op, _, loc in ops(text) if op == "tosa.transpose"] == ['"0"', '"1"']
+    assert "perms = array<i32: 0, 3, 1, 2>" in text
+    assert_matches_torch(model, x, text)
+
+
+def test_channel_broadcast_parameter_follows_the_layout():
+    class ScaleAfterConv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 1)
+            self.gain = nn.Parameter(torch.arange(1.0, 5.0).reshape(4, 1, 1))
+
+        def forward(self, x):
+            return self.conv(x) * self.gain
+
+    model = ScaleAfterConv().eval()
+    x = torch.randn(2, 3, 4, 5)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert_matches_torch(model, x, text)
+
+
+def test_multiple_outputs():
+    class TwoHeads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            y = self.conv(x)
+            return y, self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+    model = TwoHeads().eval()
+    x = torch.randn(2, 3, 5, 5)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert "-> (tensor<2x4x3x3xf32>, tensor<2x2xf32>)" in text
+    assert_matches_torch(model, x, text)
+
+
+def test_weights_round_trip_bit_exactly():
+    model = Wrap(nn.Linear(64, 32)).eval()
+    with torch.no_grad():
+        bits = torch.randint(0, 2**31 - 1, (32, 64), dtype=torch.int64)
+        # Random finite float32 bit patterns over the whole exponent range,
+        # including subnormals, plus the extremes.
+        bits = bits & 0x7F7FFFFF | (torch.randint(0, 2, (32, 64)) << 31)
+        weights = torch.from_numpy(bits.numpy().astype(np.uint32).view(np.float32))
+        weights[0, :4] = torch.tensor([3.4028235e38, -1.4e-45, 1.17549435e-38, 0.1])
+        model.layer.weight.copy_(weights)
+    text = export_tosa(model, (torch.zeros(1, 64),))
+    hex_text = qfx.quant_opt(text, "--mlir-print-op-generic", "--mlir-print-elementsattrs-with-hex-if-larger=0")
+    m = re.search(r'values = dense<"0x([0-9A-F]+)"> : tensor<1x64x32xf32>', hex_text)
+    assert m is not None
+    parsed = np.frombuffer(bytes.fromhex(m.group(1)), np.float32).reshape(64, 32)
+    assert np.array_equal(parsed.view(np.uint32), weights.numpy().T.view(np.uint32))
+
+
+def test_format_f32_non_finite_uses_hex():
+    assert format_f32(float("inf")) == "0x7F800000"
+    assert format_f32(1.0) == "1.00000000e+00"
+
+
+# ----- errors ---------------------------------------------------------------
+
+
+class WithLSTM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.rnn = nn.LSTM(4, 4)
+
+    def forward(self, x):
+        return self.rnn(self.fc(x))
+
+
+def test_unsupported_module_names_node_module_and_target():
+    with pytest.raises(ExportError) as failure:
+        export_tosa(WithLSTM().eval(), (torch.randn(3, 2, 4),))
+    error = failure.value
+    assert (error.node, error.module, error.module_type, error.target) == ("rnn", "rnn", "torch.nn.LSTM", "rnn")
+    message = str(error)
+    assert "'rnn'" in message and "torch.nn.LSTM" in message and "call_module" in message
+
+
+def test_unsupported_module_in_a_submodule():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.GELU())).eval()
+    with pytest.raises(ExportError, match=r"node '_1_0' \(call_module target '1\.0'\) in module '1\.0' "
+                                          r"\(torch\.nn\.GELU\): unsupported module type"):
+        export_tosa(model, (torch.randn(2, 4),))
+
+
+def test_unsupported_function_names_its_enclosing_module():
+    class Inner(nn.Module):
+        def forward(self, x):
+            return torch.exp(x)
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = Inner()
+
+        def forward(self, x):
+            return self.block(x)
+
+    with pytest.raises(ExportError) as failure:
+        export_tosa(Outer().eval(), (torch.randn(2, 3),))
+    error = failure.value
+    assert (error.node, error.target, error.module) == ("exp", "torch.exp", "block")
+    assert "unsupported function" in str(error)
+
+
+def test_unsupported_method_and_arguments():
+    class Softmaxed(nn.Module):
+        def forward(self, x):
+            return x.softmax(dim=-1)
+
+    with pytest.raises(ExportError, match=r"node 'softmax' \(call_method target 'softmax'\)"):
+        export_tosa(Softmaxed().eval(), (torch.randn(2, 3),))
+    with pytest.raises(ExportError, match="padding_mode 'reflect'"):
+        export_tosa(Wrap(nn.Conv2d(3, 3, 3, padding=1, padding_mode="reflect")).eval(),
+                    (torch.randn(1, 3, 5, 5),))
+    with pytest.raises(ExportError, match="adaptive average pooling from 5 to 2"):
+        export_tosa(Wrap(nn.AdaptiveAvgPool2d(2)).eval(), (torch.randn(1, 3, 5, 5),))
+    with pytest.raises(ExportError, match="alpha"):
+        class AddAlpha(nn.Module):
+            def forward(self, x):
+                return torch.add(x, x, alpha=2)
+        export_tosa(AddAlpha().eval(), (torch.randn(2, 3),))
+
+
+def test_training_mode_is_refused():
+    with pytest.raises(ValueError, match="eval"):
+        export_tosa(Wrap(nn.Linear(2, 2)), (torch.randn(1, 2),))
+
+
+# ----- the committed test models ------------------------------------------
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_committed_model_validates_and_matches_its_golden_output(name):
+    text = (MODELS / f"{name}.mlir").read_text()
+    validate(text)
+    x = np.load(MODELS / f"{name}.input.npy")
+    expected = np.load(MODELS / f"{name}.output.npy")
+    calib = np.load(MODELS / f"{name}.calib.npy")
+    assert x.dtype == expected.dtype == calib.dtype == np.float32
+    assert x.shape[0] == 2 and calib.shape == (16,) + x.shape
+    signature = re.search(r"func\.func @main\(%\w+: tensor<([0-9x]+)xf32>", text).group(1)
+    assert tuple(int(d) for d in signature.split("x")) == x.shape
+    (got,) = evaluate(text, [x])
+    assert got.shape == expected.shape
+    assert float(np.abs(got - expected).max()) <= 1e-5 * float(np.abs(expected).max())
+
+
+def test_committed_models_are_what_the_script_writes(tmp_path):
+    subprocess.run(
+        [sys.executable, str(REPO / "utils" / "export_test_models.py"), "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    for name in MODEL_NAMES:
+        assert (tmp_path / f"{name}.mlir").read_text() == (MODELS / f"{name}.mlir").read_text(), name
+        for kind in ("input", "output", "calib"):
+            fresh = np.load(tmp_path / f"{name}.{kind}.npy")
+            committed = np.load(MODELS / f"{name}.{kind}.npy")
+            assert np.array_equal(fresh, committed), (name, kind)
