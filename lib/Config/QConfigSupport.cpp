@@ -13,12 +13,13 @@
 using namespace qfx;
 
 // ReuseInputObserver is the only observer without a dtype argument; its
-// constructor still sets dtype = quint8, which is what PyTorch compares.
+// constructor still sets dtype = quint8, which is what PyTorch compares, and
+// what ObserverSpec::getDType returns.
 static DType observerDType(const ObserverSpec &observer) {
   return observer.getDType();
 }
 
-std::optional<QConfigDTypes> qfx::getQConfigDTypes(const QConfig &qconfig) {
+QConfigDTypes qfx::getQConfigDTypes(const QConfig &qconfig) {
   QConfigDTypes result;
   result.inputActivation = observerDType(qconfig.activation);
   result.isDynamic = qconfig.activation.computeDType.has_value();
@@ -109,18 +110,16 @@ std::string
 qfx::whyQConfigDoesNotMatchDTypeConfig(const QConfig &qconfig,
                                        const DTypeConfig &dtypeConfig,
                                        PatternOperands operands) {
-  std::optional<QConfigDTypes> dtypes = getQConfigDTypes(qconfig);
-  if (!dtypes)
-    return "the QConfig's observers have no dtype";
+  QConfigDTypes dtypes = getQConfigDTypes(qconfig);
 
   // is_input_arg_dtype_supported_by_backend, for the activation operands.
   if (const std::optional<DTypeWithConstraints> &input =
           dtypeConfig.inputDType) {
-    if (dtypes->inputActivation != input->dtype)
-      return mismatch("input_dtype", "activation dtype",
-                      dtypes->inputActivation, input->dtype);
+    if (dtypes.inputActivation != input->dtype)
+      return mismatch("input_dtype", "activation dtype", dtypes.inputActivation,
+                      input->dtype);
     bool expectDynamic = dtypeConfig.isDynamic.value_or(false);
-    if (expectDynamic != dtypes->isDynamic)
+    if (expectDynamic != dtypes.isDynamic)
       return expectDynamic
                  ? "is_dynamic: the backend expects dynamic quantization (an "
                    "activation observer with compute_dtype), the QConfig is "
@@ -136,8 +135,8 @@ qfx::whyQConfigDoesNotMatchDTypeConfig(const QConfig &qconfig,
   // ... for the weight operand.
   if (operands.hasWeight && dtypeConfig.weightDType) {
     const DTypeWithConstraints &weight = *dtypeConfig.weightDType;
-    if (dtypes->weight != weight.dtype)
-      return mismatch("weight_dtype", "weight dtype", *dtypes->weight,
+    if (dtypes.weight != weight.dtype)
+      return mismatch("weight_dtype", "weight dtype", dtypes.weight,
                       weight.dtype);
     std::string why =
         whyObserverViolatesConstraints(qconfig.weight, weight, "weight");
@@ -149,22 +148,22 @@ qfx::whyQConfigDoesNotMatchDTypeConfig(const QConfig &qconfig,
     DType bias = *dtypeConfig.biasDType;
     if (bias == DType::QInt32) {
       // qfx extension (see the header): int32 bias derived at lowering.
-      if (dtypes->isDynamic || !isQuantized8Bit(dtypes->inputActivation) ||
-          !dtypes->weight || !isQuantized8Bit(*dtypes->weight))
+      if (dtypes.isDynamic || !isQuantized8Bit(dtypes.inputActivation) ||
+          !isQuantized8Bit(dtypes.weight))
         return "bias_dtype: a qint32 bias needs static 8-bit quantized "
                "activations and weights, the QConfig has activation " +
-               stringifyDType(dtypes->inputActivation).str() + " and weight " +
-               stringifyDType(*dtypes->weight).str();
-    } else if (dtypes->bias != bias) {
-      return mismatch("bias_dtype", "bias dtype", dtypes->bias, bias);
+               stringifyDType(dtypes.inputActivation).str() + " and weight " +
+               stringifyDType(dtypes.weight).str();
+    } else if (dtypes.bias != bias) {
+      return mismatch("bias_dtype", "bias dtype", dtypes.bias, bias);
     }
   }
   // is_output_dtype_supported_by_backend.
   if (const std::optional<DTypeWithConstraints> &output =
           dtypeConfig.outputDType) {
-    if (dtypes->outputActivation != output->dtype)
+    if (dtypes.outputActivation != output->dtype)
       return mismatch("output_dtype", "output activation dtype",
-                      dtypes->outputActivation, output->dtype);
+                      dtypes.outputActivation, output->dtype);
     std::string why = whyObserverViolatesConstraints(qconfig.activation,
                                                      *output, "activation");
     if (!why.empty())

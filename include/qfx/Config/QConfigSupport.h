@@ -32,9 +32,8 @@ struct QConfigDTypes {
   /// True if the activation observer has a compute_dtype (dynamic
   /// quantization).
   bool isDynamic;
-  /// qconfig.weight's dtype; none for a weight observer without a dtype
-  /// (ReuseInputObserver).
-  std::optional<DType> weight;
+  /// qconfig.weight's dtype.
+  DType weight;
   /// float16 if activation and weight are float16 and not dynamic, else
   /// float32.
   DType bias;
@@ -42,9 +41,9 @@ struct QConfigDTypes {
   DType outputActivation;
 };
 
-/// The dtypes of `qconfig`. None if an observer has no dtype PyTorch's
-/// checks could compare (ReuseInputObserver as activation).
-std::optional<QConfigDTypes> getQConfigDTypes(const QConfig &qconfig);
+/// The dtypes of `qconfig`. ReuseInputObserver, which takes no dtype, has
+/// quint8 like its PyTorch instances.
+QConfigDTypes getQConfigDTypes(const QConfig &qconfig);
 
 /// Which operands a pattern has besides activations.
 struct PatternOperands {

@@ -170,3 +170,48 @@ TEST(QConfigSupport, PatternWithoutDTypeConfigs) {
 }
 
 } // namespace
+
+namespace {
+
+/// Every pattern of table `name` accepts `qconfig` with one of its dtype
+/// configs.
+void expectTableSupports(llvm::StringRef name, const QConfig &qconfig) {
+  std::optional<BackendConfig> table = getBackendConfig(name);
+  ASSERT_TRUE(table);
+  for (const BackendPatternConfig &config : table->getConfigs()) {
+    QConfigSupport support = checkQConfigSupport(qconfig, config);
+    EXPECT_TRUE(support.isSupported())
+        << name.str() << " " << config.getPattern()[0] << ": "
+        << support.reason;
+  }
+}
+
+TEST(QConfigSupport, TablesAcceptTheirBackendsDefaultQConfig) {
+  expectTableSupports("x86", *getDefaultQConfig("x86"));
+  expectTableSupports("onednn", *getDefaultQConfig("onednn"));
+  expectTableSupports("qnnpack", *getDefaultQConfig("qnnpack"));
+  expectTableSupports("qnnpack",
+                      *getQConfigPreset("default_symmetric_qnnpack_qconfig"));
+  expectTableSupports(
+      "tosa",
+      *getQConfigPreset("default_per_channel_symmetric_qnnpack_qconfig"));
+}
+
+TEST(QConfigSupport, DynamicQConfigOnlyForLinear) {
+  QConfig dynamic = *getQConfigPreset("default_dynamic_qconfig");
+  std::optional<BackendConfig> x86 = getBackendConfig("x86");
+  const BackendPatternConfig *linear =
+      x86->lookup(llvm::ArrayRef<llvm::StringRef>{"tosa.matmul", "tosa.add"});
+  ASSERT_TRUE(linear);
+  QConfigSupport support = checkQConfigSupport(dynamic, *linear);
+  EXPECT_EQ(support.dtypeConfigIndex, 1u) << support.reason;
+  const BackendPatternConfig *conv =
+      x86->lookup(llvm::ArrayRef<llvm::StringRef>{"tosa.conv2d"});
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(checkQConfigSupport(dynamic, *conv).reason,
+            "dtype_configs[0]: is_dynamic: the QConfig is dynamic (its "
+            "activation observer has compute_dtype), the backend expects "
+            "static quantization");
+}
+
+} // namespace
