@@ -459,6 +459,33 @@ def custom_dtype_configs():
     ]
 
 
+def custom_qconfigs():
+    """QConfigs that exercise the constraint checks beyond the presets."""
+    from torch.ao.quantization.observer import (
+        MinMaxObserver,
+        MovingAverageMinMaxObserver,
+        default_fixed_qparams_range_0to1_observer,
+        default_weight_observer,
+        per_channel_weight_observer_range_neg_127_to_127,
+        weight_observer_range_neg_127_to_127,
+    )
+    return {
+        "fixed_qparams_range_0to1": QConfig(
+            activation=default_fixed_qparams_range_0to1_observer,
+            weight=default_weight_observer),
+        "qint8_minmax_eps_1e-5": QConfig(
+            activation=MinMaxObserver.with_args(dtype=torch.qint8, eps=1e-5),
+            weight=weight_observer_range_neg_127_to_127),
+        "moving_average_reduce_range": QConfig(
+            activation=MovingAverageMinMaxObserver.with_args(reduce_range=True),
+            weight=per_channel_weight_observer_range_neg_127_to_127),
+        "quint8_full_range": QConfig(
+            activation=MinMaxObserver.with_args(quant_min=0, quant_max=255),
+            weight=MinMaxObserver.with_args(dtype=torch.qint8, quant_min=-100,
+                                            quant_max=100)),
+    }
+
+
 def gen_qconfig_support():
     dtype_configs = []
     for table in [get_x86_backend_config(), get_qnnpack_backend_config(),
@@ -471,6 +498,7 @@ def gen_qconfig_support():
     qconfigs = {name: getattr(qconfig_module, name) for name in QCONFIG_PRESETS}
     for backend in BACKENDS:
         qconfigs["get_default_qconfig:" + backend] = get_default_qconfig(backend)
+    qconfigs.update(custom_qconfigs())
     cases = []
     for name, qconfig in qconfigs.items():
         for index, d in enumerate(dtype_configs):
