@@ -22,7 +22,7 @@ the module it was called in and its target. See docs/exporter.md.
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -99,12 +99,25 @@ def _module_type_name(module) -> str:
 
 
 class _Value:
-    """An exported FX tensor: its SSA value in the held layout."""
+    """An exported FX tensor: its SSA value in the held layout.
 
-    def __init__(self, tensor: Tensor, layout: tuple, torch_shape: tuple):
-        self.tensor = tensor
+    A module attribute (get_attr) keeps its `array` and is printed as a
+    tosa.const only where it is used, already in the layout and rank its
+    user needs."""
+
+    def __init__(self, tensor: Optional[Tensor], layout: tuple, torch_shape: tuple,
+                 array: Optional[np.ndarray] = None, materialize: Optional[Callable] = None):
+        self._tensor = tensor
         self.layout = layout
         self.torch_shape = torch_shape
+        self.array = array
+        self._materialize = materialize
+
+    @property
+    def tensor(self) -> Tensor:
+        if self._tensor is None:
+            self._tensor = self._materialize(self.array)
+        return self._tensor
 
     @property
     def rank(self) -> int:
@@ -195,7 +208,9 @@ class _Exporter:
         plain = value.torch_shape
         held_shape = [plain[d] for d in layout]
         perm = [value.layout.index(d) for d in layout]
-        if _keeps_element_order(perm, value.tensor.shape):
+        if value.array is not None:  # a constant: fold the layout change
+            out = value._materialize(np.transpose(value.array, layout))
+        elif _keeps_element_order(perm, value.tensor.shape):
             out = self.w.reshape(value.tensor, held_shape, loc, None)
         else:
             out = self.w.transpose(value.tensor, perm, loc, None)
@@ -251,8 +266,8 @@ class _Exporter:
         if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
             self.fail(node, "only float32 tensor attributes can be exported")
         array = value.detach().cpu().numpy()
-        tensor = self.w.const(array, node.target, node.name)
-        self.env[node] = _Value(tensor, _identity(array.ndim), tuple(array.shape))
+        self.env[node] = _Value(None, _identity(array.ndim), tuple(array.shape), array,
+                                lambda a: self.w.const(a, node.target, node.name))
 
     def set_tensor(self, node, tensor: Tensor, layout: tuple):
         result = self.recorded[node]
@@ -576,6 +591,9 @@ class _Exporter:
                 if t is None:
                     if operand.rank == rank:
                         t = self.in_layout(node, operand, layout, loc)
+                    elif operand.array is not None:
+                        full = operand.array.reshape((1,) * (rank - operand.rank) + operand.torch_shape)
+                        t = operand._materialize(np.transpose(full, layout))
                     else:
                         plain = self.plain(node, operand, loc)
                         full = (1,) * (rank - operand.rank) + operand.torch_shape

@@ -47,18 +47,53 @@ def ops(text: str):
     return result
 
 
-def assert_matches_torch(model, x, text, rtol=1e-5):
+def quant_run(text: str, inputs, tmp_dir: pathlib.Path, outputs: int = 1):
+    """Runs the float model `text` with quant-run (MLIR's TOSA lowering, JIT)."""
+    model = tmp_dir / "model.mlir"
+    model.write_text(text)
+    names = []
+    for i, value in enumerate(inputs):
+        names.append(str(tmp_dir / f"in{i}.npy"))
+        np.save(names[-1], np.asarray(value, np.float32))
+    results = [str(tmp_dir / f"out{i}.npy") for i in range(outputs)]
+    subprocess.run(
+        [str(qfx.find_tool("quant-run")), str(model), f"--input={','.join(names)}", "-o", ",".join(results)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return [np.load(r) for r in results]
+
+
+def have_quant_run() -> bool:
+    try:
+        qfx.find_tool("quant-run")
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def assert_close(got, expected, rtol=1e-5):
+    assert got.shape == expected.shape
+    scale = max(float(np.abs(expected).max()), 1e-6)
+    assert float(np.abs(got - expected).max()) <= rtol * scale, (got, expected)
+
+
+def assert_matches_torch(model, x, text, tmp_dir=None, rtol=1e-5):
+    """PyTorch's output equals the exported model's, run by the NumPy TOSA
+    evaluator and, given a scratch folder and a built quant-run, by quant-run."""
     with torch.no_grad():
         expected = model(x)
     if isinstance(expected, torch.Tensor):
         expected = (expected,)
-    got = evaluate(text, [x.numpy()])
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        e = e.numpy()
-        assert g.shape == e.shape
-        scale = max(float(np.abs(e).max()), 1e-6)
-        assert float(np.abs(g - e).max()) <= rtol * scale, (g, e)
+    expected = [e.numpy() for e in expected]
+    runs = [evaluate(text, [x.numpy()])]
+    if tmp_dir is not None and have_quant_run():
+        runs.append(quant_run(text, [x.numpy()], tmp_dir, len(expected)))
+    for got in runs:
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_close(g, e, rtol)
 
 
 class Wrap(nn.Module):
@@ -143,7 +178,7 @@ MODULE_CASES = [
 
 @pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")
 @pytest.mark.parametrize("case", MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
-def test_module_exports_valid_tosa_matching_torch(case):
+def test_module_exports_valid_tosa_matching_torch(case, tmp_path):
     _, factory, shape, origin, carrier = case
     torch.manual_seed(0)
     model = Wrap(factory()).eval()
@@ -158,17 +193,17 @@ def test_module_exports_valid_tosa_matching_torch(case):
         if op.startswith("tosa."):
             assert loc == '"layer"' or (loc == '"output"' and op in ("tosa.transpose", "tosa.reshape", "tosa.const_shape")
                                         and op_origin is None), (op, loc)
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
 @pytest.mark.parametrize("module", [nn.Dropout(0.5), nn.Identity()], ids=["dropout", "identity"])
-def test_eval_mode_no_ops_export_nothing(module):
+def test_eval_mode_no_ops_export_nothing(module, tmp_path):
     model = Wrap(module).eval()
     x = torch.randn(2, 3, 4)
     text = export_tosa(model, (x,))
     validate(text)
     assert [op for op, _, _ in ops(text) if op.startswith("tosa.")] == []
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
 def test_function_signature_keeps_pytorch_shapes_and_name():
@@ -177,7 +212,7 @@ def test_function_signature_keeps_pytorch_shapes_and_name():
     assert re.search(r"func\.func @net\(%x: tensor<2x3x8x8xf32> loc\(\"x\"\)\) -> tensor<2x4x6x6xf32>", text)
 
 
-def test_batch_norm_is_not_folded():
+def test_batch_norm_is_not_folded(tmp_path):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Conv2d(3, 4, 3), randomized_bn(nn.BatchNorm2d(4)), nn.ReLU()).eval()
     x = torch.randn(2, 3, 6, 6)
@@ -190,7 +225,7 @@ def test_batch_norm_is_not_folded():
         ("tosa.add", "torch.nn.BatchNorm2d", '"1"'),
         ("tosa.clamp", "torch.nn.ReLU", '"2"'),
     ]
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
 class Block(nn.Module):
@@ -212,7 +247,7 @@ class Nested(nn.Module):
         return self.layer1(x)
 
 
-def test_locations_are_qualified_module_names_and_node_names():
+def test_locations_are_qualified_module_names_and_node_names(tmp_path):
     torch.manual_seed(0)
     model = Nested().eval()
     x = torch.randn(2, 4, 5, 5)
@@ -232,7 +267,7 @@ def test_locations_are_qualified_module_names_and_node_names():
     # skip connection reuses the converted input.
     transposes = [loc for op, _, loc in printed if op == "tosa.transpose"]
     assert transposes == ['"layer1.0.conv1"', '"output"']
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
 class Functional(nn.Module):
@@ -255,7 +290,7 @@ class Functional(nn.Module):
         return F.dropout(g.permute(0, 2, 1), 0.3, self.training)
 
 
-def test_functionals_export_with_node_locations_and_origins():
+def test_functionals_export_with_node_locations_and_origins(tmp_path):
     torch.manual_seed(0)
     model = Functional().eval()
     x = torch.randn(2, 3, 4, 5)
@@ -282,18 +317,18 @@ def test_functionals_export_with_node_locations_and_origins():
     # The first permute turns the NHWC-held tensor into PyTorch's NHWC order:
     # nothing to do.
     assert '"permute"' not in {loc for _, _, loc in printed}
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
-def test_flatten_after_pooling_to_1x1_needs_no_transpose():
+def test_flatten_after_pooling_to_1x1_needs_no_transpose(tmp_path):
     model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()
     x = torch.randn(2, 3, 6, 6)
     text = export_tosa(model, (x,))
     assert [loc for op, _, loc in ops(text) if op == "tosa.transpose"] == ['"0"']
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
-def test_flatten_after_conv_uses_pytorch_element_order():
+def test_flatten_after_conv_uses_pytorch_element_order(tmp_path):
     torch.manual_seed(1)
     model = nn.Sequential(nn.Conv2d(2, 3, 3), nn.Flatten(), nn.Linear(3 * 4 * 4, 5)).eval()
     x = torch.randn(2, 2, 6, 6)
@@ -301,10 +336,10 @@ def test_flatten_after_conv_uses_pytorch_element_order():
     # Into NHWC for the conv, back to NCHW for the flatten.
     assert [loc for op, _, loc in ops(text) if op == "tosa.transpose"] == ['"0"', '"1"']
     assert "perms = array<i32: 0, 3, 1, 2>" in text
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
-def test_channel_broadcast_parameter_follows_the_layout():
+def test_channel_broadcast_parameter_follows_the_layout(tmp_path):
     class ScaleAfterConv(nn.Module):
         def __init__(self):
             super().__init__()
@@ -318,10 +353,13 @@ def test_channel_broadcast_parameter_follows_the_layout():
     x = torch.randn(2, 3, 4, 5)
     text = export_tosa(model, (x,))
     validate(text)
-    assert_matches_torch(model, x, text)
+    # The (4, 1, 1) parameter is printed once, broadcast and already NHWC.
+    assert re.search(r'%gain = "tosa.const".* : \(\) -> tensor<1x1x1x4xf32> loc\("gain"\)', text)
+    assert [loc for op, _, loc in ops(text) if op == "tosa.transpose"] == ['"conv"', '"output"']
+    assert_matches_torch(model, x, text, tmp_path)
 
 
-def test_multiple_outputs():
+def test_multiple_outputs(tmp_path):
     class TwoHeads(nn.Module):
         def __init__(self):
             super().__init__()
@@ -337,7 +375,7 @@ def test_multiple_outputs():
     text = export_tosa(model, (x,))
     validate(text)
     assert "-> (tensor<2x4x3x3xf32>, tensor<2x2xf32>)" in text
-    assert_matches_torch(model, x, text)
+    assert_matches_torch(model, x, text, tmp_path)
 
 
 def test_weights_round_trip_bit_exactly():
@@ -451,8 +489,16 @@ def test_committed_model_validates_and_matches_its_golden_output(name):
     signature = re.search(r"func\.func @main\(%\w+: tensor<([0-9x]+)xf32>", text).group(1)
     assert tuple(int(d) for d in signature.split("x")) == x.shape
     (got,) = evaluate(text, [x])
-    assert got.shape == expected.shape
-    assert float(np.abs(got - expected).max()) <= 1e-5 * float(np.abs(expected).max())
+    assert_close(got, expected)
+
+
+@pytest.mark.skipif(not have_quant_run(), reason="quant-run is not built")
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_committed_model_runs_in_quant_run_like_pytorch(name, tmp_path):
+    text = (MODELS / f"{name}.mlir").read_text()
+    x = np.load(MODELS / f"{name}.input.npy")
+    (got,) = quant_run(text, [x], tmp_path)
+    assert_close(got, np.load(MODELS / f"{name}.output.npy"))
 
 
 def test_committed_models_are_what_the_script_writes(tmp_path):
