@@ -1,0 +1,40 @@
+//===- Passes.h - qfx conversion passes -------------------------*- C++ -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_CONVERSION_PASSES_H
+#define QFX_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace arith {
+class ArithDialect;
+} // namespace arith
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
+namespace math {
+class MathDialect;
+} // namespace math
+namespace quant {
+class QuantDialect;
+} // namespace quant
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
+} // namespace mlir
+
+namespace qfx {
+
+#define GEN_PASS_DECL
+#include "qfx/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "qfx/Conversion/Passes.h.inc"
+
+} // namespace qfx
+
+#endif // QFX_CONVERSION_PASSES_H

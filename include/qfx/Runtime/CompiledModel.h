@@ -1,0 +1,96 @@
+//===- CompiledModel.h - JIT-compiled pipeline stages -----------*- C++ -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles one function of any pipeline stage (float TOSA, observed,
+// reference with quant casts) to native code in-process with
+// mlir::ExecutionEngine, and runs it on .npy arrays.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_RUNTIME_COMPILEDMODEL_H
+#define QFX_RUNTIME_COMPILEDMODEL_H
+
+#include "qfx/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace qfx {
+
+/// The type of one argument or result of the entry function.
+struct TensorSignature {
+  NpyDType dtype;
+  llvm::SmallVector<int64_t> shape;
+  std::string describe() const;
+};
+
+/// Receives every tensor an observer sees while a calibrating model runs.
+class ObservationSink {
+public:
+  virtual ~ObservationSink();
+  /// `data` holds the observed tensor of shape `shape` (C order, float32)
+  /// that reached the `slot`-th qfx.observe of the module (walk order).
+  virtual void observe(int64_t slot, llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<float> data) = 0;
+};
+
+/// Options of CompiledModel::compile.
+struct CompileOptions {
+  /// The function to run.
+  std::string entry = "main";
+  /// Call the calibration runtime from every qfx.observe (otherwise
+  /// observers are removed).
+  bool calibrate = false;
+};
+
+/// A function of a module, compiled and ready to run.
+class CompiledModel {
+public:
+  ~CompiledModel();
+  CompiledModel(CompiledModel &&) noexcept;
+
+  /// The entry function's argument and result types.
+  llvm::ArrayRef<TensorSignature> getInputs() const { return inputs; }
+  llvm::ArrayRef<TensorSignature> getResults() const { return results; }
+
+  /// Checks `inputs` against the signature: one error naming the argument,
+  /// the expected and the given dtype and shape.
+  llvm::Error checkInputs(llvm::ArrayRef<NpyArray> inputs) const;
+
+  /// Runs the function once. `inputs` must pass checkInputs. A model
+  /// compiled with `calibrate` hands every observed tensor to `sink`.
+  llvm::Expected<llvm::SmallVector<NpyArray>>
+  run(llvm::ArrayRef<NpyArray> inputs, ObservationSink *sink = nullptr);
+
+  /// Compiles `options.entry` of `module` (which is cloned, not changed).
+  /// The pipeline names qfx and upstream passes: the tool must have called
+  /// qfx::registerQFXPasses().
+  /// Lowering failures carry the MLIR diagnostics.
+  static llvm::Expected<CompiledModel> compile(mlir::ModuleOp module,
+                                               const CompileOptions &options);
+
+  /// The pass pipeline that lowers a stage to the LLVM dialect.
+  static std::string getLoweringPipeline(bool calibrate);
+
+private:
+  CompiledModel() = default;
+
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::string entry;
+  llvm::SmallVector<TensorSignature> inputs, results;
+};
+
+} // namespace qfx
+
+#endif // QFX_RUNTIME_COMPILEDMODEL_H

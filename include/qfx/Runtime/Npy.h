@@ -1,0 +1,67 @@
+//===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Reading and writing NumPy's .npy format (versions 1.0 to 3.0, C order,
+// little endian) for the dtypes qfx's tools exchange with users: float32,
+// float16, int8, uint8, int32 and int64.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_RUNTIME_NPY_H
+#define QFX_RUNTIME_NPY_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace qfx {
+
+/// The element types of .npy files qfx reads and writes.
+enum class NpyDType : uint8_t { Float32, Float16, Int8, UInt8, Int32, Int64 };
+
+/// NumPy's name of `dtype`, e.g. "float32".
+llvm::StringRef getNpyDTypeName(NpyDType dtype);
+
+/// The size of one element of `dtype` in bytes.
+size_t getNpyDTypeSize(NpyDType dtype);
+
+/// A dense C-order array.
+struct NpyArray {
+  NpyDType dtype = NpyDType::Float32;
+  llvm::SmallVector<int64_t> shape;
+  std::vector<uint8_t> data;
+
+  NpyArray() = default;
+  /// A zero-filled array of the given dtype and shape.
+  NpyArray(NpyDType dtype, llvm::ArrayRef<int64_t> shape);
+
+  int64_t getNumElements() const;
+  size_t getNumBytes() const { return data.size(); }
+
+  /// The shape as "2x3x4" ("scalar" for rank 0), for diagnostics.
+  std::string getShapeString() const;
+
+  /// A copy of sample `index` along the leading axis: shape[1:].
+  NpyArray getSample(int64_t index) const;
+};
+
+/// Reads a .npy file. Errors name the file and say what was expected.
+llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
+
+/// Parses .npy bytes; `name` names the source in errors.
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
+
+/// Writes `array` to `path` as .npy version 1.0. The file appears only once
+/// it is complete (written to a temporary file, then renamed).
+llvm::Error writeNpy(llvm::StringRef path, const NpyArray &array);
+
+} // namespace qfx
+
+#endif // QFX_RUNTIME_NPY_H

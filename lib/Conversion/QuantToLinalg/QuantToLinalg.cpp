@@ -1,0 +1,445 @@
+//===- QuantToLinalg.cpp - Quantize/dequantize with PyTorch numerics ------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// PyTorch 1.13 quantizes as aten's quantize_val does:
+//   q = clamp(int64(zero_point + nearbyint(x * (1.0f / float(scale)))),
+//             qmin, qmax)
+// (float32 product, round half to even, the cast to int64 before the clamp)
+// and dequantizes as (float(q) - float(zero_point)) * float(scale). Fake
+// quantization is the first followed by float(q - zero_point) * scale. The
+// patterns below emit exactly these operations, in this order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Conversion/Passes.h"
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXLOWERQUANTTOLINALG
+#include "qfx/Conversion/Passes.h.inc"
+} // namespace qfx
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::PatternRewriter;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+namespace arith = mlir::arith;
+namespace linalg = mlir::linalg;
+namespace quant = mlir::quant;
+namespace tensor = mlir::tensor;
+
+namespace {
+
+/// Quantization parameters of a per-tensor or per-axis uniform type, as the
+/// values a generic's body computes with. Per-axis parameters are 1-D
+/// constant tensors indexed by the quantized dimension.
+struct QParams {
+  Value scale;     // f32 scalar, or tensor<Cxf32>.
+  Value invScale;  // f32 scalar, or tensor<Cxf32>: 1.0f / float(scale).
+  Value zeroPoint; // i64 scalar, or tensor<Cxi64>.
+  std::optional<int64_t> axis;
+  int64_t qmin, qmax;
+  bool isSigned;
+  unsigned storageWidth;
+};
+
+/// Materializes the parameters of `qtype` at the builder's position, or
+/// fails if `qtype` is not a uniform (per-tensor or per-axis) type.
+mlir::FailureOr<QParams> getQParams(OpBuilder &b, Location loc,
+                                    quant::QuantizedType qtype) {
+  QParams params;
+  params.qmin = qtype.getStorageTypeMin();
+  params.qmax = qtype.getStorageTypeMax();
+  params.isSigned = qtype.isSigned();
+  params.storageWidth = qtype.getStorageTypeIntegralWidth();
+  auto f32 = b.getF32Type();
+  auto i64 = b.getI64Type();
+  if (auto uniform = llvm::dyn_cast<quant::UniformQuantizedType>(qtype)) {
+    float scale = static_cast<float>(uniform.getScale());
+    params.scale = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(scale));
+    params.invScale =
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f / scale));
+    params.zeroPoint = arith::ConstantOp::create(
+        b, loc, b.getI64IntegerAttr(uniform.getZeroPoint()));
+    return params;
+  }
+  auto perAxis = llvm::dyn_cast<quant::UniformQuantizedPerAxisType>(qtype);
+  if (!perAxis)
+    return mlir::failure();
+  llvm::SmallVector<float> scales, invScales;
+  for (double scale : perAxis.getScales()) {
+    scales.push_back(static_cast<float>(scale));
+    invScales.push_back(1.0f / static_cast<float>(scale));
+  }
+  auto channels = static_cast<int64_t>(scales.size());
+  auto floatType = RankedTensorType::get({channels}, f32);
+  auto intType = RankedTensorType::get({channels}, i64);
+  params.scale = arith::ConstantOp::create(
+      b, loc, mlir::DenseElementsAttr::get(floatType, llvm::ArrayRef(scales)));
+  params.invScale = arith::ConstantOp::create(
+      b, loc,
+      mlir::DenseElementsAttr::get(floatType, llvm::ArrayRef(invScales)));
+  params.zeroPoint = arith::ConstantOp::create(
+      b, loc, mlir::DenseElementsAttr::get(intType, perAxis.getZeroPoints()));
+  params.axis = perAxis.getQuantizedDimension();
+  return params;
+}
+
+/// The parameters of a `qfx.quantize` / `qfx.dequantize`: run-time 0-d
+/// scale and zero-point tensors, read once before the generic.
+QParams getRuntimeQParams(OpBuilder &b, Location loc, Value scaleTensor,
+                          Value zeroPointTensor, mlir::IntegerType storage,
+                          bool isSigned) {
+  QParams params;
+  params.scale = tensor::ExtractOp::create(b, loc, scaleTensor);
+  params.invScale = arith::DivFOp::create(
+      b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)),
+      params.scale);
+  Value zeroPoint = tensor::ExtractOp::create(b, loc, zeroPointTensor);
+  params.zeroPoint = arith::ExtSIOp::create(b, loc, b.getI64Type(), zeroPoint);
+  unsigned width = storage.getWidth();
+  params.isSigned = isSigned;
+  params.storageWidth = width;
+  params.qmin =
+      isSigned ? llvm::APInt::getSignedMinValue(width).getSExtValue() : 0;
+  params.qmax = isSigned ? llvm::APInt::getSignedMaxValue(width).getSExtValue()
+                         : static_cast<int64_t>(
+                               llvm::APInt::getMaxValue(width).getZExtValue());
+  return params;
+}
+
+/// Builds `linalg.generic` over `input` producing a tensor of `resultElement`
+/// with the input's shape; `body` computes one element from the input
+/// element and the (per-channel or scalar) scale, inverse scale and zero
+/// point.
+using ElementBody =
+    llvm::function_ref<Value(OpBuilder &, Location, Value element, Value scale,
+                             Value invScale, Value zeroPoint)>;
+
+Value buildElementwise(OpBuilder &b, Location loc, Value input,
+                       Type resultElement, const QParams &params,
+                       ElementBody body) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  llvm::SmallVector<mlir::OpFoldResult> sizes =
+      tensor::getMixedSizes(b, loc, input);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, resultElement);
+
+  mlir::MLIRContext *context = b.getContext();
+  auto identity = mlir::AffineMap::getMultiDimIdentityMap(rank, context);
+  llvm::SmallVector<Value> inputs{input};
+  llvm::SmallVector<mlir::AffineMap> maps{identity};
+  if (params.axis) {
+    auto channel = mlir::AffineMap::get(
+        rank, 0, mlir::getAffineDimExpr(*params.axis, context));
+    inputs.append({params.scale, params.invScale, params.zeroPoint});
+    maps.append({channel, channel, channel});
+  }
+  maps.push_back(identity);
+  llvm::SmallVector<mlir::utils::IteratorType> iterators(
+      rank, mlir::utils::IteratorType::parallel);
+
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, init, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, mlir::ValueRange args) {
+        Value scale = params.axis ? args[1] : params.scale;
+        Value invScale = params.axis ? args[2] : params.invScale;
+        Value zeroPoint = params.axis ? args[3] : params.zeroPoint;
+        Value result =
+            body(nested, nestedLoc, args[0], scale, invScale, zeroPoint);
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+/// Converts a float element to f32 (PyTorch quantizes float32 values).
+Value toF32(OpBuilder &b, Location loc, Value element) {
+  auto type = llvm::cast<mlir::FloatType>(element.getType());
+  if (type.isF32())
+    return element;
+  if (type.getWidth() < 32)
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), element);
+  return arith::TruncFOp::create(b, loc, b.getF32Type(), element);
+}
+
+/// Converts an f32 result to the expressed float type.
+Value fromF32(OpBuilder &b, Location loc, Value element, Type floatType) {
+  auto type = llvm::cast<mlir::FloatType>(floatType);
+  if (type.isF32())
+    return element;
+  if (type.getWidth() < 32)
+    return arith::TruncFOp::create(b, loc, type, element);
+  return arith::ExtFOp::create(b, loc, type, element);
+}
+
+/// int64(zero_point + nearbyint(x * inv_scale)) clamped to [qmin, qmax]:
+/// aten's quantize_val.
+Value quantizeToI64(OpBuilder &b, Location loc, Value x, Value invScale,
+                    Value zeroPoint, const QParams &params) {
+  Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), invScale);
+  Value rounded = mlir::math::RoundEvenOp::create(b, loc, scaled);
+  Value zeroPointF = arith::SIToFPOp::create(b, loc, b.getF32Type(), zeroPoint);
+  Value shifted = arith::AddFOp::create(b, loc, rounded, zeroPointF);
+  Value q = arith::FPToSIOp::create(b, loc, b.getI64Type(), shifted);
+  Value qmin =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(params.qmin));
+  Value qmax =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(params.qmax));
+  q = arith::MaxSIOp::create(b, loc, q, qmin);
+  return arith::MinSIOp::create(b, loc, q, qmax);
+}
+
+Value quantizeToStorage(OpBuilder &b, Location loc, Value x, Value invScale,
+                        Value zeroPoint, const QParams &params) {
+  Value q = quantizeToI64(b, loc, x, invScale, zeroPoint, params);
+  if (params.storageWidth == 64)
+    return q;
+  return arith::TruncIOp::create(b, loc, b.getIntegerType(params.storageWidth),
+                                 q);
+}
+
+/// (float(q) - float(zero_point)) * scale: aten's dequantize.
+Value dequantizeFromStorage(OpBuilder &b, Location loc, Value q, Value scale,
+                            Value zeroPoint, const QParams &params) {
+  Value value =
+      params.isSigned
+          ? arith::SIToFPOp::create(b, loc, b.getF32Type(), q).getResult()
+          : arith::UIToFPOp::create(b, loc, b.getF32Type(), q).getResult();
+  Value zeroPointF = arith::SIToFPOp::create(b, loc, b.getF32Type(), zeroPoint);
+  Value centered = arith::SubFOp::create(b, loc, value, zeroPointF);
+  return arith::MulFOp::create(b, loc, centered, scale);
+}
+
+/// The signless integer tensor type that stores `type`'s elements.
+RankedTensorType getSignlessType(RankedTensorType type, unsigned width) {
+  return type.clone(mlir::IntegerType::get(type.getContext(), width));
+}
+
+struct LowerQuantizeCast : mlir::OpRewritePattern<quant::QuantizeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(quant::QuantizeCastOp op,
+                  PatternRewriter &rewriter) const override {
+    auto resultType = llvm::dyn_cast<RankedTensorType>(op.getType());
+    auto inputType = llvm::dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!resultType || !inputType)
+      return rewriter.notifyMatchFailure(op, "expected ranked tensors");
+    auto qtype = llvm::cast<quant::QuantizedType>(resultType.getElementType());
+    Location loc = op.getLoc();
+    mlir::FailureOr<QParams> params = getQParams(rewriter, loc, qtype);
+    if (mlir::failed(params))
+      return rewriter.notifyMatchFailure(op, "expected a uniform type");
+    Value storage = buildElementwise(
+        rewriter, loc, op.getInput(),
+        rewriter.getIntegerType(params->storageWidth), *params,
+        [&](OpBuilder &b, Location l, Value x, Value, Value invScale,
+            Value zeroPoint) {
+          return quantizeToStorage(b, l, x, invScale, zeroPoint, *params);
+        });
+    rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, resultType, storage);
+    return mlir::success();
+  }
+};
+
+struct LowerDequantizeCast : mlir::OpRewritePattern<quant::DequantizeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(quant::DequantizeCastOp op,
+                  PatternRewriter &rewriter) const override {
+    auto inputType = llvm::dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = llvm::dyn_cast<RankedTensorType>(op.getType());
+    if (!resultType || !inputType)
+      return rewriter.notifyMatchFailure(op, "expected ranked tensors");
+    auto qtype = llvm::cast<quant::QuantizedType>(inputType.getElementType());
+    Location loc = op.getLoc();
+    mlir::FailureOr<QParams> params = getQParams(rewriter, loc, qtype);
+    if (mlir::failed(params))
+      return rewriter.notifyMatchFailure(op, "expected a uniform type");
+    Value storage = quant::StorageCastOp::create(
+        rewriter, loc, getSignlessType(inputType, params->storageWidth),
+        op.getInput());
+    Type floatType = resultType.getElementType();
+    Value result = buildElementwise(
+        rewriter, loc, storage, floatType, *params,
+        [&](OpBuilder &b, Location l, Value q, Value scale, Value,
+            Value zeroPoint) {
+          return fromF32(
+              b, l, dequantizeFromStorage(b, l, q, scale, zeroPoint, *params),
+              floatType);
+        });
+    rewriter.replaceOp(op, result);
+    return mlir::success();
+  }
+};
+
+struct LowerFakeQuant : mlir::OpRewritePattern<qfx::FakeQuantOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(qfx::FakeQuantOp op,
+                  PatternRewriter &rewriter) const override {
+    if (!llvm::isa<RankedTensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "expected a ranked tensor");
+    Location loc = op.getLoc();
+    mlir::FailureOr<QParams> params = getQParams(
+        rewriter, loc, llvm::cast<quant::QuantizedType>(op.getQtype()));
+    if (mlir::failed(params))
+      return rewriter.notifyMatchFailure(op, "expected a uniform type");
+    Type floatType = op.getType().getElementType();
+    Value result = buildElementwise(
+        rewriter, loc, op.getInput(), floatType, *params,
+        [&](OpBuilder &b, Location l, Value x, Value scale, Value invScale,
+            Value zeroPoint) {
+          Value q = quantizeToI64(b, l, x, invScale, zeroPoint, *params);
+          Value centered = arith::SubIOp::create(b, l, q, zeroPoint);
+          Value value = arith::SIToFPOp::create(b, l, b.getF32Type(), centered);
+          return fromF32(b, l, arith::MulFOp::create(b, l, value, scale),
+                         floatType);
+        });
+    rewriter.replaceOp(op, result);
+    return mlir::success();
+  }
+};
+
+/// Unsigned element types (ui8) cannot flow through arith: compute on the
+/// signless type of the same width and bitcast at the boundary.
+Value bitcastIfUnsigned(OpBuilder &b, Location loc, Value value,
+                        RankedTensorType to) {
+  if (value.getType() == to)
+    return value;
+  return tensor::BitcastOp::create(b, loc, to, value);
+}
+
+struct LowerQuantize : mlir::OpRewritePattern<qfx::QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(qfx::QuantizeOp op,
+                  PatternRewriter &rewriter) const override {
+    auto resultType = llvm::dyn_cast<RankedTensorType>(op.getType());
+    if (!resultType || !llvm::isa<RankedTensorType>(op.getInput().getType()))
+      return rewriter.notifyMatchFailure(op, "expected ranked tensors");
+    auto storage = llvm::cast<mlir::IntegerType>(resultType.getElementType());
+    Location loc = op.getLoc();
+    QParams params =
+        getRuntimeQParams(rewriter, loc, op.getScale(), op.getZeroPoint(),
+                          storage, !storage.isUnsigned());
+    Value result = buildElementwise(
+        rewriter, loc, op.getInput(),
+        rewriter.getIntegerType(storage.getWidth()), params,
+        [&](OpBuilder &b, Location l, Value x, Value, Value invScale,
+            Value zeroPoint) {
+          return quantizeToStorage(b, l, x, invScale, zeroPoint, params);
+        });
+    rewriter.replaceOp(op,
+                       bitcastIfUnsigned(rewriter, loc, result, resultType));
+    return mlir::success();
+  }
+};
+
+struct LowerDequantize : mlir::OpRewritePattern<qfx::DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(qfx::DequantizeOp op,
+                  PatternRewriter &rewriter) const override {
+    auto inputType = llvm::dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!inputType || !llvm::isa<RankedTensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "expected ranked tensors");
+    auto storage = llvm::cast<mlir::IntegerType>(inputType.getElementType());
+    Location loc = op.getLoc();
+    QParams params =
+        getRuntimeQParams(rewriter, loc, op.getScale(), op.getZeroPoint(),
+                          storage, !storage.isUnsigned());
+    Value input =
+        bitcastIfUnsigned(rewriter, loc, op.getInput(),
+                          getSignlessType(inputType, storage.getWidth()));
+    Type floatType = op.getType().getElementType();
+    Value result = buildElementwise(
+        rewriter, loc, input, floatType, params,
+        [&](OpBuilder &b, Location l, Value q, Value scale, Value,
+            Value zeroPoint) {
+          return fromF32(
+              b, l, dequantizeFromStorage(b, l, q, scale, zeroPoint, params),
+              floatType);
+        });
+    rewriter.replaceOp(op, result);
+    return mlir::success();
+  }
+};
+
+/// scast(scast(x)) with x of the result's type is x: the storage casts the
+/// patterns above leave between a quantize and a dequantize cancel.
+struct FoldStorageCastPair : mlir::OpRewritePattern<quant::StorageCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(quant::StorageCastOp op,
+                  PatternRewriter &rewriter) const override {
+    auto producer = op.getInput().getDefiningOp<quant::StorageCastOp>();
+    if (!producer || producer.getInput().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "not an inverse pair");
+    rewriter.replaceOp(op, producer.getInput());
+    return mlir::success();
+  }
+};
+
+bool isQuantized(Type type) {
+  if (auto shaped = llvm::dyn_cast<mlir::ShapedType>(type))
+    type = shaped.getElementType();
+  return llvm::isa<quant::QuantizedType>(type);
+}
+
+struct QFXLowerQuantToLinalgPass
+    : qfx::impl::QFXLowerQuantToLinalgBase<QFXLowerQuantToLinalgPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    mlir::RewritePatternSet patterns(&getContext());
+    patterns.add<LowerQuantizeCast, LowerDequantizeCast, LowerFakeQuant,
+                 LowerQuantize, LowerDequantize, FoldStorageCastPair>(
+        &getContext());
+    // No folding: quant.dcast folds dcast(qcast(x)) to x, which would erase
+    // the very rounding a reference model exists to show.
+    mlir::GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (mlir::failed(mlir::applyPatternsGreedily(getOperation(),
+                                                 std::move(patterns), config)))
+      return signalPassFailure();
+
+    // Everything quantized must be gone; say where it is not.
+    mlir::WalkResult result = getOperation()->walk([](mlir::Operation *op) {
+      for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                                op->getResultTypes())) {
+        if (!isQuantized(type))
+          continue;
+        op->emitError() << "cannot lower a quantized " << type
+                        << " here: only quant.qcast, quant.dcast and storage "
+                           "casts between them are lowered";
+        return mlir::WalkResult::interrupt();
+      }
+      return mlir::WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

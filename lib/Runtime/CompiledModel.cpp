@@ -1,0 +1,357 @@
+//===- CompiledModel.cpp - JIT-compiled pipeline stages -------------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Runtime/CompiledModel.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace qfx;
+
+ObservationSink::~ObservationSink() = default;
+
+//===----------------------------------------------------------------------===//
+// The calibration runtime's entry point
+//===----------------------------------------------------------------------===//
+
+/// The sink of the model running on this thread.
+static thread_local ObservationSink *currentSink = nullptr;
+
+/// Called by every qfx.observe of a calibrating model (see
+/// qfx-lower-observers): hands the observed tensor to the current sink, as a
+/// contiguous C-order copy if its layout is strided.
+extern "C" void _mlir_ciface_qfxObserve(int64_t slot,
+                                        UnrankedMemRefType<float> *tensor) {
+  if (!currentSink)
+    return;
+  DynamicMemRefType<float> view(*tensor);
+  llvm::SmallVector<int64_t> shape(view.sizes, view.sizes + view.rank);
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  bool contiguous = true;
+  for (int64_t dim = view.rank - 1, stride = 1; dim >= 0; --dim) {
+    if (shape[dim] != 1 && view.strides[dim] != stride)
+      contiguous = false;
+    stride *= shape[dim];
+  }
+  const float *base = view.data + view.offset;
+  if (contiguous) {
+    currentSink->observe(slot, shape, llvm::ArrayRef(base, count));
+    return;
+  }
+  std::vector<float> copy;
+  copy.reserve(count);
+  for (float value : view)
+    copy.push_back(value);
+  currentSink->observe(slot, shape, copy);
+}
+
+//===----------------------------------------------------------------------===//
+// Signatures
+//===----------------------------------------------------------------------===//
+
+std::string TensorSignature::describe() const {
+  std::string text = getNpyDTypeName(dtype).str() + "[";
+  text += llvm::join(
+      llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }),
+      ", ");
+  return text + "]";
+}
+
+static std::optional<NpyDType> getNpyDType(mlir::Type element) {
+  if (element.isF32())
+    return NpyDType::Float32;
+  if (element.isF16())
+    return NpyDType::Float16;
+  if (auto integer = llvm::dyn_cast<mlir::IntegerType>(element)) {
+    if (integer.isUnsigned())
+      return integer.getWidth() == 8 ? std::optional(NpyDType::UInt8)
+                                     : std::nullopt;
+    switch (integer.getWidth()) {
+    case 8:
+      return NpyDType::Int8;
+    case 32:
+      return NpyDType::Int32;
+    case 64:
+      return NpyDType::Int64;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static llvm::Expected<TensorSignature> getSignature(mlir::Type type,
+                                                    llvm::StringRef what) {
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  std::optional<NpyDType> dtype;
+  if (tensor)
+    dtype = getNpyDType(tensor.getElementType());
+  if (!tensor || !tensor.hasStaticShape() || !dtype) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return makeError(what + " has type " + text +
+                     ": expected a statically shaped tensor of f32, f16, "
+                     "i8, ui8, i32 or i64");
+  }
+  return TensorSignature{*dtype, llvm::SmallVector<int64_t>(tensor.getShape())};
+}
+
+llvm::Error CompiledModel::checkInputs(llvm::ArrayRef<NpyArray> given) const {
+  if (given.size() != inputs.size())
+    return makeError(llvm::formatv("@{0} takes {1} inputs, {2} given", entry,
+                                   inputs.size(), given.size()));
+  for (auto [index, expected, array] : llvm::enumerate(inputs, given)) {
+    if (array.dtype == expected.dtype &&
+        llvm::ArrayRef(array.shape) == llvm::ArrayRef(expected.shape))
+      continue;
+    TensorSignature got{array.dtype, array.shape};
+    return makeError(llvm::formatv("input {0} of @{1}: expected {2}, got {3}",
+                                   index, entry, expected.describe(),
+                                   got.describe()));
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+/// The passes of the lowering pipeline, for a pass manager on the module.
+static std::string getLoweringPasses(bool calibrate) {
+  std::string observers =
+      calibrate ? "qfx-lower-observers{calibrate=true}" : "qfx-lower-observers";
+  return "symbol-dce,qfx-inline-fused," + observers +
+         ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
+         "tosa-to-linalg,tosa-to-arith,tosa-to-tensor,tosa-to-scf),"
+         "convert-elementwise-to-linalg,canonicalize,"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{hoist-static-allocs "
+         "modify-public-functions},"
+         "func.func(buffer-deallocation-pipeline),convert-linalg-to-loops,"
+         "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+         "convert-math-to-libm,convert-to-llvm,reconcile-unrealized-casts";
+}
+
+std::string CompiledModel::getLoweringPipeline(bool calibrate) {
+  return "builtin.module(" + getLoweringPasses(calibrate) + ")";
+}
+
+/// Collects the diagnostics the pipeline emits, with their locations.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext *context)
+      : handler(context, [this](mlir::Diagnostic &diagnostic) {
+          append(diagnostic);
+          for (mlir::Diagnostic &note : diagnostic.getNotes())
+            append(note);
+          return mlir::success();
+        }) {}
+
+  std::string take() { return std::move(text); }
+
+private:
+  void append(mlir::Diagnostic &diagnostic) {
+    llvm::raw_string_ostream os(text);
+    mlir::Location loc = diagnostic.getLocation();
+    if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+         << fileLoc.getColumn() << ": ";
+    else
+      os << loc << ": ";
+    switch (diagnostic.getSeverity()) {
+    case mlir::DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case mlir::DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case mlir::DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case mlir::DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    os << diagnostic << "\n";
+  }
+
+  std::string text;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+CompiledModel::~CompiledModel() = default;
+CompiledModel::CompiledModel(CompiledModel &&) noexcept = default;
+
+llvm::Expected<CompiledModel>
+CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
+  auto function = module.lookupSymbol<mlir::func::FuncOp>(options.entry);
+  if (!function || function.isExternal()) {
+    llvm::SmallVector<std::string> names;
+    for (auto candidate : module.getOps<mlir::func::FuncOp>())
+      if (!candidate.isExternal())
+        names.push_back("@" + candidate.getName().str());
+    return makeError(
+        "no function @" + options.entry + " in the module; it defines " +
+        (names.empty() ? std::string("none") : llvm::join(names, ", ")));
+  }
+
+  CompiledModel model;
+  model.entry = options.entry;
+  mlir::FunctionType type = function.getFunctionType();
+  for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+    auto signature = getSignature(
+        input, llvm::formatv("input {0} of @{1}", index, options.entry).str());
+    if (!signature)
+      return signature.takeError();
+    model.inputs.push_back(std::move(*signature));
+  }
+  for (auto [index, result] : llvm::enumerate(type.getResults())) {
+    auto signature = getSignature(
+        result,
+        llvm::formatv("result {0} of @{1}", index, options.entry).str());
+    if (!signature)
+      return signature.takeError();
+    model.results.push_back(std::move(*signature));
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> lowered = module.clone();
+  mlir::MLIRContext *context = lowered->getContext();
+  auto clonedEntry = lowered->lookupSymbol<mlir::func::FuncOp>(options.entry);
+  clonedEntry->setAttr(mlir::LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                       mlir::UnitAttr::get(context));
+  // Only the entry and what it calls are compiled: symbol-dce drops the
+  // other functions once they are private.
+  for (auto other : lowered->getOps<mlir::func::FuncOp>())
+    if (other != clonedEntry)
+      other.setPrivate();
+  // The caller's arrays are inputs only: never bufferize in place into them.
+  for (unsigned i = 0, e = clonedEntry.getNumArguments(); i < e; ++i)
+    clonedEntry.setArgAttr(
+        i, mlir::bufferization::BufferizationDialect::kWritableAttrName,
+        mlir::BoolAttr::get(context, false));
+
+  DiagnosticCollector diagnostics(context);
+  mlir::PassManager pm(context);
+  if (mlir::failed(
+          mlir::parsePassPipeline(getLoweringPasses(options.calibrate), pm)))
+    return makeError("internal error: the lowering pipeline does not parse\n" +
+                     diagnostics.take());
+  if (mlir::failed(pm.run(*lowered)))
+    return makeError("cannot lower the model to LLVM:\n" + diagnostics.take());
+
+  // run() passes one descriptor per input, then one per result: the C
+  // wrapper must take exactly those and return nothing.
+  auto wrapper = lowered->lookupSymbol<mlir::LLVM::LLVMFuncOp>("_mlir_ciface_" +
+                                                               options.entry);
+  size_t expectedParams = model.inputs.size() + model.results.size();
+  if (!wrapper || wrapper.getNumArguments() != expectedParams ||
+      !llvm::isa<mlir::LLVM::LLVMVoidType>(
+          wrapper.getFunctionType().getReturnType()))
+    return makeError(llvm::formatv(
+        "internal error: @{0} did not lower to a C interface taking {1} "
+        "buffers and returning nothing",
+        options.entry, expectedParams));
+
+  static const bool nativeTargetReady = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)nativeTargetReady;
+  mlir::registerBuiltinDialectTranslation(*context);
+  mlir::registerLLVMDialectTranslation(*context);
+
+  mlir::ExecutionEngineOptions engineOptions;
+  auto transformer = mlir::makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = mlir::ExecutionEngine::create(*lowered, engineOptions);
+  if (!engine)
+    return makeError(
+        "cannot JIT-compile the model: " + llvm::toString(engine.takeError()) +
+        "\n" + diagnostics.take());
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("_mlir_ciface_qfxObserve")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&_mlir_ciface_qfxObserve),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  (*engine)->initialize();
+  model.engine = std::move(*engine);
+  return model;
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+/// A ranked memref descriptor over an array's data: {allocated, aligned,
+/// offset, sizes[rank], strides[rank]}, all 64-bit on the hosts qfx targets.
+static std::vector<int64_t> makeDescriptor(const NpyArray &array) {
+  size_t rank = array.shape.size();
+  std::vector<int64_t> descriptor(3 + 2 * rank);
+  auto address = reinterpret_cast<int64_t>(array.data.data());
+  descriptor[0] = address;
+  descriptor[1] = address;
+  descriptor[2] = 0;
+  int64_t stride = 1;
+  for (size_t dim = rank; dim-- > 0;) {
+    descriptor[3 + dim] = array.shape[dim];
+    descriptor[3 + rank + dim] = stride;
+    stride *= array.shape[dim];
+  }
+  return descriptor;
+}
+
+llvm::Expected<llvm::SmallVector<NpyArray>>
+CompiledModel::run(llvm::ArrayRef<NpyArray> given, ObservationSink *sink) {
+  llvm::SmallVector<NpyArray> outputs;
+  for (const TensorSignature &result : results)
+    outputs.emplace_back(result.dtype, result.shape);
+
+  // The C interface takes a pointer to each descriptor; the packed call
+  // takes a pointer to each of those pointers.
+  std::vector<std::vector<int64_t>> descriptors;
+  for (const NpyArray &array : given)
+    descriptors.push_back(makeDescriptor(array));
+  for (const NpyArray &array : outputs)
+    descriptors.push_back(makeDescriptor(array));
+  llvm::SmallVector<void *> descriptorPointers;
+  for (std::vector<int64_t> &descriptor : descriptors)
+    descriptorPointers.push_back(descriptor.data());
+  llvm::SmallVector<void *> packed;
+  for (void *&pointer : descriptorPointers)
+    packed.push_back(&pointer);
+
+  currentSink = sink;
+  llvm::Error error = engine->invokePacked("_mlir_ciface_" + entry, packed);
+  currentSink = nullptr;
+  if (error)
+    return std::move(error);
+  return outputs;
+}

@@ -1,0 +1,101 @@
+// RUN: quant-opt %s --qfx-lower-quant-to-linalg --split-input-file | FileCheck %s
+
+// Quantize then dequantize per tensor: PyTorch's arithmetic, in its order.
+// The pair must not fold away (upstream folds dcast(qcast(x)) to x).
+// CHECK-LABEL: func.func @per_tensor
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK-DAG: %[[INV:.*]] = arith.constant 1.000000e+01 : f32
+// CHECK-DAG: %[[ZP:.*]] = arith.constant 128 : i64
+// CHECK-DAG: %[[QMIN:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[QMAX:.*]] = arith.constant 255 : i64
+// CHECK: %[[Q:.*]] = linalg.generic
+// CHECK:   %[[M:.*]] = arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK:   %[[R:.*]] = math.roundeven %[[M]] : f32
+// CHECK:   %[[ZF:.*]] = arith.sitofp %[[ZP]] : i64 to f32
+// CHECK:   %[[A:.*]] = arith.addf %[[R]], %[[ZF]] : f32
+// CHECK:   %[[I:.*]] = arith.fptosi %[[A]] : f32 to i64
+// CHECK:   %[[LO:.*]] = arith.maxsi %[[I]], %[[QMIN]] : i64
+// CHECK:   %[[HI:.*]] = arith.minsi %[[LO]], %[[QMAX]] : i64
+// CHECK:   %[[T:.*]] = arith.trunci %[[HI]] : i64 to i8
+// CHECK:   linalg.yield %[[T]] : i8
+// CHECK: } -> tensor<2x3xi8>
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%[[Q]] : tensor<2x3xi8>)
+// CHECK:   %[[F:.*]] = arith.uitofp %{{.*}} : i8 to f32
+// CHECK:   %[[ZF2:.*]] = arith.sitofp %[[ZP]] : i64 to f32
+// CHECK:   %[[C:.*]] = arith.subf %[[F]], %[[ZF2]] : f32
+// CHECK:   %[[Y:.*]] = arith.mulf %[[C]], %[[SCALE]] : f32
+// CHECK:   linalg.yield %[[Y]] : f32
+// CHECK: return %[[D]]
+func.func @per_tensor(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %q = quant.qcast %x : tensor<2x3xf32> to tensor<2x3x!quant.uniform<u8:f32, 0.1:128>>
+  %d = quant.dcast %q : tensor<2x3x!quant.uniform<u8:f32, 0.1:128>> to tensor<2x3xf32>
+  return %d : tensor<2x3xf32>
+}
+
+// -----
+
+// Per-axis weights: integer constants, scales indexed by the channel.
+// CHECK: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK: #[[CH:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @per_axis_weight
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[\[}}1, -2, 3], [4, 5, -6]]> : tensor<2x3xi8>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<[1.000000e-01, 2.000000e-01, 3.000000e-01]> : tensor<3xf32>
+// CHECK-DAG: %[[Z:.*]] = arith.constant dense<[0, 1, -1]> : tensor<3xi64>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]]{{.*}} ins(%[[W]], %[[S]], %{{.*}}, %[[Z]] :
+// CHECK:   arith.sitofp %{{.*}} : i8 to f32
+// CHECK-NOT: quant.
+func.func @per_axis_weight() -> tensor<2x3xf32> {
+  %w = arith.constant dense<[[1, -2, 3], [4, 5, -6]]> : tensor<2x3xi8>
+  %q = quant.scast %w : tensor<2x3xi8> to tensor<2x3x!quant.uniform<i8:f32:1, {0.1, 0.2:1, 0.3:-1}>>
+  %d = quant.dcast %q : tensor<2x3x!quant.uniform<i8:f32:1, {0.1, 0.2:1, 0.3:-1}>> to tensor<2x3xf32>
+  return %d : tensor<2x3xf32>
+}
+
+// -----
+
+// Custom storage ranges clamp to them (quint4x2-style [0, 15]).
+// CHECK-LABEL: func.func @narrow_range
+// CHECK-DAG: arith.constant 15 : i64
+// CHECK: arith.minsi
+func.func @narrow_range(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %q = quant.qcast %x : tensor<4xf32> to tensor<4x!quant.uniform<u8<0:15>:f32, 0.5:2>>
+  %d = quant.dcast %q : tensor<4x!quant.uniform<u8<0:15>:f32, 0.5:2>> to tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fake_quant
+// CHECK: linalg.generic
+// CHECK:   arith.mulf
+// CHECK:   math.roundeven
+// CHECK:   arith.fptosi {{.*}} : f32 to i64
+// CHECK:   arith.subi
+// CHECK:   arith.sitofp {{.*}} : i64 to f32
+// CHECK:   arith.mulf
+// CHECK: } -> tensor<4xf32>
+func.func @fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = qfx.fake_quant %x as !quant.uniform<i8:f32, 0.25:-3> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Run-time scale and zero point; unsigned results go through a bitcast.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<f32>, %[[Z:.*]]: tensor<i32>)
+// CHECK: %[[SV:.*]] = tensor.extract %[[S]][] : tensor<f32>
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[SV]] : f32
+// CHECK: %[[ZV:.*]] = tensor.extract %[[Z]][] : tensor<i32>
+// CHECK: %[[Q:.*]] = linalg.generic
+// CHECK:   arith.mulf %{{.*}}, %[[INV]]
+// CHECK: } -> tensor<4xi8>
+// CHECK: %[[U:.*]] = tensor.bitcast %[[Q]] : tensor<4xi8> to tensor<4xui8>
+// CHECK: %[[B:.*]] = tensor.bitcast %[[U]] : tensor<4xui8> to tensor<4xi8>
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4xi8>)
+// CHECK:   arith.uitofp
+func.func @dynamic(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xf32> {
+  %q = qfx.quantize %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  %d = qfx.dequantize %q, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<i32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}

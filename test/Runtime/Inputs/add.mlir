@@ -1,0 +1,21 @@
+// Two inputs, two results of different dtypes.
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %s = tosa.add %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i = tosa.cast %s : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  return %s, %i : tensor<2x3xf32>, tensor<2x3xi32>
+}
+
+func.func @negate(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %n = tosa.negate %x, %zp, %zp : (tensor<2x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  return %n : tensor<2x3xf32>
+}
+
+func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  return %x : tensor<?x3xf32>
+}
+
+func.func @not_lowered(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %s, %z = qfx.choose_qparams %x range [0, 255] : tensor<2x3xf32> -> tensor<f32>, tensor<i32>
+  return %s : tensor<f32>
+}
