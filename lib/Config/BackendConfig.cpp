@@ -606,14 +606,15 @@ static BackendConfig buildTable(llvm::StringRef name,
 }
 
 llvm::ArrayRef<llvm::StringLiteral> qfx::getBackendConfigNames() {
-  static constexpr llvm::StringLiteral names[] = {"x86", "qnnpack", "onednn",
-                                                  "tosa"};
+  static constexpr llvm::StringLiteral names[] = {"x86", "fbgemm", "qnnpack",
+                                                  "onednn", "tosa"};
   return names;
 }
 
 std::optional<BackendConfig> qfx::getBackendConfig(llvm::StringRef name) {
-  // x86.py's dtype configs equal native.py's for every group qfx maps.
-  if (name == "x86" || name == "onednn")
+  // x86.py's and fbgemm.py's dtype configs equal native.py's for every group
+  // qfx maps.
+  if (name == "x86" || name == "fbgemm" || name == "onednn")
     return buildTable(name, nativeGroups());
   if (name == "qnnpack")
     return buildTable(name, qnnpackGroups());

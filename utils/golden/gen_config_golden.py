@@ -12,7 +12,7 @@ Writes, in qfx's JSON format (docs/Config.md):
   resolution.json         QConfigs PyTorch's own lookup functions pick for
                           call_function / call_module / call_method nodes
                           under a few QConfigMappings
-  backend_configs.json    the x86, qnnpack and native backend tables, with
+  backend_configs.json    the x86, fbgemm, qnnpack and native backend tables, with
                           patterns by public names in forward order and
                           dtype configs as indices into "dtype_configs"
   qconfig_support.json    whether PyTorch's prepare accepts a QConfig for a
@@ -41,6 +41,7 @@ from torch.ao.quantization.backend_config import (
     BackendPatternConfig,
     DTypeConfig,
     DTypeWithConstraints,
+    get_fbgemm_backend_config,
     get_native_backend_config,
     get_qnnpack_backend_config,
 )
@@ -380,6 +381,7 @@ def pattern_config_json(c, dtype_config_index):
 
 def gen_backend_configs():
     tables = {"x86": get_x86_backend_config(),
+              "fbgemm": get_fbgemm_backend_config(),
               "qnnpack": get_qnnpack_backend_config(),
               "native": get_native_backend_config()}
     # Dtype configs are listed once and referred to by index.

@@ -248,16 +248,17 @@ private:
   std::vector<BackendPatternConfig> configs;
 };
 
-/// The built-in backend tables: "x86", "qnnpack", "onednn", "tosa".
+/// The built-in backend tables: "x86", "fbgemm", "qnnpack", "onednn",
+/// "tosa".
 llvm::ArrayRef<llvm::StringLiteral> getBackendConfigNames();
 
-/// The built-in table `name`, or none. The x86 and qnnpack tables carry
-/// PyTorch 1.13's get_x86_backend_config / get_qnnpack_backend_config dtype
-/// configs, and onednn carries get_native_backend_config's (1.13 has no
-/// onednn table; prepare_fx uses the native one), for the PyTorch patterns
-/// that have a TOSA form (see getTorchToTOSAPatterns). The tosa table is
-/// qfx's own: qint8 activations, symmetric qint8 weights ([-127, 127]) and
-/// qint32 bias.
+/// The built-in table `name`, or none. The x86, fbgemm and qnnpack tables
+/// carry PyTorch 1.13's get_x86_backend_config / get_fbgemm_backend_config /
+/// get_qnnpack_backend_config dtype configs, and onednn carries
+/// get_native_backend_config's (1.13 has no onednn table; prepare_fx uses the
+/// native one), for the PyTorch patterns that have a TOSA form (see
+/// getTorchToTOSAPatterns). The tosa table is qfx's own: qint8 activations,
+/// symmetric qint8 weights ([-127, 127]) and qint32 bias.
 std::optional<BackendConfig> getBackendConfig(llvm::StringRef name);
 
 /// One PyTorch pattern and the TOSA pattern it becomes after import.

@@ -67,7 +67,8 @@ llvm::Expected<BackendConfig> parseBackendConfigText(llvm::StringRef text,
 /// A preset ("default:x86", "default:fbgemm", "default:qnnpack",
 /// "default:onednn") or the path of a QConfigMapping JSON file.
 llvm::Expected<QConfigMapping> loadQConfigMapping(llvm::StringRef pathOrPreset);
-/// A built-in table ("x86", "qnnpack", "onednn", "tosa") or the path of a
+/// A built-in table ("x86", "fbgemm", "qnnpack", "onednn", "tosa") or the
+/// path of a
 /// BackendConfig JSON file.
 llvm::Expected<BackendConfig> loadBackendConfig(llvm::StringRef nameOrPath);
 

@@ -91,6 +91,9 @@ void checkAgainstPyTorch(llvm::StringRef name, llvm::StringRef torchName) {
 }
 
 TEST(BackendConfig, X86MatchesPyTorch) { checkAgainstPyTorch("x86", "x86"); }
+TEST(BackendConfig, FbgemmMatchesPyTorch) {
+  checkAgainstPyTorch("fbgemm", "fbgemm");
+}
 TEST(BackendConfig, QnnpackMatchesPyTorch) {
   checkAgainstPyTorch("qnnpack", "qnnpack");
 }
@@ -180,7 +183,7 @@ TEST(BackendConfig, TablesRoundTripThroughJSON) {
     EXPECT_TRUE(*parsed == table);
     EXPECT_EQ(printJSON(backendConfigToJSON(*parsed)), text);
   }
-  EXPECT_FALSE(getBackendConfig("fbgemm"));
+  EXPECT_FALSE(getBackendConfig("native"));
 }
 
 } // namespace

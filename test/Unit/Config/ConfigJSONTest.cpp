@@ -136,7 +136,7 @@ TEST(ConfigJSONErrors, MissingFile) {
   ASSERT_FALSE(bool(backend));
   EXPECT_EQ(llvm::toString(backend.takeError()),
             "x86.json: cannot read the backend config (a JSON file or one of "
-            "x86, qnnpack, onednn, tosa): No such file or directory");
+            "x86, fbgemm, qnnpack, onednn, tosa): No such file or directory");
 }
 
 TEST(ConfigJSONErrors, MalformedJSON) {
@@ -310,7 +310,7 @@ TEST(ConfigJSONErrors, BadPatterns) {
             "input_roles; expected \"weight\", \"bias\"");
   EXPECT_EQ(backendError(R"("tensorrt")"),
             "backend.json: unknown backend config 'tensorrt'; expected one of "
-            "x86, qnnpack, onednn, tosa");
+            "x86, fbgemm, qnnpack, onednn, tosa");
 }
 
 } // namespace

@@ -188,6 +188,7 @@ void expectTableSupports(llvm::StringRef name, const QConfig &qconfig) {
 
 TEST(QConfigSupport, TablesAcceptTheirBackendsDefaultQConfig) {
   expectTableSupports("x86", *getDefaultQConfig("x86"));
+  expectTableSupports("fbgemm", *getDefaultQConfig("fbgemm"));
   expectTableSupports("onednn", *getDefaultQConfig("onednn"));
   expectTableSupports("qnnpack", *getDefaultQConfig("qnnpack"));
   expectTableSupports("qnnpack",
