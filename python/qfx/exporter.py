@@ -156,11 +156,12 @@ def _window_extent(in_size, pad_before, pad_after, out_size, stride, extent):
 
 
 class _Exporter:
-    def __init__(self, gm, recorded: dict, scope: dict):
+    def __init__(self, gm, root, recorded: dict, scope: dict):
         self.gm = gm
         self.recorded = recorded
         self.scope = scope
-        self.modules = dict(gm.named_modules())
+        # The traced-through modules too, to name the owner of a functional call.
+        self.modules = dict(root.named_modules())
         self.w = TosaWriter()
         self.env: dict = {}
         self.converted: dict = {}
@@ -937,4 +938,4 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
 
     gm, node_scope = _trace(model)
     recorded = _record(gm, example_inputs)
-    return _Exporter(gm, recorded, node_scope).run(func_name)
+    return _Exporter(gm, model, recorded, node_scope).run(func_name)

@@ -447,6 +447,7 @@ def test_unsupported_function_names_its_enclosing_module():
         export_tosa(Outer().eval(), (torch.randn(2, 3),))
     error = failure.value
     assert (error.node, error.target, error.module) == ("exp", "torch.exp", "block")
+    assert error.module_type.endswith(".Inner")
     assert "unsupported function" in str(error)
 
 
