@@ -87,6 +87,11 @@ def _qualified_name(obj) -> str:
             name = getattr(obj, "__name__", None)
             if name and getattr(namespace, name, None) is obj:
                 return f"{prefix}.{name}"
+        # Wrapped functionals (F.max_pool2d is a boolean_dispatch closure
+        # named "fn") are found by identity.
+        for name, value in vars(F).items():
+            if value is obj and not name.startswith("_"):
+                return f"torch.nn.functional.{name}"
     if getattr(obj, "__module__", None) == "_operator":
         return f"operator.{obj.__name__}"
     module = getattr(obj, "__module__", None) or ""
@@ -296,8 +301,8 @@ class _Exporter:
         handler(self, node, module, x, node.target, _module_type_name(module))
 
     def m_linear(self, node, m, x, loc, origin):
-        weight = m.weight.detach().numpy()
-        bias = m.bias.detach().numpy() if m.bias is not None else np.zeros(m.out_features, np.float32)
+        weight = m.weight.detach().cpu().numpy()
+        bias = m.bias.detach().cpu().numpy() if m.bias is not None else np.zeros(m.out_features, np.float32)
         self.linear(node, x, weight, bias, loc, origin)
 
     def linear(self, node, x: _Value, weight, bias, loc, origin):
@@ -323,7 +328,7 @@ class _Exporter:
             self.fail(node, f"Conv2d expects a 4-D (NCHW) input, got rank {x.rank}")
         src = self.in_layout(node, x, _NHWC, loc)
         self.conv_nhwc(node, m, src, _pair(m.kernel_size), _pair(m.stride), _pair(m.dilation),
-                       self.conv_padding(node, m, 2), m.weight.detach().numpy(), loc, origin,
+                       self.conv_padding(node, m, 2), m.weight.detach().cpu().numpy(), loc, origin,
                        self.out_shape(node)[2:])
 
     def m_conv1d(self, node, m, x, loc, origin):
@@ -333,7 +338,7 @@ class _Exporter:
         n, length, c = src.shape
         src4 = self.w.reshape(src, (n, 1, length, c), loc, None)
         (pad_l, pad_r), = self.conv_padding(node, m, 1)
-        weight = m.weight.detach().numpy()[:, :, None, :]  # O, I/g, 1, K
+        weight = m.weight.detach().cpu().numpy()[:, :, None, :]  # O, I/g, 1, K
         y = self.conv_core(node, m, src4, (1, _single(m.kernel_size)), (1, _single(m.stride)),
                            (1, _single(m.dilation)), ((0, 0), (pad_l, pad_r)), weight, loc, origin,
                            (1, self.out_shape(node)[2]))
@@ -372,7 +377,7 @@ class _Exporter:
         pb, cut_h = _window_extent(h, pt, pb0, out_hw[0], stride[0], extents[0])
         pr, cut_w = _window_extent(wd, pl, pr0, out_hw[1], stride[1], extents[1])
         src = w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
-        bias = m.bias.detach().numpy() if m.bias is not None else np.zeros(out_channels, np.float32)
+        bias = m.bias.detach().cpu().numpy() if m.bias is not None else np.zeros(out_channels, np.float32)
         attrs = (
             f"acc_type = f32, pad = array<i64: {pt}, {pb}, {pl}, {pr}>, "
             f"stride = array<i64: {stride[0]}, {stride[1]}>, "
@@ -420,8 +425,8 @@ class _Exporter:
         c = scale.shape[0]
         plain_shape = [1] * x.rank
         plain_shape[1] = c
-        scale = scale.numpy().astype(np.float32).reshape(plain_shape)
-        shift = np.asarray(shift.numpy(), np.float32).reshape(plain_shape)
+        scale = scale.cpu().numpy().astype(np.float32).reshape(plain_shape)
+        shift = shift.cpu().numpy().astype(np.float32).reshape(plain_shape)
         src = x.tensor
         sc = self.const_in_layout(scale, x.layout, loc, f"{node.name}_scale")
         y = self.w.mul(src, sc, src.shape, loc, origin)

@@ -320,6 +320,39 @@ def test_functionals_export_with_node_locations_and_origins(tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
+class Functionals2d(nn.Module):
+    def forward(self, x):
+        x = F.max_pool2d(x, 3, stride=2, padding=1)
+        x = F.avg_pool2d(x, 3, 1, 1, count_include_pad=False)
+        y = F.adaptive_avg_pool2d(x, (2, 1))
+        y = F.relu6(y * 4)
+        y = F.hardtanh(y, -2.0, 2.5)
+        y = F.hardswish(y)
+        y = torch.relu(y.tanh())
+        return F.dropout(y, 0.2, training=False).contiguous()
+
+
+@pytest.mark.filterwarnings("ignore:nn.functional")
+def test_functional_window_ops_and_activations(tmp_path):
+    model = Functionals2d().eval()
+    x = torch.randn(2, 3, 8, 6) * 3
+    text = export_tosa(model, (x,))
+    validate(text)
+    origins = [(origin, loc) for _, origin, loc in ops(text) if origin]
+    for expected in [
+        ("torch.nn.functional.max_pool2d", '"max_pool2d"'),
+        ("torch.nn.functional.avg_pool2d", '"avg_pool2d"'),
+        ("torch.nn.functional.adaptive_avg_pool2d", '"adaptive_avg_pool2d"'),
+        ("torch.nn.functional.relu6", '"relu6"'),
+        ("torch.nn.functional.hardtanh", '"hardtanh"'),
+        ("torch.nn.functional.hardswish", '"hardswish"'),
+        ("torch.Tensor.tanh", '"tanh"'),
+        ("torch.relu", '"relu"'),
+    ]:
+        assert expected in origins, (expected, origins)
+    assert_matches_torch(model, x, text, tmp_path)
+
+
 def test_flatten_after_pooling_to_1x1_needs_no_transpose(tmp_path):
     model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()
     x = torch.randn(2, 3, 6, 6)
@@ -378,21 +411,23 @@ def test_multiple_outputs(tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
-def test_weights_round_trip_bit_exactly():
-    model = Wrap(nn.Linear(64, 32)).eval()
+@pytest.mark.parametrize("rows", [32, 128], ids=["decimal", "hex_blob"])
+def test_weights_round_trip_bit_exactly(rows):
+    model = Wrap(nn.Linear(64, rows)).eval()
     with torch.no_grad():
-        bits = torch.randint(0, 2**31 - 1, (32, 64), dtype=torch.int64)
+        bits = torch.randint(0, 2**31 - 1, (rows, 64), dtype=torch.int64)
         # Random finite float32 bit patterns over the whole exponent range,
         # including subnormals, plus the extremes.
-        bits = bits & 0x7F7FFFFF | (torch.randint(0, 2, (32, 64)) << 31)
+        bits = bits & 0x7F7FFFFF | (torch.randint(0, 2, (rows, 64)) << 31)
         weights = torch.from_numpy(bits.numpy().astype(np.uint32).view(np.float32))
         weights[0, :4] = torch.tensor([3.4028235e38, -1.4e-45, 1.17549435e-38, 0.1])
         model.layer.weight.copy_(weights)
     text = export_tosa(model, (torch.zeros(1, 64),))
+    assert ('"0x' in text) == (rows * 64 >= 4096)
     hex_text = qfx.quant_opt(text, "--mlir-print-op-generic", "--mlir-print-elementsattrs-with-hex-if-larger=0")
-    m = re.search(r'values = dense<"0x([0-9A-F]+)"> : tensor<1x64x32xf32>', hex_text)
+    m = re.search(rf'values = dense<"0x([0-9A-F]+)"> : tensor<1x64x{rows}xf32>', hex_text)
     assert m is not None
-    parsed = np.frombuffer(bytes.fromhex(m.group(1)), np.float32).reshape(64, 32)
+    parsed = np.frombuffer(bytes.fromhex(m.group(1)), np.float32).reshape(64, rows)
     assert np.array_equal(parsed.view(np.uint32), weights.numpy().T.view(np.uint32))
 
 
