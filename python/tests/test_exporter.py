@@ -353,6 +353,73 @@ def test_functional_window_ops_and_activations(tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
+class BasicBlock(nn.Module):
+    """torchvision's ResNet BasicBlock, with a strided 1x1 downsample."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = randomized_bn(nn.BatchNorm2d(cout))
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = randomized_bn(nn.BatchNorm2d(cout))
+        self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                        randomized_bn(nn.BatchNorm2d(cout)))
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out += self.downsample(x)
+        return self.relu(out)
+
+
+class InvertedResidual(nn.Module):
+    """MobileNetV3's block: expand, depthwise, hardswish, project, skip."""
+
+    def __init__(self, c, expand):
+        super().__init__()
+        self.expand = nn.Sequential(nn.Conv2d(c, c * expand, 1, bias=False),
+                                    randomized_bn(nn.BatchNorm2d(c * expand)), nn.Hardswish())
+        self.depthwise = nn.Sequential(nn.Conv2d(c * expand, c * expand, 5, 1, 2, groups=c * expand, bias=False),
+                                       randomized_bn(nn.BatchNorm2d(c * expand)), nn.Hardswish())
+        self.project = nn.Sequential(nn.Conv2d(c * expand, c, 1, bias=False), randomized_bn(nn.BatchNorm2d(c)))
+
+    def forward(self, x):
+        return x + self.project(self.depthwise(self.expand(x)))
+
+
+class SmallNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1, bias=False), randomized_bn(nn.BatchNorm2d(8)),
+                                  nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1))
+        self.layer1 = nn.Sequential(BasicBlock(8, 16, 2), InvertedResidual(16, 2))
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(16, 10))
+
+    def forward(self, x):
+        x = self.avgpool(self.layer1(self.stem(x)))
+        return self.classifier(torch.flatten(x, 1))
+
+
+def test_small_resnet_mobilenet_style_network(tmp_path):
+    torch.manual_seed(3)
+    model = SmallNet().eval()
+    x = torch.randn(2, 3, 23, 29)
+    text = export_tosa(model, (x,))
+    validate(text)
+    printed = ops(text)
+    located = {(op, origin, loc) for op, origin, loc in printed if origin}
+    assert ("tosa.conv2d", "torch.nn.Conv2d", '"layer1.0.downsample.0"') in located
+    assert ("tosa.depthwise_conv2d", "torch.nn.Conv2d", '"layer1.1.depthwise.0"') in located
+    assert ("tosa.add", "torch.nn.BatchNorm2d", '"layer1.0.downsample.1"') in located
+    # `out += ...` on an FX proxy is recorded as operator.add.
+    assert ("tosa.add", "operator.add", '"add"') in located
+    # NHWC from the stem to the pool: one transpose in, none out (1x1 pool).
+    assert [loc for op, _, loc in printed if op == "tosa.transpose"] == ['"stem.0"']
+    assert_matches_torch(model, x, text, tmp_path)
+
+
 def test_flatten_after_pooling_to_1x1_needs_no_transpose(tmp_path):
     model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()
     x = torch.randn(2, 3, 6, 6)
