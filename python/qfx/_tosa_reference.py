@@ -153,7 +153,9 @@ _EVAL: Dict[str, Callable] = {
         o, axis=int(re.search(r"axis = (-?\d+) : i32", a).group(1))
     ),
     "tosa.slice": _slice,
-    "tosa.matmul": lambda o, a, s: np.matmul(o[0].astype(np.float64), o[1].astype(np.float64)).astype(np.float32),
+    "tosa.matmul": lambda o, a, s: np.matmul(o[0].astype(np.float64), o[1].astype(np.float64)).astype(
+        np.float32
+    ),
     "tosa.max_pool2d": _max_pool,
     "tosa.avg_pool2d": _avg_pool,
 }

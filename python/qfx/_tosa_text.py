@@ -183,7 +183,9 @@ class TosaWriter:
             hint="transpose",
         )
 
-    def slice(self, x: Tensor, start: Sequence[int], size: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
+    def slice(
+        self, x: Tensor, start: Sequence[int], size: Sequence[int], loc: str, origin: Optional[str]
+    ) -> Tensor:
         if tuple(size) == x.shape:
             return x
         rank = len(x.shape)

@@ -178,7 +178,8 @@ class _Exporter:
     def fail(self, node, reason: str):
         if node.op == "call_module":
             module = self.modules.get(node.target)
-            raise ExportError(node, reason, node.target, _module_type_name(module) if module is not None else "")
+            module_type = _module_type_name(module) if module is not None else ""
+            raise ExportError(node, reason, node.target, module_type)
         owner = self.scope.get(node, "")
         owner_module = self.modules.get(owner)
         owner_type = _module_type_name(owner_module) if owner_module is not None else ""
@@ -282,7 +283,9 @@ class _Exporter:
         shape = tuple(result.shape)
         expected = tuple(shape[d] for d in layout)
         if tensor.shape != expected:  # an exporter bug, not a user error
-            raise AssertionError(f"{node.name}: exported shape {tensor.shape}, PyTorch's {shape} as {expected}")
+            raise AssertionError(
+                f"{node.name}: exported shape {tensor.shape}, PyTorch's {shape} held as {expected}"
+            )
         self.env[node] = _Value(tensor, layout, shape)
 
     def alias(self, node, src: _Value):
@@ -447,7 +450,8 @@ class _Exporter:
         self.clamp(node, x, m.min_val, m.max_val, loc, origin)
 
     def unary(self, node, x: _Value, opname, loc, origin):
-        self.set_tensor(node, self.w.op(opname, [x.tensor], x.tensor.shape, loc, origin, hint=node.name), x.layout)
+        y = self.w.op(opname, [x.tensor], x.tensor.shape, loc, origin, hint=node.name)
+        self.set_tensor(node, y, x.layout)
 
     def m_sigmoid(self, node, m, x, loc, origin):
         self.unary(node, x, "sigmoid", loc, origin)
@@ -480,14 +484,16 @@ class _Exporter:
     def m_maxpool2d(self, node, m, x, loc, origin):
         if m.return_indices:
             self.fail(node, "MaxPool2d with return_indices is not supported")
-        self.max_pool(node, x, _pair(m.kernel_size), _pair(m.stride if m.stride is not None else m.kernel_size),
-                      _pair(m.padding), _pair(m.dilation), loc, origin)
+        stride = _pair(m.stride if m.stride is not None else m.kernel_size)
+        self.max_pool(node, x, _pair(m.kernel_size), stride, _pair(m.padding), _pair(m.dilation),
+                      loc, origin)
 
     def m_avgpool2d(self, node, m, x, loc, origin):
         if m.divisor_override is not None:
             self.fail(node, "AvgPool2d with divisor_override is not supported")
-        self.avg_pool(node, x, _pair(m.kernel_size), _pair(m.stride if m.stride is not None else m.kernel_size),
-                      _pair(m.padding), m.count_include_pad, loc, origin)
+        stride = _pair(m.stride if m.stride is not None else m.kernel_size)
+        self.avg_pool(node, x, _pair(m.kernel_size), stride, _pair(m.padding), m.count_include_pad,
+                      loc, origin)
 
     def m_adaptive_avgpool2d(self, node, m, x, loc, origin):
         self.adaptive_avg_pool(node, x, loc, origin)
@@ -508,7 +514,8 @@ class _Exporter:
         pb, cut_h = _window_extent(h, padding[0], padding[0], out[2], stride[0], kernel[0])
         pr, cut_w = _window_extent(wd, padding[1], padding[1], out[3], stride[1], kernel[1])
         src = self.w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
-        attrs = (f"kernel = array<i64: {kernel[0]}, {kernel[1]}>, stride = array<i64: {stride[0]}, {stride[1]}>, "
+        attrs = (f"kernel = array<i64: {kernel[0]}, {kernel[1]}>, "
+                 f"stride = array<i64: {stride[0]}, {stride[1]}>, "
                  f"pad = array<i64: {padding[0]}, {pb}, {padding[1]}, {pr}>")
         y = self.w.op("max_pool2d", [src], (n, out[2], out[3], c), loc, origin, attrs=attrs, hint=node.name)
         self.set_tensor(node, y, _NHWC)
@@ -536,7 +543,8 @@ class _Exporter:
         pb, cut_h = _window_extent(h, pads[0], pads[1], out[2], stride[0], kernel[0])
         pr, cut_w = _window_extent(wd, pads[2], pads[3], out[3], stride[1], kernel[1])
         src = w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
-        self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]), loc, origin)
+        self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]),
+                           loc, origin)
 
     def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin):
         w = self.w
@@ -546,7 +554,8 @@ class _Exporter:
         attrs = (f"acc_type = f32, kernel = array<i64: {kernel[0]}, {kernel[1]}>, "
                  f"stride = array<i64: {stride[0]}, {stride[1]}>, "
                  f"pad = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>")
-        y = w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin, attrs=attrs, hint=node.name)
+        y = w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin,
+                 attrs=attrs, hint=node.name)
         self.set_tensor(node, y, _NHWC)
 
     def adaptive_avg_pool(self, node, x, loc, origin):
@@ -556,7 +565,8 @@ class _Exporter:
         kernel = []
         for size, o in ((h, out[2]), (wd, out[3])):
             if size % o != 0:
-                self.fail(node, f"adaptive average pooling from {size} to {o} (not a divisor) is not supported")
+                self.fail(node, f"adaptive average pooling from {size} to {o} "
+                                "(not a divisor) is not supported")
             kernel.append(size // o)
         self.emit_avg_pool(node, src, kernel, kernel, (0, 0, 0, 0), (out[2], out[3]), loc, origin)
 
@@ -736,7 +746,8 @@ def _f_identity(ex, node, loc, origin):
 
 
 def _f_dropout(ex, node, loc, origin):
-    a = ex.args_kwargs(node, ["input", "p", "training", "inplace"], {"p": 0.5, "training": True, "inplace": False})
+    a = ex.args_kwargs(node, ["input", "p", "training", "inplace"],
+                       {"p": 0.5, "training": True, "inplace": False})
     if ex.static(node, a["training"]):
         ex.fail(node, "dropout in training mode is not supported")
     ex.alias(node, ex.tensor_arg(node, a["input"]))
@@ -766,7 +777,8 @@ def _f_hardtanh(ex, node, loc, origin):
 def _f_max_pool2d(ex, node, loc, origin):
     a = ex.args_kwargs(node, ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
                               "return_indices"],
-                       {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False, "return_indices": False})
+                       {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False,
+                        "return_indices": False})
     if ex.static(node, a["return_indices"]):
         ex.fail(node, "max_pool2d with return_indices is not supported")
     kernel = _pair(ex.static(node, a["kernel_size"]))
