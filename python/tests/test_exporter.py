@@ -616,7 +616,9 @@ def test_committed_models_are_what_the_script_writes(tmp_path):
     )
     for name in MODEL_NAMES:
         assert (tmp_path / f"{name}.mlir").read_text() == (MODELS / f"{name}.mlir").read_text(), name
-        for kind in ("input", "output", "calib"):
+        for kind in ("input", "calib"):
             fresh = np.load(tmp_path / f"{name}.{kind}.npy")
             committed = np.load(MODELS / f"{name}.{kind}.npy")
             assert np.array_equal(fresh, committed), (name, kind)
+        # PyTorch's kernels may round differently on another CPU.
+        assert_close(np.load(tmp_path / f"{name}.output.npy"), np.load(MODELS / f"{name}.output.npy"), 1e-6)
