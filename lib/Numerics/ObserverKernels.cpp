@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 using namespace qfx;
 using namespace qfx::detail;
@@ -29,7 +30,7 @@ using namespace qfx::detail;
 #endif
 
 namespace {
-constexpr int kLanes = 16;
+constexpr int kLanes = 64;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 } // namespace
 
@@ -74,18 +75,22 @@ bool qfx::detail::scanPerChannelMinMax(const float *data, int64_t outer,
                                        int64_t channels, int64_t inner,
                                        float *minVals, float *maxVals) {
   if (inner == 1) {
-    // Channels are the innermost dimension: fold whole rows elementwise.
-    float flag = 0;
+    // Channels are the innermost dimension: fold whole rows elementwise. An
+    // all-ones exponent marks NaN or infinity; OR-ing the flags is a
+    // reduction the vectorizer may reorder, unlike a float sum.
+    uint32_t nonFinite = 0;
     for (int64_t o = 0; o < outer; ++o) {
       const float *row = data + o * channels;
       for (int64_t c = 0; c < channels; ++c) {
         float v = row[c];
+        uint32_t bits;
+        std::memcpy(&bits, &row[c], sizeof(bits));
         minVals[c] = v < minVals[c] ? v : minVals[c];
         maxVals[c] = v > maxVals[c] ? v : maxVals[c];
-        flag += v - v;
+        nonFinite |= (bits & 0x7f800000u) == 0x7f800000u;
       }
     }
-    return flag == 0;
+    return nonFinite == 0;
   }
   bool allFinite = true;
   for (int64_t o = 0; o < outer; ++o) {
@@ -110,16 +115,20 @@ void qfx::detail::countNonFinite(const float *data, int64_t n, int64_t &numNaN,
 }
 
 QFX_MULTIVERSION
-void qfx::detail::histogramCounts(const float *data, int64_t n, float left,
-                                  float right, int64_t bins, int64_t *counts) {
+static void histogramBlockCounts(const float *data, int64_t n, float left,
+                                 float right, int64_t bins,
+                                 uint32_t *subCounts) {
   // Dropped values get an index past the last bin, so that the index
-  // computation has no branch and vectorizes; the scatter stays scalar.
+  // computation has no branch and vectorizes. The scatter stays scalar; it
+  // round-robins over four sub-histograms so that runs of equal bins do not
+  // serialize on one counter.
   constexpr int kBlock = 256;
   int32_t index[kBlock];
   const float numBins = static_cast<float>(bins);
   const float width = right - left;
   const int32_t last = static_cast<int32_t>(bins - 1);
   const int32_t dropped = static_cast<int32_t>(bins);
+  const int64_t stride = bins + 1;
   for (int64_t i = 0; i < n; i += kBlock) {
     int m = static_cast<int>(std::min<int64_t>(kBlock, n - i));
     for (int j = 0; j < m; ++j) {
@@ -131,9 +140,30 @@ void qfx::detail::histogramCounts(const float *data, int64_t n, float left,
       bin = bin > last ? last : bin;
       index[j] = inside ? bin : dropped;
     }
-    for (int j = 0; j < m; ++j)
-      if (index[j] != dropped)
-        ++counts[index[j]];
+    int j = 0;
+    for (; j + 4 <= m; j += 4) {
+      ++subCounts[index[j]];
+      ++subCounts[stride + index[j + 1]];
+      ++subCounts[2 * stride + index[j + 2]];
+      ++subCounts[3 * stride + index[j + 3]];
+    }
+    for (; j < m; ++j)
+      ++subCounts[index[j]];
+  }
+}
+
+void qfx::detail::histogramCounts(const float *data, int64_t n, float left,
+                                  float right, int64_t bins, int64_t *counts) {
+  // uint32 sub-counts cannot overflow within a chunk.
+  constexpr int64_t kChunk = int64_t(1) << 30;
+  std::vector<uint32_t> subCounts(4 * (bins + 1));
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    std::fill(subCounts.begin(), subCounts.end(), 0);
+    histogramBlockCounts(data + begin, std::min(kChunk, n - begin), left, right,
+                         bins, subCounts.data());
+    for (int64_t b = 0; b < bins; ++b)
+      for (int64_t k = 0; k < 4; ++k)
+        counts[b] += subCounts[k * (bins + 1) + b];
   }
 }
 

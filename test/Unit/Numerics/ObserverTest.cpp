@@ -68,6 +68,52 @@ TEST(Observer, NonFiniteValuesAreAnErrorNamingTheTensor) {
   }
 }
 
+TEST(Observer, NonFiniteValuesInChannelsLastTensors) {
+  // Channels along the last axis take the row-wise kernel.
+  Observer observer = makeObserver(perChannelSpec(-1));
+  std::vector<float> data = randomData(6 * 70, 1, 0, 11);
+  data[6 * 70 - 1] = std::numeric_limits<float>::infinity();
+  llvm::Error err = observer.observe(data, {6, 70}, "act");
+  ASSERT_TRUE(!!err);
+  EXPECT_NE(llvm::toString(std::move(err)).find("0 NaN and 1 infinite"),
+            std::string::npos);
+  EXPECT_FALSE(observer.hasStatistics());
+}
+
+TEST(Observer, VectorizedScansMatchAPlainLoop) {
+  // Every size around the kernels' lane and block widths, every axis.
+  for (int64_t rows : {1, 3, 17}) {
+    for (int64_t cols : {1, 2, 15, 16, 63, 64, 65, 130, 257}) {
+      std::vector<float> data =
+          randomData(rows * cols, 3, 0.5f, unsigned(rows * 1000 + cols));
+      for (int64_t axis : {0, 1}) {
+        Observer observer = makeObserver(perChannelSpec(axis));
+        ASSERT_FALSE(
+            llvm::errorToBool(observer.observe(data, {rows, cols}, "x")));
+        int64_t channels = axis == 0 ? rows : cols;
+        std::vector<float> mins(channels, INFINITY), maxs(channels, -INFINITY);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            int64_t ch = axis == 0 ? r : c;
+            mins[ch] = std::min(mins[ch], data[r * cols + c]);
+            maxs[ch] = std::max(maxs[ch], data[r * cols + c]);
+          }
+        const ObserverState &state = observer.getState();
+        EXPECT_EQ(
+            std::vector<float>(state.minVals.begin(), state.minVals.end()),
+            mins);
+        EXPECT_EQ(
+            std::vector<float>(state.maxVals.begin(), state.maxVals.end()),
+            maxs);
+      }
+      Observer perTensor = makeObserver(ObserverSpec(ObserverKind::MinMax));
+      ASSERT_FALSE(llvm::errorToBool(perTensor.observe(data, {}, "x")));
+      EXPECT_EQ(perTensor.getState().minVals[0], *llvm::min_element(data));
+      EXPECT_EQ(perTensor.getState().maxVals[0], *llvm::max_element(data));
+    }
+  }
+}
+
 TEST(Observer, MinMaxStatesOfTwoHalvesMergeIntoTheWhole) {
   std::vector<float> first = randomData(1000, 2, 1, 2);
   std::vector<float> second = randomData(1000, 5, -3, 3);
