@@ -173,6 +173,10 @@ MODULE_CASES = [
     ("adaptive_avgpool2d_divisible", lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 4, 6),
      "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
     ("flatten", nn.Flatten, (2, 3, 4, 5), "torch.nn.Flatten", "tosa.reshape"),
+    ("unflatten", lambda: nn.Unflatten(1, (2, 3)), (2, 6), "torch.nn.Unflatten", "tosa.reshape"),
+    ("conv1d_groups", lambda: nn.Conv1d(4, 6, 2, groups=2), (2, 4, 5), "torch.nn.Conv1d", "tosa.conv2d"),
+    ("batchnorm2d_no_affine", lambda: nn.BatchNorm2d(3, affine=False), (2, 3, 2, 2), "torch.nn.BatchNorm2d",
+     "tosa.add"),
 ]
 
 
