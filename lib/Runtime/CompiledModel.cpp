@@ -142,7 +142,9 @@ llvm::Error CompiledModel::checkInputs(llvm::ArrayRef<NpyArray> given) const {
 static std::string getLoweringPasses(bool calibrate) {
   std::string observers =
       calibrate ? "qfx-lower-observers{calibrate=true}" : "qfx-lower-observers";
-  return "symbol-dce,qfx-inline-fused," + observers +
+  // Observers are lowered first: their runtime slots count every
+  // qfx.observe of the module, before symbol-dce drops other functions.
+  return observers + ",symbol-dce,qfx-inline-fused" +
          ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
          "tosa-to-linalg,tosa-to-arith,tosa-to-tensor,tosa-to-scf),"
          "convert-elementwise-to-linalg,canonicalize,"

@@ -95,13 +95,6 @@ std::string NpyArray::getShapeString() const {
       llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
 }
 
-NpyArray NpyArray::getSample(int64_t index) const {
-  NpyArray sample(dtype, llvm::ArrayRef<int64_t>(shape).drop_front());
-  size_t bytes = sample.getNumBytes();
-  std::copy_n(data.begin() + index * bytes, bytes, sample.data.begin());
-  return sample;
-}
-
 static llvm::Error npyError(llvm::StringRef name, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  name + ": " + message);
@@ -123,8 +116,18 @@ static std::optional<llvm::StringRef> findValue(llvm::StringRef header,
   return std::nullopt;
 }
 
-llvm::Expected<NpyArray> qfx::parseNpy(llvm::StringRef bytes,
-                                       llvm::StringRef name) {
+namespace {
+/// The header of a .npy file: the array's dtype and shape, and where its data
+/// starts.
+struct NpyHeader {
+  NpyDType dtype;
+  llvm::SmallVector<int64_t> shape;
+  size_t payloadOffset;
+};
+} // namespace
+
+static llvm::Expected<NpyHeader> parseHeader(llvm::StringRef bytes,
+                                             llvm::StringRef name) {
   if (!bytes.starts_with(kMagic))
     return npyError(name, "not a .npy file (expected the magic \\x93NUMPY)");
   if (bytes.size() < 10)
@@ -196,8 +199,7 @@ llvm::Expected<NpyArray> qfx::parseNpy(llvm::StringRef bytes,
   size_t close = shapeText->find(')');
   if (close == llvm::StringRef::npos)
     return npyError(name, "malformed 'shape' in .npy header");
-  NpyArray array;
-  array.dtype = *dtype;
+  NpyHeader result{*dtype, {}, headerStart + headerLength};
   llvm::SmallVector<llvm::StringRef> dims;
   shapeText->take_front(close).split(dims, ',', /*MaxSplit=*/-1,
                                      /*KeepEmpty=*/false);
@@ -209,19 +211,63 @@ llvm::Expected<NpyArray> qfx::parseNpy(llvm::StringRef bytes,
     if (dim.getAsInteger(10, size) || size < 0)
       return npyError(name,
                       "malformed dimension '" + dim + "' in .npy 'shape'");
-    array.shape.push_back(size);
+    result.shape.push_back(size);
   }
 
-  size_t expected = array.getNumElements() * getNpyDTypeSize(*dtype);
-  llvm::StringRef payload = bytes.drop_front(headerStart + headerLength);
-  if (payload.size() != expected)
+  NpyArray shapeOnly;
+  shapeOnly.dtype = *dtype;
+  shapeOnly.shape = result.shape;
+  size_t expected = shapeOnly.getNumElements() * getNpyDTypeSize(*dtype);
+  size_t available = bytes.size() - result.payloadOffset;
+  if (available != expected)
     return npyError(name, llvm::formatv("{0} array of shape {1} needs {2} "
                                         "bytes of data, the file has {3}",
                                         getNpyDTypeName(*dtype),
-                                        array.getShapeString(), expected,
-                                        payload.size()));
+                                        shapeOnly.getShapeString(), expected,
+                                        available));
+  return result;
+}
+
+llvm::Expected<NpyArray> qfx::parseNpy(llvm::StringRef bytes,
+                                       llvm::StringRef name) {
+  llvm::Expected<NpyHeader> header = parseHeader(bytes, name);
+  if (!header)
+    return header.takeError();
+  NpyArray array;
+  array.dtype = header->dtype;
+  array.shape = std::move(header->shape);
+  llvm::StringRef payload = bytes.drop_front(header->payloadOffset);
   array.data.assign(payload.bytes_begin(), payload.bytes_end());
   return array;
+}
+
+llvm::Expected<NpySampleReader> NpySampleReader::open(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return npyError(path, "cannot read: " + buffer.getError().message());
+  llvm::Expected<NpyHeader> header = parseHeader((*buffer)->getBuffer(), path);
+  if (!header)
+    return header.takeError();
+  if (header->shape.empty())
+    return npyError(path, "expected a leading sample axis, got a scalar");
+  NpySampleReader reader;
+  reader.path = path.str();
+  reader.buffer = std::move(*buffer);
+  reader.payloadOffset = header->payloadOffset;
+  reader.dtype = header->dtype;
+  reader.numSamples = header->shape.front();
+  reader.sampleShape.assign(header->shape.begin() + 1, header->shape.end());
+  return reader;
+}
+
+NpyArray NpySampleReader::getSample(int64_t index) const {
+  NpyArray sample(dtype, sampleShape);
+  size_t bytes = sample.getNumBytes();
+  const char *start = buffer->getBufferStart() + payloadOffset + index * bytes;
+  std::copy_n(start, bytes, reinterpret_cast<char *>(sample.data.data()));
+  return sample;
 }
 
 llvm::Expected<NpyArray> qfx::readNpy(llvm::StringRef path) {

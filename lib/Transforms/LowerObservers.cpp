@@ -74,6 +74,9 @@ struct QFXLowerObserversPass
     callee.setPrivate();
     callee->setAttr(mlir::LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     builder.getUnitAttr());
+    // The runtime only reads the tensor: bufferization must neither copy it
+    // nor assume it changed.
+    callee.setArgAttr(1, "bufferization.access", builder.getStringAttr("read"));
     return mlir::success();
   }
 

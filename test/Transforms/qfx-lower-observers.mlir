@@ -10,7 +10,7 @@
 // STRIP: return %[[S]], %[[H]]
 
 // With calibration each observer calls the runtime with its walk-order slot.
-// CALIB: func.func private @qfxObserve(i64, tensor<*xf32>) attributes {llvm.emit_c_interface}
+// CALIB: func.func private @qfxObserve(i64, tensor<*xf32> {bufferization.access = "read"}) attributes {llvm.emit_c_interface}
 // CALIB-LABEL: func.func @observed
 // CALIB-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[H:.*]]: tensor<3xf16>)
 // CALIB-DAG: %[[SLOT0:.*]] = arith.constant 0 : i64

@@ -5,13 +5,17 @@
 //===----------------------------------------------------------------------===//
 //
 // quant-run MODEL.mlir --input=A.npy[,B.npy] [-o OUT.npy[,...]] [--bench=N]
+// quant-run OBSERVED.mlir --calibrate=A.npy[,B.npy] [-o CALIBRATED.mlir]
 //
 // JIT-compiles one function of a model at any stage of the qfx pipeline
-// (float TOSA, observed, reference) and runs it in-process.
+// (float TOSA, observed, reference) and runs it in-process; or calibrates
+// the observers of an observed model on sample inputs and writes their
+// statistics into the IR.
 //
 //===----------------------------------------------------------------------===//
 
 #include "qfx/InitQFX.h"
+#include "qfx/Runtime/Calibration.h"
 #include "qfx/Runtime/CompiledModel.h"
 #include "qfx/Runtime/Npy.h"
 
@@ -20,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -30,6 +35,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace cl = llvm::cl;
 
@@ -45,10 +51,17 @@ static cl::list<std::string>
     inputPaths("input", cl::CommaSeparated,
                cl::desc("The .npy file of each argument, in order"),
                cl::value_desc("A.npy,B.npy"), cl::cat(category));
-static cl::list<std::string>
-    outputPaths("o", cl::CommaSeparated,
-                cl::desc("Write each result to a .npy file, in order"),
-                cl::value_desc("OUT.npy,..."), cl::cat(category));
+static cl::list<std::string> outputPaths(
+    "o", cl::CommaSeparated,
+    cl::desc("Write each result to a .npy file, in order; with --calibrate, "
+             "the calibrated module (default: stdout)"),
+    cl::value_desc("OUT.npy,... | CALIBRATED.mlir"), cl::cat(category));
+static cl::list<std::string> calibrationPaths(
+    "calibrate", cl::CommaSeparated,
+    cl::desc("Calibrate the observers on samples: per argument, a .npy file "
+             "whose leading axis indexes samples, or a directory with one "
+             ".npy file per sample"),
+    cl::value_desc("A.npy,B.npy"), cl::cat(category));
 static cl::opt<unsigned>
     benchRuns("bench", cl::init(0),
               cl::desc("Time N runs after a warm-up and print the median, "
@@ -139,6 +152,162 @@ static int runBenchmark(qfx::CompiledModel &model,
   return 0;
 }
 
+/// The calibration samples of one argument: slices of one .npy file, or one
+/// file per sample in a directory (sorted by name).
+class SampleSource {
+public:
+  static llvm::Expected<SampleSource> open(llvm::StringRef path) {
+    SampleSource source;
+    source.path = path.str();
+    if (!llvm::sys::fs::is_directory(path)) {
+      auto reader = qfx::NpySampleReader::open(path);
+      if (!reader)
+        return reader.takeError();
+      source.reader.emplace(std::move(*reader));
+      return source;
+    }
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end;
+         it.increment(ec))
+      if (llvm::StringRef(it->path()).ends_with(".npy"))
+        source.files.push_back(it->path());
+    if (ec)
+      return llvm::createStringError(ec,
+                                     path + ": cannot list: " + ec.message());
+    if (source.files.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     path + ": no .npy files in directory");
+    llvm::sort(source.files);
+    return source;
+  }
+
+  int64_t size() const {
+    return reader ? reader->getNumSamples()
+                  : static_cast<int64_t>(files.size());
+  }
+
+  llvm::Expected<qfx::NpyArray> get(int64_t index) const {
+    if (reader)
+      return reader->getSample(index);
+    return qfx::readNpy(files[index]);
+  }
+
+  /// Names sample `index` of this source in errors.
+  std::string describe(int64_t index) const {
+    return reader ? path : files[index];
+  }
+
+private:
+  std::string path;
+  std::optional<qfx::NpySampleReader> reader;
+  std::vector<std::string> files;
+};
+
+/// The number of NaN and infinite values of a float array.
+static int64_t countNonFinite(const qfx::NpyArray &array) {
+  int64_t count = 0;
+  if (array.dtype == qfx::NpyDType::Float32) {
+    auto *values = reinterpret_cast<const float *>(array.data.data());
+    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+      count += !std::isfinite(values[i]);
+  } else if (array.dtype == qfx::NpyDType::Float16) {
+    auto *bits = reinterpret_cast<const uint16_t *>(array.data.data());
+    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+      count += (bits[i] & 0x7c00) == 0x7c00;
+  }
+  return count;
+}
+
+/// Calibrates the observers of `module` on the samples of
+/// --calibrate and writes the calibrated module to -o (or stdout).
+static int runCalibration(mlir::ModuleOp module) {
+  if (!inputPaths.empty() || benchRuns > 0)
+    return fail("--calibrate cannot be combined with --input or --bench");
+  if (outputPaths.size() > 1)
+    return fail("with --calibrate, -o names one file: the calibrated module");
+
+  auto calibrator = qfx::Calibrator::create(module);
+  if (!calibrator)
+    return fail(calibrator.takeError());
+  if (calibrator->getNumObserveOps() == 0)
+    return fail(modelPath + ": the model has no qfx.observe to calibrate");
+
+  qfx::CompileOptions options;
+  options.entry = entry;
+  options.calibrate = true;
+  auto model = qfx::CompiledModel::compile(module, options);
+  if (!model)
+    return fail(model.takeError());
+  if (calibrationPaths.size() != model->getInputs().size())
+    return fail(llvm::formatv("@{0} takes {1} inputs, --calibrate names {2}",
+                              entry, model->getInputs().size(),
+                              calibrationPaths.size())
+                    .str());
+
+  llvm::SmallVector<SampleSource> sources;
+  for (const std::string &path : calibrationPaths) {
+    auto source = SampleSource::open(path);
+    if (!source)
+      return fail(source.takeError());
+    if (!sources.empty() && source->size() != sources.front().size())
+      return fail(llvm::formatv("{0} has {1} samples but {2} has {3}", path,
+                                source->size(), calibrationPaths.front(),
+                                sources.front().size())
+                      .str());
+    sources.push_back(std::move(*source));
+  }
+
+  using Clock = std::chrono::steady_clock;
+  bool showProgress = llvm::errs().is_displayed();
+  auto start = Clock::now(), lastProgress = start;
+  int64_t numSamples = sources.front().size();
+  for (int64_t sample = 0; sample < numSamples; ++sample) {
+    std::string sampleName = llvm::formatv("calibration sample {0}", sample);
+    llvm::SmallVector<qfx::NpyArray> inputs;
+    for (auto [argument, source] : llvm::enumerate(sources)) {
+      auto array = source.get(sample);
+      if (!array)
+        return fail(array.takeError());
+      if (int64_t bad = countNonFinite(*array))
+        return fail(llvm::formatv("{0} of input {1} ({2}) has {3} NaN or "
+                                  "infinite values",
+                                  sampleName, argument, source.describe(sample),
+                                  bad)
+                        .str());
+      inputs.push_back(std::move(*array));
+    }
+    if (llvm::Error err = model->checkInputs(inputs))
+      return fail(sampleName + ": " + llvm::toString(std::move(err)));
+    calibrator->setSampleName(sampleName);
+    if (auto outputs = model->run(inputs, &*calibrator); !outputs)
+      return fail(outputs.takeError());
+    if (llvm::Error err = calibrator->takeError())
+      return fail(std::move(err));
+    auto now = Clock::now();
+    if (showProgress && (now - lastProgress > std::chrono::milliseconds(200) ||
+                         sample + 1 == numSamples)) {
+      double seconds = std::chrono::duration<double>(now - start).count();
+      llvm::errs() << llvm::formatv(
+          "\rcalibrating: {0}/{1} samples, {2:f1} samples/s", sample + 1,
+          numSamples, (sample + 1) / std::max(seconds, 1e-9));
+      lastProgress = now;
+    }
+  }
+  if (showProgress)
+    llvm::errs() << "\n";
+
+  calibrator->writeStatistics();
+  std::string error;
+  auto output = mlir::openOutputFile(
+      outputPaths.empty() ? std::string("-") : outputPaths.front(), &error);
+  if (!output)
+    return fail(error);
+  module.print(output->os());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -169,6 +338,9 @@ int main(int argc, char **argv) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return fail(modelPath + ": cannot parse the model (see above)");
+
+  if (!calibrationPaths.empty())
+    return runCalibration(*module);
 
   llvm::SmallVector<qfx::NpyArray> inputs;
   for (const std::string &path : inputPaths) {

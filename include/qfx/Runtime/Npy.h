@@ -17,8 +17,10 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace qfx {
@@ -47,9 +49,6 @@ struct NpyArray {
 
   /// The shape as "2x3x4" ("scalar" for rank 0), for diagnostics.
   std::string getShapeString() const;
-
-  /// A copy of sample `index` along the leading axis: shape[1:].
-  NpyArray getSample(int64_t index) const;
 };
 
 /// Reads a .npy file. Errors name the file and say what was expected.
@@ -57,6 +56,31 @@ llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
 
 /// Parses .npy bytes; `name` names the source in errors.
 llvm::Expected<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
+
+/// Reads the samples of a .npy file one at a time: sample `i` is the slice
+/// `i` of the leading axis. The file is memory-mapped, so reading N samples
+/// costs memory for one sample, not N.
+class NpySampleReader {
+public:
+  /// Opens `path`; it must have at least one dimension.
+  static llvm::Expected<NpySampleReader> open(llvm::StringRef path);
+
+  NpyDType getDType() const { return dtype; }
+  llvm::ArrayRef<int64_t> getSampleShape() const { return sampleShape; }
+  int64_t getNumSamples() const { return numSamples; }
+  llvm::StringRef getPath() const { return path; }
+
+  /// A copy of sample `index` (0 <= index < getNumSamples()).
+  NpyArray getSample(int64_t index) const;
+
+private:
+  std::string path;
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  size_t payloadOffset = 0;
+  NpyDType dtype = NpyDType::Float32;
+  llvm::SmallVector<int64_t> sampleShape;
+  int64_t numSamples = 0;
+};
 
 /// Writes `array` to `path` as .npy version 1.0. The file appears only once
 /// it is complete (written to a temporary file, then renamed).

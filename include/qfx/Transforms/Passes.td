@@ -51,7 +51,9 @@ def QFXLowerObservers : Pass<"qfx-lower-observers", "::mlir::ModuleOp"> {
     walk order (pre-order); the runtime maps slots back to the ops and their
     observer ids. f16 and bf16 inputs are extended to f32 first.
     `@qfxObserve` is declared with `llvm.emit_c_interface`, so the runtime
-    implements `_mlir_ciface_qfxObserve(int64_t, UnrankedMemRefType<float> *)`.
+    implements `_mlir_ciface_qfxObserve(int64_t, UnrankedMemRefType<float> *)`,
+    and its tensor argument with `bufferization.access = "read"`: the runtime
+    only reads it.
   }];
   let options = [
     Option<"calibrate", "calibrate", "bool", /*default=*/"false",

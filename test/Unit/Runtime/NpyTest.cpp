@@ -123,16 +123,32 @@ TEST(Npy, WriteThenReadRoundTrips) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-TEST(Npy, SamplesSliceTheLeadingAxis) {
+TEST(Npy, SampleReaderSlicesTheLeadingAxis) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("qfx-samples", "npy", path));
   NpyArray batch(NpyDType::Int32, {3, 2});
   auto *values = reinterpret_cast<int32_t *>(batch.data.data());
   for (int i = 0; i < 6; ++i)
     values[i] = i;
-  NpyArray second = batch.getSample(1);
+  ASSERT_FALSE(static_cast<bool>(writeNpy(path, batch)));
+  auto reader = NpySampleReader::open(path);
+  ASSERT_TRUE(static_cast<bool>(reader)) << llvm::toString(reader.takeError());
+  EXPECT_EQ(reader->getNumSamples(), 3);
+  EXPECT_EQ(reader->getSampleShape(), llvm::ArrayRef<int64_t>({2}));
+  NpyArray second = reader->getSample(1);
   EXPECT_EQ(second.shape, llvm::SmallVector<int64_t>({2}));
   auto *sample = reinterpret_cast<int32_t *>(second.data.data());
   EXPECT_EQ(sample[0], 2);
   EXPECT_EQ(sample[1], 3);
+
+  NpyArray scalar(NpyDType::Float32, {});
+  ASSERT_FALSE(static_cast<bool>(writeNpy(path, scalar)));
+  auto noSamples = NpySampleReader::open(path);
+  ASSERT_FALSE(static_cast<bool>(noSamples));
+  EXPECT_NE(llvm::toString(noSamples.takeError())
+                .find("expected a leading sample axis, got a scalar"),
+            std::string::npos);
+  llvm::sys::fs::remove(path);
 }
 
 } // namespace
