@@ -16,6 +16,8 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libbenchmark-dev
   python3 python3-numpy python3-pytest
+  # The PyTorch oracle: the exporter and parity tests run against it.
+  python3-torch
 )
 
 missing=()
