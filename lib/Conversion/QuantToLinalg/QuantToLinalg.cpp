@@ -7,10 +7,12 @@
 // PyTorch 1.13 quantizes as aten's quantize_val does:
 //   q = clamp(int64(zero_point + nearbyint(x * (1.0f / float(scale)))),
 //             qmin, qmax)
-// (float32 product, round half to even, the cast to int64 before the clamp)
-// and dequantizes as (float(q) - float(zero_point)) * float(scale). Fake
-// quantization is the first followed by float(q - zero_point) * scale. The
-// patterns below emit exactly these operations, in this order.
+// (float32 product, round half to even, the cast to int64 before the clamp).
+// It dequantizes per tensor as float(int32(q - zero_point)) * float(scale),
+// and per channel as double(float(q) - float(zero_point)) * double(scale)
+// rounded to float. Fake quantization rounds (q - zero_point) * scale formed
+// in double to float once. The patterns below emit exactly these operations,
+// in this order (see also qfx/Numerics/Quantize.h, tested against aten).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,8 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXLOWERQUANTTOLINALG
@@ -52,6 +56,9 @@ struct QParams {
   Value scale;     // f32 scalar, or tensor<Cxf32>.
   Value invScale;  // f32 scalar, or tensor<Cxf32>: 1.0f / float(scale).
   Value zeroPoint; // i64 scalar, or tensor<Cxi64>.
+  /// Per axis only: the exact double scales (tensor<Cxf64>), which aten's
+  /// per-channel dequantize multiplies by.
+  Value scaleF64;
   std::optional<int64_t> axis;
   int64_t qmin, qmax;
   bool isSigned;
@@ -88,6 +95,11 @@ mlir::FailureOr<QParams> getQParams(OpBuilder &b, Location loc,
   }
   auto channels = static_cast<int64_t>(scales.size());
   auto floatType = RankedTensorType::get({channels}, f32);
+  params.scaleF64 = arith::ConstantOp::create(
+      b, loc,
+      mlir::DenseElementsAttr::get(
+          RankedTensorType::get({channels}, b.getF64Type()),
+          perAxis.getScales()));
   auto intType = RankedTensorType::get({channels}, i64);
   params.scale = arith::ConstantOp::create(
       b, loc, mlir::DenseElementsAttr::get(floatType, llvm::ArrayRef(scales)));
@@ -123,13 +135,18 @@ QParams getRuntimeQParams(OpBuilder &b, Location loc, Value scaleTensor,
   return params;
 }
 
+/// The per-element view of QParams inside a generic's body.
+struct ElementQParams {
+  Value scale, invScale, zeroPoint;
+  /// Per axis only (see QParams::scaleF64).
+  Value scaleF64;
+};
+
 /// Builds `linalg.generic` over `input` producing a tensor of `resultElement`
 /// with the input's shape; `body` computes one element from the input
-/// element and the (per-channel or scalar) scale, inverse scale and zero
-/// point.
-using ElementBody =
-    llvm::function_ref<Value(OpBuilder &, Location, Value element, Value scale,
-                             Value invScale, Value zeroPoint)>;
+/// element and the (per-channel or scalar) quantization parameters.
+using ElementBody = llvm::function_ref<Value(
+    OpBuilder &, Location, Value element, const ElementQParams &params)>;
 
 Value buildElementwise(OpBuilder &b, Location loc, Value input,
                        Type resultElement, const QParams &params,
@@ -147,8 +164,9 @@ Value buildElementwise(OpBuilder &b, Location loc, Value input,
   if (params.axis) {
     auto channel = mlir::AffineMap::get(
         rank, 0, mlir::getAffineDimExpr(*params.axis, context));
-    inputs.append({params.scale, params.invScale, params.zeroPoint});
-    maps.append({channel, channel, channel});
+    inputs.append(
+        {params.scale, params.invScale, params.zeroPoint, params.scaleF64});
+    maps.append({channel, channel, channel, channel});
   }
   maps.push_back(identity);
   llvm::SmallVector<mlir::utils::IteratorType> iterators(
@@ -157,11 +175,11 @@ Value buildElementwise(OpBuilder &b, Location loc, Value input,
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), inputs, init, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, mlir::ValueRange args) {
-        Value scale = params.axis ? args[1] : params.scale;
-        Value invScale = params.axis ? args[2] : params.invScale;
-        Value zeroPoint = params.axis ? args[3] : params.zeroPoint;
-        Value result =
-            body(nested, nestedLoc, args[0], scale, invScale, zeroPoint);
+        ElementQParams element =
+            params.axis ? ElementQParams{args[1], args[2], args[3], args[4]}
+                        : ElementQParams{params.scale, params.invScale,
+                                         params.zeroPoint, Value()};
+        Value result = body(nested, nestedLoc, args[0], element);
         linalg::YieldOp::create(nested, nestedLoc, result);
       });
   return generic.getResult(0);
@@ -188,14 +206,27 @@ Value fromF32(OpBuilder &b, Location loc, Value element, Type floatType) {
 }
 
 /// int64(zero_point + nearbyint(x * inv_scale)) clamped to [qmin, qmax]:
-/// aten's quantize_val.
+/// aten's quantize_val. A value that does not fit in int64 (or NaN) converts
+/// to INT64_MIN as x86's cvttss2si does, and so clamps to qmin; LLVM's
+/// fptosi would make it poison, so the conversion is guarded.
 Value quantizeToI64(OpBuilder &b, Location loc, Value x, Value invScale,
                     Value zeroPoint, const QParams &params) {
+  auto f32 = b.getF32Type();
+  auto i64 = b.getI64Type();
   Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), invScale);
   Value rounded = mlir::math::RoundEvenOp::create(b, loc, scaled);
-  Value zeroPointF = arith::SIToFPOp::create(b, loc, b.getF32Type(), zeroPoint);
+  Value zeroPointF = arith::SIToFPOp::create(b, loc, f32, zeroPoint);
   Value shifted = arith::AddFOp::create(b, loc, rounded, zeroPointF);
-  Value q = arith::FPToSIOp::create(b, loc, b.getI64Type(), shifted);
+  Value magnitude = mlir::math::AbsFOp::create(b, loc, shifted);
+  Value limit = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0x1p63f));
+  Value fits = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                     magnitude, limit);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value safe = arith::SelectOp::create(b, loc, fits, shifted, zero);
+  Value converted = arith::FPToSIOp::create(b, loc, i64, safe);
+  Value int64Min = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(std::numeric_limits<int64_t>::min()));
+  Value q = arith::SelectOp::create(b, loc, fits, converted, int64Min);
   Value qmin =
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(params.qmin));
   Value qmax =
@@ -213,16 +244,33 @@ Value quantizeToStorage(OpBuilder &b, Location loc, Value x, Value invScale,
                                  q);
 }
 
-/// (float(q) - float(zero_point)) * scale: aten's dequantize.
-Value dequantizeFromStorage(OpBuilder &b, Location loc, Value q, Value scale,
-                            Value zeroPoint, const QParams &params) {
-  Value value =
-      params.isSigned
-          ? arith::SIToFPOp::create(b, loc, b.getF32Type(), q).getResult()
-          : arith::UIToFPOp::create(b, loc, b.getF32Type(), q).getResult();
-  Value zeroPointF = arith::SIToFPOp::create(b, loc, b.getF32Type(), zeroPoint);
-  Value centered = arith::SubFOp::create(b, loc, value, zeroPointF);
-  return arith::MulFOp::create(b, loc, centered, scale);
+/// aten's dequantize: per tensor float(int32(q - zero_point)) * scale; per
+/// channel double(float(q) - float(zero_point)) * double scale, rounded.
+Value dequantizeFromStorage(OpBuilder &b, Location loc, Value q,
+                            const ElementQParams &element,
+                            const QParams &params) {
+  auto f32 = b.getF32Type();
+  if (element.scaleF64) {
+    Value value = params.isSigned
+                      ? arith::SIToFPOp::create(b, loc, f32, q).getResult()
+                      : arith::UIToFPOp::create(b, loc, f32, q).getResult();
+    Value zeroPointF = arith::SIToFPOp::create(b, loc, f32, element.zeroPoint);
+    Value centered = arith::SubFOp::create(b, loc, value, zeroPointF);
+    Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), centered);
+    Value product = arith::MulFOp::create(b, loc, wide, element.scaleF64);
+    return arith::TruncFOp::create(b, loc, f32, product);
+  }
+  auto i32 = b.getI32Type();
+  Value wide = q;
+  if (params.storageWidth < 32)
+    wide = params.isSigned ? arith::ExtSIOp::create(b, loc, i32, q).getResult()
+                           : arith::ExtUIOp::create(b, loc, i32, q).getResult();
+  else if (params.storageWidth > 32)
+    wide = arith::TruncIOp::create(b, loc, i32, q);
+  Value zeroPoint = arith::TruncIOp::create(b, loc, i32, element.zeroPoint);
+  Value centered = arith::SubIOp::create(b, loc, wide, zeroPoint);
+  Value value = arith::SIToFPOp::create(b, loc, f32, centered);
+  return arith::MulFOp::create(b, loc, value, element.scale);
 }
 
 /// The signless integer tensor type that stores `type`'s elements.
@@ -248,9 +296,8 @@ struct LowerQuantizeCast : mlir::OpRewritePattern<quant::QuantizeCastOp> {
     Value storage = buildElementwise(
         rewriter, loc, op.getInput(),
         rewriter.getIntegerType(params->storageWidth), *params,
-        [&](OpBuilder &b, Location l, Value x, Value, Value invScale,
-            Value zeroPoint) {
-          return quantizeToStorage(b, l, x, invScale, zeroPoint, *params);
+        [&](OpBuilder &b, Location l, Value x, const ElementQParams &e) {
+          return quantizeToStorage(b, l, x, e.invScale, e.zeroPoint, *params);
         });
     rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, resultType, storage);
     return mlir::success();
@@ -278,11 +325,9 @@ struct LowerDequantizeCast : mlir::OpRewritePattern<quant::DequantizeCastOp> {
     Type floatType = resultType.getElementType();
     Value result = buildElementwise(
         rewriter, loc, storage, floatType, *params,
-        [&](OpBuilder &b, Location l, Value q, Value scale, Value,
-            Value zeroPoint) {
-          return fromF32(
-              b, l, dequantizeFromStorage(b, l, q, scale, zeroPoint, *params),
-              floatType);
+        [&](OpBuilder &b, Location l, Value q, const ElementQParams &e) {
+          return fromF32(b, l, dequantizeFromStorage(b, l, q, e, *params),
+                         floatType);
         });
     rewriter.replaceOp(op, result);
     return mlir::success();
@@ -305,12 +350,17 @@ struct LowerFakeQuant : mlir::OpRewritePattern<qfx::FakeQuantOp> {
     Type floatType = op.getType().getElementType();
     Value result = buildElementwise(
         rewriter, loc, op.getInput(), floatType, *params,
-        [&](OpBuilder &b, Location l, Value x, Value scale, Value invScale,
-            Value zeroPoint) {
-          Value q = quantizeToI64(b, l, x, invScale, zeroPoint, *params);
-          Value centered = arith::SubIOp::create(b, l, q, zeroPoint);
-          Value value = arith::SIToFPOp::create(b, l, b.getF32Type(), centered);
-          return fromF32(b, l, arith::MulFOp::create(b, l, value, scale),
+        [&](OpBuilder &b, Location l, Value x, const ElementQParams &e) {
+          // aten's fake quantize forms (q - zero_point) * scale in double
+          // and rounds it to float once.
+          Value q = quantizeToI64(b, l, x, e.invScale, e.zeroPoint, *params);
+          Value centered = arith::SubIOp::create(b, l, q, e.zeroPoint);
+          auto f64 = b.getF64Type();
+          Value value = arith::SIToFPOp::create(b, l, f64, centered);
+          Value scale = arith::ExtFOp::create(b, l, f64, e.scale);
+          Value product = arith::MulFOp::create(b, l, value, scale);
+          return fromF32(b, l,
+                         arith::TruncFOp::create(b, l, b.getF32Type(), product),
                          floatType);
         });
     rewriter.replaceOp(op, result);
@@ -344,9 +394,8 @@ struct LowerQuantize : mlir::OpRewritePattern<qfx::QuantizeOp> {
     Value result = buildElementwise(
         rewriter, loc, op.getInput(),
         rewriter.getIntegerType(storage.getWidth()), params,
-        [&](OpBuilder &b, Location l, Value x, Value, Value invScale,
-            Value zeroPoint) {
-          return quantizeToStorage(b, l, x, invScale, zeroPoint, params);
+        [&](OpBuilder &b, Location l, Value x, const ElementQParams &e) {
+          return quantizeToStorage(b, l, x, e.invScale, e.zeroPoint, params);
         });
     rewriter.replaceOp(op,
                        bitcastIfUnsigned(rewriter, loc, result, resultType));
@@ -374,11 +423,9 @@ struct LowerDequantize : mlir::OpRewritePattern<qfx::DequantizeOp> {
     Type floatType = op.getType().getElementType();
     Value result = buildElementwise(
         rewriter, loc, input, floatType, params,
-        [&](OpBuilder &b, Location l, Value q, Value scale, Value,
-            Value zeroPoint) {
-          return fromF32(
-              b, l, dequantizeFromStorage(b, l, q, scale, zeroPoint, params),
-              floatType);
+        [&](OpBuilder &b, Location l, Value q, const ElementQParams &e) {
+          return fromF32(b, l, dequantizeFromStorage(b, l, q, e, params),
+                         floatType);
         });
     rewriter.replaceOp(op, result);
     return mlir::success();

@@ -13,17 +13,24 @@
 // CHECK:   %[[R:.*]] = math.roundeven %[[M]] : f32
 // CHECK:   %[[ZF:.*]] = arith.sitofp %[[ZP]] : i64 to f32
 // CHECK:   %[[A:.*]] = arith.addf %[[R]], %[[ZF]] : f32
-// CHECK:   %[[I:.*]] = arith.fptosi %[[A]] : f32 to i64
+// Values beyond int64 (and NaN) become INT64_MIN, as on x86, not poison.
+// CHECK:   %[[ABS:.*]] = math.absf %[[A]] : f32
+// CHECK:   %[[FITS:.*]] = arith.cmpf olt, %[[ABS]], %{{.*}} : f32
+// CHECK:   %[[SAFE:.*]] = arith.select %[[FITS]], %[[A]], %{{.*}} : f32
+// CHECK:   %[[C:.*]] = arith.fptosi %[[SAFE]] : f32 to i64
+// CHECK:   %[[I:.*]] = arith.select %[[FITS]], %[[C]], %{{.*}} : i64
 // CHECK:   %[[LO:.*]] = arith.maxsi %[[I]], %[[QMIN]] : i64
 // CHECK:   %[[HI:.*]] = arith.minsi %[[LO]], %[[QMAX]] : i64
 // CHECK:   %[[T:.*]] = arith.trunci %[[HI]] : i64 to i8
 // CHECK:   linalg.yield %[[T]] : i8
 // CHECK: } -> tensor<2x3xi8>
+// Per tensor, aten subtracts the zero point in int32.
 // CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%[[Q]] : tensor<2x3xi8>)
-// CHECK:   %[[F:.*]] = arith.uitofp %{{.*}} : i8 to f32
-// CHECK:   %[[ZF2:.*]] = arith.sitofp %[[ZP]] : i64 to f32
-// CHECK:   %[[C:.*]] = arith.subf %[[F]], %[[ZF2]] : f32
-// CHECK:   %[[Y:.*]] = arith.mulf %[[C]], %[[SCALE]] : f32
+// CHECK:   %[[W:.*]] = arith.extui %{{.*}} : i8 to i32
+// CHECK:   %[[Z32:.*]] = arith.trunci %[[ZP]] : i64 to i32
+// CHECK:   %[[C:.*]] = arith.subi %[[W]], %[[Z32]] : i32
+// CHECK:   %[[F:.*]] = arith.sitofp %[[C]] : i32 to f32
+// CHECK:   %[[Y:.*]] = arith.mulf %[[F]], %[[SCALE]] : f32
 // CHECK:   linalg.yield %[[Y]] : f32
 // CHECK: return %[[D]]
 func.func @per_tensor(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -34,15 +41,22 @@ func.func @per_tensor(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// Per-axis weights: integer constants, scales indexed by the channel.
+// Per-axis weights: integer constants, scales indexed by the channel; aten
+// multiplies by the double scale in double.
 // CHECK: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK: #[[CH:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @per_axis_weight
 // CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[\[}}1, -2, 3], [4, 5, -6]]> : tensor<2x3xi8>
 // CHECK-DAG: %[[S:.*]] = arith.constant dense<[1.000000e-01, 2.000000e-01, 3.000000e-01]> : tensor<3xf32>
 // CHECK-DAG: %[[Z:.*]] = arith.constant dense<[0, 1, -1]> : tensor<3xi64>
-// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]]{{.*}} ins(%[[W]], %[[S]], %{{.*}}, %[[Z]] :
-// CHECK:   arith.sitofp %{{.*}} : i8 to f32
+// CHECK-DAG: %[[S64:.*]] = arith.constant dense<[1.000000e-01, 2.000000e-01, 3.000000e-01]> : tensor<3xf64>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]]{{.*}} ins(%[[W]], %[[S]], %{{.*}}, %[[Z]], %[[S64]] :
+// CHECK:   %[[F:.*]] = arith.sitofp %{{.*}} : i8 to f32
+// CHECK:   %[[ZF:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK:   %[[C:.*]] = arith.subf %[[F]], %[[ZF]] : f32
+// CHECK:   %[[E:.*]] = arith.extf %[[C]] : f32 to f64
+// CHECK:   %[[P:.*]] = arith.mulf %[[E]], %{{.*}} : f64
+// CHECK:   arith.truncf %[[P]] : f64 to f32
 // CHECK-NOT: quant.
 func.func @per_axis_weight() -> tensor<2x3xf32> {
   %w = arith.constant dense<[[1, -2, 3], [4, 5, -6]]> : tensor<2x3xi8>
@@ -71,8 +85,10 @@ func.func @narrow_range(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK:   math.roundeven
 // CHECK:   arith.fptosi {{.*}} : f32 to i64
 // CHECK:   arith.subi
-// CHECK:   arith.sitofp {{.*}} : i64 to f32
-// CHECK:   arith.mulf
+// CHECK:   arith.sitofp {{.*}} : i64 to f64
+// CHECK:   arith.extf {{.*}} : f32 to f64
+// CHECK:   arith.mulf {{.*}} : f64
+// CHECK:   arith.truncf {{.*}} : f64 to f32
 // CHECK: } -> tensor<4xf32>
 func.func @fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = qfx.fake_quant %x as !quant.uniform<i8:f32, 0.25:-3> : tensor<4xf32>
@@ -93,7 +109,7 @@ func.func @fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: %[[U:.*]] = tensor.bitcast %[[Q]] : tensor<4xi8> to tensor<4xui8>
 // CHECK: %[[B:.*]] = tensor.bitcast %[[U]] : tensor<4xui8> to tensor<4xi8>
 // CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4xi8>)
-// CHECK:   arith.uitofp
+// CHECK:   arith.extui
 func.func @dynamic(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xf32> {
   %q = qfx.quantize %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
   %d = qfx.dequantize %q, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<i32>) -> tensor<4xf32>
