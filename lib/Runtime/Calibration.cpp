@@ -27,50 +27,6 @@ static std::string describe(mlir::Location loc) {
   return text;
 }
 
-/// The observer state a stats attribute holds.
-static ObserverState getState(mlir::Attribute stats) {
-  ObserverState state;
-  if (auto minMax = llvm::dyn_cast<MinMaxAttr>(stats)) {
-    state.minVals.push_back(minMax.getMin().convertToFloat());
-    state.maxVals.push_back(minMax.getMax().convertToFloat());
-  } else if (auto perChannel = llvm::dyn_cast<PerChannelMinMaxAttr>(stats)) {
-    state.minVals.assign(perChannel.getMin().asArrayRef().begin(),
-                         perChannel.getMin().asArrayRef().end());
-    state.maxVals.assign(perChannel.getMax().asArrayRef().begin(),
-                         perChannel.getMax().asArrayRef().end());
-  } else if (auto histogram = llvm::dyn_cast<HistogramAttr>(stats)) {
-    state.minVals.push_back(histogram.getMin().convertToFloat());
-    state.maxVals.push_back(histogram.getMax().convertToFloat());
-    state.histogram.assign(histogram.getCounts().asArrayRef().begin(),
-                           histogram.getCounts().asArrayRef().end());
-  }
-  return state;
-}
-
-/// The stats attribute of an observer that has seen data.
-static mlir::Attribute getStatsAttr(mlir::MLIRContext *context,
-                                    const Observer &observer) {
-  const ObserverState &state = observer.getState();
-  switch (observer.getSpec().kind) {
-  case ObserverKind::MinMax:
-  case ObserverKind::MovingAverageMinMax:
-    return MinMaxAttr::get(context, llvm::APFloat(state.minVals.front()),
-                           llvm::APFloat(state.maxVals.front()));
-  case ObserverKind::PerChannelMinMax:
-  case ObserverKind::MovingAveragePerChannelMinMax:
-    return PerChannelMinMaxAttr::get(
-        context, mlir::DenseF32ArrayAttr::get(context, state.minVals),
-        mlir::DenseF32ArrayAttr::get(context, state.maxVals));
-  case ObserverKind::Histogram:
-    return HistogramAttr::get(
-        context, llvm::APFloat(state.minVals.front()),
-        llvm::APFloat(state.maxVals.front()),
-        mlir::DenseF32ArrayAttr::get(context, state.histogram));
-  default:
-    return {};
-  }
-}
-
 llvm::Expected<Calibrator> Calibrator::create(mlir::ModuleOp module) {
   Calibrator calibrator;
   std::map<int64_t, ObserveOp> firstOfId;
@@ -100,7 +56,7 @@ llvm::Expected<Calibrator> Calibrator::create(mlir::ModuleOp module) {
     }
     if (std::optional<mlir::Attribute> stats = op.getStats()) {
       if (llvm::Error err =
-              calibrator.observers.at(id).setState(getState(*stats))) {
+              calibrator.observers.at(id).setState(getObserverState(*stats))) {
         error = makeError(describe(op.getLoc()) +
                           ": cannot resume from its "
                           "statistics: " +
@@ -140,7 +96,7 @@ void Calibrator::writeStatistics() {
     if (!isCalibratingObserver(observer.getSpec().kind) ||
         !observer.hasStatistics())
       continue;
-    llvm::cast<ObserveOp>(op).setStatsAttr(
-        getStatsAttr(op->getContext(), observer));
+    llvm::cast<ObserveOp>(op).setStatsAttr(getObserverStatsAttr(
+        op->getContext(), observer.getSpec().kind, observer.getState()));
   }
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Golden data for quant-run's calibration test (test/Runtime/calibrate.test).
+"""Golden data for quant-run's calibration test (test/Runtime/calibrate.test)
+and qfx-convert's qparams (test/Conversion/ObserveToQuant/qparams.test).
 
 Feeds PyTorch 1.13's observers the tensors the observers of
 test/Runtime/Inputs/observed.mlir see on a fixed set of samples, and writes
-the samples and the observers' statistics.
+the samples, the observers' statistics and their calculate_qparams().
 
 Regenerate with:
   /usr/bin/python3 utils/golden/gen_calibration_golden.py test/Runtime/Inputs
@@ -59,6 +60,15 @@ def main() -> None:
         "3": {"min": floats(moving.min_val), "max": floats(moving.max_val)},
     }
     (out / "calib-golden.json").write_text(json.dumps(golden, indent=1) + "\n")
+
+    qparams = {}
+    for observer_id, observer in [("0", shared), ("1", per_channel), ("2", histogram), ("3", moving)]:
+        scale, zero_point = observer.calculate_qparams()
+        qparams[observer_id] = {
+            "scales": floats(scale),
+            "zero_points": [int(z) for z in zero_point.flatten().tolist()],
+        }
+    (out / "calib-qparams-golden.json").write_text(json.dumps(qparams, indent=1) + "\n")
 
 
 if __name__ == "__main__":

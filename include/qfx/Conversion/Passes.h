@@ -25,6 +25,9 @@ class QuantDialect;
 namespace tensor {
 class TensorDialect;
 } // namespace tensor
+namespace tosa {
+class TosaDialect;
+} // namespace tosa
 } // namespace mlir
 
 namespace qfx {

@@ -54,4 +54,44 @@ def QFXLowerQuantToLinalg : Pass<"qfx-lower-quant-to-linalg"> {
   ];
 }
 
+def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
+  let summary = "Turns calibrated observers into quantize/dequantize casts: "
+                "the reference model";
+  let description = [{
+    PyTorch's convert_fx to the reference model: every calibrated
+    `qfx.observe` becomes `quant.qcast` + `quant.dcast` with the
+    `!quant.uniform` type whose scale and zero point its observer computes
+    (the numerics library, bit-compatible with PyTorch 1.13's
+    calculate_qparams); per-channel observers give per-axis types along
+    their `ch_axis`.
+
+    ```mlir
+    %1 = qfx.observe %0 id 3 spec(#qfx.observer<minmax>)
+        stats(#qfx.minmax<min = -1.0, max = 3.0>) : tensor<4xf32>
+    // becomes
+    %q = quant.qcast %0 : tensor<4xf32> to tensor<4x!quant.uniform<u8:f32, 0.0156862754:64>>
+    %1 = quant.dcast %q : tensor<4x!quant.uniform<u8:f32, 0.0156862754:64>> to tensor<4xf32>
+    ```
+
+    - An observed constant (a weight) is quantized now: it becomes an integer
+      constant, `quant.scast` to the quantized type, and `quant.dcast`. A
+      weight observer without statistics observes its constant here, as
+      PyTorch's convert does.
+    - The storage range is the dtype's full range, as in PyTorch's
+      `quantize_per_tensor`; `quant_min`/`quant_max` and `reduce_range`
+      shape only the scale and zero point.
+    - Observers that share an id get the same type. `fixed_qparams` uses its
+      arguments. `reuse_input` and float32 placeholders disappear. float16
+      placeholder and noop observers become a cast to f16 and back.
+    - Errors: an activation observer without statistics (the model was not
+      calibrated), observers of one id whose statistics differ, and what is
+      not supported yet: dynamic activations (placeholder with
+      `compute_dtype`) and `per_channel_affine_float_qparams`.
+  }];
+  let dependentDialects = [
+    "::mlir::quant::QuantDialect",
+    "::mlir::tosa::TosaDialect"
+  ];
+}
+
 #endif // QFX_CONVERSION_PASSES_TD

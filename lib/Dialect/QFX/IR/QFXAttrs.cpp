@@ -6,6 +6,7 @@
 
 #include "qfx/Dialect/QFX/IR/QFXAttrs.h"
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Numerics/Observer.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -373,6 +374,48 @@ HistogramAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                          << " expected a finite count >= 0, got "
                          << formatNumber(count);
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Statistics <-> numerics state
+//===----------------------------------------------------------------------===//
+
+ObserverState qfx::getObserverState(Attribute stats) {
+  ObserverState state;
+  if (auto minMax = llvm::dyn_cast<MinMaxAttr>(stats)) {
+    state.minVals.push_back(minMax.getMin().convertToFloat());
+    state.maxVals.push_back(minMax.getMax().convertToFloat());
+  } else if (auto perChannel = llvm::dyn_cast<PerChannelMinMaxAttr>(stats)) {
+    llvm::append_range(state.minVals, perChannel.getMin().asArrayRef());
+    llvm::append_range(state.maxVals, perChannel.getMax().asArrayRef());
+  } else if (auto histogram = llvm::dyn_cast<HistogramAttr>(stats)) {
+    state.minVals.push_back(histogram.getMin().convertToFloat());
+    state.maxVals.push_back(histogram.getMax().convertToFloat());
+    llvm::append_range(state.histogram, histogram.getCounts().asArrayRef());
+  }
+  return state;
+}
+
+Attribute qfx::getObserverStatsAttr(MLIRContext *context, ObserverKind kind,
+                                    const ObserverState &state) {
+  switch (kind) {
+  case ObserverKind::MinMax:
+  case ObserverKind::MovingAverageMinMax:
+    return MinMaxAttr::get(context, llvm::APFloat(state.minVals.front()),
+                           llvm::APFloat(state.maxVals.front()));
+  case ObserverKind::PerChannelMinMax:
+  case ObserverKind::MovingAveragePerChannelMinMax:
+    return PerChannelMinMaxAttr::get(
+        context, mlir::DenseF32ArrayAttr::get(context, state.minVals),
+        mlir::DenseF32ArrayAttr::get(context, state.maxVals));
+  case ObserverKind::Histogram:
+    return HistogramAttr::get(
+        context, llvm::APFloat(state.minVals.front()),
+        llvm::APFloat(state.maxVals.front()),
+        mlir::DenseF32ArrayAttr::get(context, state.histogram));
+  default:
+    return {};
+  }
 }
 
 //===----------------------------------------------------------------------===//

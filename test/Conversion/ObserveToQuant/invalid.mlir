@@ -1,0 +1,41 @@
+// RUN: quant-opt %s --qfx-convert -split-input-file -verify-diagnostics
+
+func.func @uncalibrated(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'qfx.observe' op has no statistics: calibrate the model first (quant-run --calibrate)}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<histogram>) : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dynamic(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'qfx.observe' op observes a dynamically quantized activation (compute_dtype is set): qfx-convert does not support dynamic quantization yet}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @shared_mismatch(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = qfx.observe %x id 3 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.0, max = 1.0>) : tensor<4xf32>
+  // expected-error @+1 {{'qfx.observe' op shares id 3 with an observer whose spec or statistics differ}}
+  %1 = qfx.observe %0 id 3 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.0, max = 2.0>) : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+func.func @float_qparams() -> tensor<2x3xf32> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>
+  // expected-error @+1 {{'qfx.observe' op per_channel_affine_float_qparams is not supported by qfx-convert yet}}
+  %0 = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, qscheme = per_channel_affine_float_qparams>) : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @noop_int(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'qfx.observe' op a noop observer of dtype quint8 has nothing to convert to; expected float16 or float32}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<noop, dtype = quint8>) : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,60 @@
+// RUN: quant-opt %s --qfx-convert --split-input-file | FileCheck %s
+
+// An activation observer becomes qcast + dcast with its qparams
+// (min -1, max 3, quint8 affine: scale 4/255, zero point 64).
+// CHECK-LABEL: func.func @activation
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[Q:.*]] = quant.qcast %[[X]] : tensor<4xf32> to tensor<4x!quant.uniform<u8:f32, 0.015686275437474251:64>>
+// CHECK: %[[D:.*]] = quant.dcast %[[Q]] : tensor<4x!quant.uniform<u8:f32, 0.015686275437474251:64>> to tensor<4xf32>
+// CHECK: return %[[D]]
+func.func @activation(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.0, max = 3.0>) : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A weight is quantized now, per channel, as torch.quantize_per_channel does
+// (values from torch): scales 1/127.5 and 4/127.5; -4 * float(1 / scale) is
+// -127.49999, so it rounds to -127, not -128. A weight observer without
+// statistics observes its constant here, as PyTorch's convert does.
+// CHECK-LABEL: func.func @weight
+// CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[}}127, -64, 32], [64, 32, -127]]> : tensor<2x3xi8>}> : () -> tensor<2x3xi8>
+// CHECK: %[[S:.*]] = quant.scast %[[W]] : tensor<2x3xi8> to tensor<2x3x!quant.uniform<i8:f32:0, {0.0078431377187371254,0.031372550874948502}>>
+// CHECK: %[[D:.*]] = quant.dcast %[[S]]
+// CHECK: return %[[D]]
+func.func @weight() -> tensor<2x3xf32> {
+  %w = "tosa.const"() <{values = dense<[[1.0, -0.5, 0.25], [2.0, 1.0, -4.0]]> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>
+  %0 = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = qint8, qscheme = per_channel_symmetric>) : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Observers that share an id share their type; fixed qparams come from the
+// spec; reuse_input and float32 placeholders disappear; float16 observers
+// round-trip through f16.
+// CHECK-LABEL: func.func @kinds
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[Q0:.*]] = quant.qcast %[[X]] : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.031372550874948502>>
+// CHECK: %[[D0:.*]] = quant.dcast %[[Q0]]
+// CHECK: %[[M:.*]] = tosa.maximum %[[D0]], %[[D0]]
+// CHECK: %[[Q1:.*]] = quant.qcast %[[M]] : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.031372550874948502>>
+// CHECK: %[[D1:.*]] = quant.dcast %[[Q1]]
+// CHECK: %[[SIG:.*]] = tosa.sigmoid %[[D1]]
+// CHECK: %[[Q2:.*]] = quant.qcast %[[SIG]] : tensor<4xf32> to tensor<4x!quant.uniform<u8:f32, 3.906250e-03>>
+// CHECK: %[[D2:.*]] = quant.dcast %[[Q2]]
+// CHECK: %[[H:.*]] = tosa.cast %[[D2]] : (tensor<4xf32>) -> tensor<4xf16>
+// CHECK: %[[F:.*]] = tosa.cast %[[H]] : (tensor<4xf16>) -> tensor<4xf32>
+// CHECK: return %[[F]]
+func.func @kinds(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = qfx.observe %x id 5 spec(#qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>) stats(#qfx.minmax<min = -2.0, max = 4.0>) : tensor<4xf32>
+  %m = tosa.maximum %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = qfx.observe %m id 5 spec(#qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>) stats(#qfx.minmax<min = -2.0, max = 4.0>) : tensor<4xf32>
+  %s = tosa.sigmoid %1 : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = qfx.observe %s id 6 spec(#qfx.observer<fixed_qparams, scale = 0.00390625, zero_point = 0>) : tensor<4xf32>
+  %3 = qfx.observe %2 id 7 spec(#qfx.observer<reuse_input>) : tensor<4xf32>
+  %4 = qfx.observe %3 id 8 spec(#qfx.observer<placeholder>) : tensor<4xf32>
+  %5 = qfx.observe %4 id 9 spec(#qfx.observer<placeholder, dtype = float16>) : tensor<4xf32>
+  return %5 : tensor<4xf32>
+}
