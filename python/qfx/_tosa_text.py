@@ -69,9 +69,17 @@ def _nested(values: np.ndarray) -> str:
     return "[" + ", ".join(_nested(v) for v in values) + "]"
 
 
-def location(name: str) -> str:
-    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
-    return f'loc("{escaped}")'
+def _escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def location(name) -> str:
+    """`loc("name")`, or for a (module, node) pair `loc("module"("node"))`:
+    the enclosing module of a functional call and its FX node."""
+    if isinstance(name, tuple):
+        module, node = name
+        return f'loc("{_escape(module)}"("{_escape(node)}"))'
+    return f'loc("{_escape(name)}")'
 
 
 _SSA_UNSAFE = re.compile(r"[^A-Za-z0-9_$.]")

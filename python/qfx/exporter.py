@@ -6,8 +6,9 @@ input of qfx's quantization pipeline:
 
 - weights become `tosa.const` constants;
 - every op's location is the qualified name of the module it came from
-  (`loc("layer1.0.conv1")`), or the FX node name for functional calls
-  (`loc("add")`), and ops implementing a PyTorch node carry
+  (`loc("layer1.0.conv1")`), or for functional calls and tensor methods the
+  enclosing module and the FX node name (`loc("layer1.0"("add"))`,
+  `loc(""("add"))` at the top level), and ops implementing a PyTorch node carry
   `qfx.origin = "<PyTorch type>"` ("torch.nn.Conv2d", "operator.add", ...);
 - the function keeps PyTorch's shapes (NCHW) at its boundary; inside, values
   produced by convolutions and pools stay channels-last (NHWC, NLC for 1-D),
@@ -655,7 +656,7 @@ class _Exporter:
         handler = _FUNCTION_HANDLERS.get(target)
         if handler is None:
             self.fail(node, "unsupported function")
-        handler(self, node, node.name, _qualified_name(target))
+        handler(self, node, self.node_location(node), _qualified_name(target))
 
     def call_method(self, node):
         if self.is_shape_arithmetic(node):
@@ -664,7 +665,13 @@ class _Exporter:
         handler = _METHOD_HANDLERS.get(node.target)
         if handler is None:
             self.fail(node, "unsupported tensor method")
-        handler(self, node, node.name, f"torch.Tensor.{node.target}")
+        handler(self, node, self.node_location(node), f"torch.Tensor.{node.target}")
+
+    def node_location(self, node) -> tuple:
+        """A functional call or tensor method is located at its enclosing
+        module (the qualified name, "" at the top level) and its FX node:
+        `loc("layer1.0"("add"))`."""
+        return (self.scope.get(node, ""), node.name)
 
     def static_call(self, node):
         """Shape arithmetic (x.size(0), x.shape[1] * 2): a Python value known

@@ -262,10 +262,10 @@ def test_locations_are_qualified_module_names_and_node_names(tmp_path):
     assert with_origin == [
         ("tosa.conv2d", "torch.nn.Conv2d", '"layer1.0.conv1"'),
         ("tosa.clamp", "torch.nn.ReLU", '"layer1.0.relu"'),
-        ("tosa.add", "operator.add", '"add"'),
+        ("tosa.add", "operator.add", '"layer1.0"("add")'),
         ("tosa.conv2d", "torch.nn.Conv2d", '"layer1.1.conv1"'),
         ("tosa.clamp", "torch.nn.ReLU", '"layer1.1.relu"'),
-        ("tosa.add", "operator.add", '"add_1"'),
+        ("tosa.add", "operator.add", '"layer1.1"("add_1")'),
     ]
     # One transpose into NHWC at the input, one back at the result; the
     # skip connection reuses the converted input.
@@ -304,23 +304,23 @@ def test_functionals_export_with_node_locations_and_origins(tmp_path):
     origins = {(origin, loc) for _, origin, loc in printed if origin}
     for expected in [
         ("torch.nn.Conv2d", '"conv"'),
-        ("torch.nn.functional.relu", '"relu"'),
-        ("operator.mul", '"mul"'),
-        ("torch.sigmoid", '"sigmoid"'),
-        ("operator.mul", '"mul_1"'),
-        ("torch.cat", '"cat"'),
-        ("torch.tanh", '"tanh"'),
-        ("operator.add", '"add"'),
-        ("torch.Tensor.reshape", '"reshape"'),
-        ("torch.flatten", '"flatten"'),
-        ("torch.Tensor.view", '"view"'),
-        ("operator.add", '"add_1"'),
-        ("torch.Tensor.permute", '"permute_1"'),
+        ("torch.nn.functional.relu", '""("relu")'),
+        ("operator.mul", '""("mul")'),
+        ("torch.sigmoid", '""("sigmoid")'),
+        ("operator.mul", '""("mul_1")'),
+        ("torch.cat", '""("cat")'),
+        ("torch.tanh", '""("tanh")'),
+        ("operator.add", '""("add")'),
+        ("torch.Tensor.reshape", '""("reshape")'),
+        ("torch.flatten", '""("flatten")'),
+        ("torch.Tensor.view", '""("view")'),
+        ("operator.add", '""("add_1")'),
+        ("torch.Tensor.permute", '""("permute_1")'),
     ]:
         assert expected in origins, (expected, sorted(origins))
     # The first permute turns the NHWC-held tensor into PyTorch's NHWC order:
     # nothing to do.
-    assert '"permute"' not in {loc for _, _, loc in printed}
+    assert '""("permute")' not in {loc for _, _, loc in printed}
     assert_matches_torch(model, x, text, tmp_path)
 
 
@@ -344,14 +344,14 @@ def test_functional_window_ops_and_activations(tmp_path):
     validate(text)
     origins = [(origin, loc) for _, origin, loc in ops(text) if origin]
     for expected in [
-        ("torch.nn.functional.max_pool2d", '"max_pool2d"'),
-        ("torch.nn.functional.avg_pool2d", '"avg_pool2d"'),
-        ("torch.nn.functional.adaptive_avg_pool2d", '"adaptive_avg_pool2d"'),
-        ("torch.nn.functional.relu6", '"relu6"'),
-        ("torch.nn.functional.hardtanh", '"hardtanh"'),
-        ("torch.nn.functional.hardswish", '"hardswish"'),
-        ("torch.Tensor.tanh", '"tanh"'),
-        ("torch.relu", '"relu"'),
+        ("torch.nn.functional.max_pool2d", '""("max_pool2d")'),
+        ("torch.nn.functional.avg_pool2d", '""("avg_pool2d")'),
+        ("torch.nn.functional.adaptive_avg_pool2d", '""("adaptive_avg_pool2d")'),
+        ("torch.nn.functional.relu6", '""("relu6")'),
+        ("torch.nn.functional.hardtanh", '""("hardtanh")'),
+        ("torch.nn.functional.hardswish", '""("hardswish")'),
+        ("torch.Tensor.tanh", '""("tanh")'),
+        ("torch.relu", '""("relu")'),
     ]:
         assert expected in origins, (expected, origins)
     assert_matches_torch(model, x, text, tmp_path)
@@ -419,7 +419,7 @@ def test_small_resnet_mobilenet_style_network(tmp_path):
     assert ("tosa.depthwise_conv2d", "torch.nn.Conv2d", '"layer1.1.depthwise.0"') in located
     assert ("tosa.add", "torch.nn.BatchNorm2d", '"layer1.0.downsample.1"') in located
     # `out += ...` on an FX proxy is recorded as operator.add.
-    assert ("tosa.add", "operator.add", '"add"') in located
+    assert ("tosa.add", "operator.add", '"layer1.0"("add")') in located
     # NHWC from the stem to the pool: one transpose in, none out (1x1 pool).
     assert [loc for op, _, loc in printed if op == "tosa.transpose"] == ['"stem.0"']
     assert_matches_torch(model, x, text, tmp_path)

@@ -19,9 +19,14 @@ class FuncDialect;
 namespace tensor {
 class TensorDialect;
 } // namespace tensor
+namespace tosa {
+class TosaDialect;
+} // namespace tosa
 } // namespace mlir
 
 namespace qfx {
+
+class QFXDialect;
 
 #define GEN_PASS_DECL
 #include "qfx/Transforms/Passes.h.inc"

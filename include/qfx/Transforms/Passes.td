@@ -66,4 +66,54 @@ def QFXLowerObservers : Pass<"qfx-lower-observers", "::mlir::ModuleOp"> {
   ];
 }
 
+def QFXAnnotateQConfig : Pass<"qfx-annotate-qconfig", "::mlir::ModuleOp"> {
+  let summary = "Attaches to each op its resolved QConfig and matched backend "
+                "pattern, or says why it will not be quantized";
+  let description = [{
+    Resolves the QConfigMapping for every op of every function the way
+    PyTorch 1.13's `generate_qconfig_map` does, matches the BackendConfig's
+    patterns the way its `find_matches` does, and checks the QConfig against
+    the matched pattern's dtype configs. Nothing else changes: this is the
+    pass to run first when a layer is not quantized.
+
+    - `qfx.qconfig` gets the op's QConfig, or `"none"` when the mapping says
+      not to quantize it;
+    - `qfx.pattern` gets the op names of the backend pattern the op was
+      matched in;
+    - a remark says why an op will not be quantized: its QConfig is null, no
+      pattern of the backend matches it, or the QConfig fails the pattern's
+      dtype configs (with the failed field).
+
+    Constants, terminators, observers are left alone. A `qfx.fused` op is
+    annotated as one op with the QConfig of its pattern's root op; the ops in
+    its body get their own `qfx.qconfig`.
+
+    The module name of an op is its outermost NameLoc (`loc("layer1.0.conv1")`,
+    inside a FusedLoc the first NameLoc found); an op implementing a
+    functional call is located at `loc("layer1.0"("add"))`, its module and
+    FX node. Its object types are its op name, then its `qfx.origin`
+    (tensor methods by their bare name). Order indices count module call
+    sites in the parent module, functional nodes in their module.
+
+    ```mlir
+    %0 = tosa.sigmoid %x {qfx.origin = "torch.nn.Sigmoid"} : ... loc("head")
+    // with qconfig-mapping=default:x86 backend=x86 becomes
+    %0 = tosa.sigmoid %x {qfx.origin = "torch.nn.Sigmoid",
+        qfx.pattern = ["tosa.sigmoid"],
+        qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<fixed_qparams,
+            scale = 3.906250e-03, zero_point = 0>, weight = ...>} : ...
+    ```
+  }];
+  let options = [
+    Option<"qconfigMapping", "qconfig-mapping", "std::string",
+           /*default=*/"\"default:x86\"",
+           "A QConfigMapping JSON file or a preset (default:x86, "
+           "default:fbgemm, default:qnnpack, default:onednn)">,
+    Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
+           "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
+           "qnnpack, onednn, tosa)">
+  ];
+  let dependentDialects = ["::qfx::QFXDialect"];
+}
+
 #endif // QFX_TRANSFORMS_PASSES_TD

@@ -185,8 +185,8 @@ func.func private @f() attributes {a = #qfx.per_channel_minmax<min = [0.0, 3.0],
 
 // -----
 
-// expected-error @+1 {{#qfx.histogram bin 1 expected a finite count >= 0, got -1}}
-func.func private @f() attributes {a = #qfx.histogram<min = 0.0, max = 1.0, counts = [1.0, -1.0]>}
+// expected-error @+1 {{#qfx.histogram bin 1 expected a finite count, got nan}}
+func.func private @f() attributes {a = #qfx.histogram<min = 0.0, max = 1.0, counts = [1.0, 0x7FC00000]>}
 
 // -----
 
@@ -426,7 +426,31 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.qconfig' or 'qfx.pattern'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.qconfig' must be a #qfx.qconfig or the string "none"}}
+  %0 = tosa.sigmoid %x {qfx.qconfig = "None"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.pattern' must be an array of 1 to 3 op names, e.g. ["tosa.conv2d", "tosa.clamp"]}}
+  %0 = tosa.sigmoid %x {qfx.pattern = []} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.pattern' must be an array of 1 to 3 op names}}
+  %0 = tosa.sigmoid %x {qfx.pattern = ["a", "b", "c", "d"]} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

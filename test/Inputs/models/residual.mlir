@@ -24,7 +24,7 @@ module {
     %mul_1 = tosa.mul %conv2, %bn2_scale, %mul_shift_1 {qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<2x6x6x8xf32>, tensor<1x1x1x8xf32>, tensor<1xi8>) -> tensor<2x6x6x8xf32> loc("bn2")
     %bn2_shift = "tosa.const"() <{values = dense<[[[[-7.31461644e-02, 6.23112619e-02, -2.55934775e-01, -2.42175445e-01, 3.04065228e-01, 2.19438449e-01, -4.87264752e-01, -3.96131814e-01]]]]> : tensor<1x1x1x8xf32>}> : () -> tensor<1x1x1x8xf32> loc("bn2")
     %bn2 = tosa.add %mul_1, %bn2_shift {qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<2x6x6x8xf32>, tensor<1x1x1x8xf32>) -> tensor<2x6x6x8xf32> loc("bn2")
-    %add = tosa.add %bn2, %transpose {qfx.origin = "operator.add"} : (tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>) -> tensor<2x6x6x8xf32> loc("add")
+    %add = tosa.add %bn2, %transpose {qfx.origin = "operator.add"} : (tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>) -> tensor<2x6x6x8xf32> loc(""("add"))
     %clamp_1 = tosa.clamp %add {min_val = 0.00000000e+00 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<2x6x6x8xf32>) -> tensor<2x6x6x8xf32> loc("relu2")
     %transpose_1 = tosa.transpose %clamp_1 {perms = array<i32: 0, 3, 1, 2>} : (tensor<2x6x6x8xf32>) -> tensor<2x8x6x6xf32> loc("output")
     return %transpose_1 : tensor<2x8x6x6xf32> loc("output")

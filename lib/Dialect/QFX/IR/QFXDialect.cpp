@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Dialect/QFX/IR/QFXAttrs.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -32,7 +33,31 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                 "\"torch.nn.Conv2d\"";
     return success();
   }
+  if (attr.getName() == getQConfigAttrName()) {
+    if (llvm::isa<QConfigAttr>(attr.getValue()))
+      return success();
+    auto none = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
+    if (!none || none.getValue() != "none")
+      return op->emitOpError()
+             << "attribute '" << getQConfigAttrName()
+             << "' must be a #qfx.qconfig or the string \"none\"";
+    return success();
+  }
+  if (attr.getName() == getPatternAttrName()) {
+    auto pattern = llvm::dyn_cast<mlir::ArrayAttr>(attr.getValue());
+    if (!pattern || pattern.empty() || pattern.size() > 3 ||
+        !llvm::all_of(pattern, [](Attribute a) {
+          auto s = llvm::dyn_cast<mlir::StringAttr>(a);
+          return s && !s.getValue().empty();
+        }))
+      return op->emitOpError() << "attribute '" << getPatternAttrName()
+                               << "' must be an array of 1 to 3 op names, e.g. "
+                                  "[\"tosa.conv2d\", \"tosa.clamp\"]";
+    return success();
+  }
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
-                           << getOriginAttrName() << "'";
+                           << getOriginAttrName() << "', '"
+                           << getQConfigAttrName() << "' or '"
+                           << getPatternAttrName() << "'";
 }

@@ -33,6 +33,12 @@ def QFX_Dialect : Dialect {
     Importers may set the discardable attribute `qfx.origin` (a string) on any
     op to name the PyTorch type it came from, e.g. `"torch.nn.Conv2d"`;
     QConfigMapping's `object_type` keys match it.
+
+    `qfx-annotate-qconfig` sets two more discardable attributes, to show what
+    the configuration resolved to: `qfx.qconfig`, the op's QConfig
+    (`#qfx.qconfig<...>`) or the string `"none"` when the op is not to be
+    quantized, and `qfx.pattern`, the op names of the backend pattern the op
+    was matched in (an array of 1 to 3 strings, in forward order).
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -42,6 +48,14 @@ def QFX_Dialect : Dialect {
     /// The name of the discardable attribute that names an op's PyTorch type.
     static constexpr ::llvm::StringLiteral getOriginAttrName() {
       return ::llvm::StringLiteral("qfx.origin");
+    }
+    /// The discardable attribute holding an op's resolved QConfig, or "none".
+    static constexpr ::llvm::StringLiteral getQConfigAttrName() {
+      return ::llvm::StringLiteral("qfx.qconfig");
+    }
+    /// The discardable attribute naming the backend pattern an op matched.
+    static constexpr ::llvm::StringLiteral getPatternAttrName() {
+      return ::llvm::StringLiteral("qfx.pattern");
     }
   }];
 }

@@ -1,0 +1,349 @@
+//===- ConfigResolution.cpp - Apply the configuration to IR ---------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Transforms/ConfigResolution.h"
+
+#include "qfx/Config/ConfigJSON.h"
+#include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace qfx;
+
+//===----------------------------------------------------------------------===//
+// Scopes and object types
+//===----------------------------------------------------------------------===//
+
+std::optional<OpScope> qfx::getOpScope(mlir::Location loc) {
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc)) {
+    OpScope scope;
+    scope.moduleName = name.getName().str();
+    if (auto child = llvm::dyn_cast<mlir::NameLoc>(name.getChildLoc()))
+      scope.nodeName = child.getName().str();
+    return scope;
+  }
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc)) {
+    for (mlir::Location inner : fused.getLocations())
+      if (std::optional<OpScope> scope = getOpScope(inner))
+        return scope;
+    return std::nullopt;
+  }
+  if (auto callSite = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
+    return getOpScope(callSite.getCallee());
+  return std::nullopt;
+}
+
+SmallVector<std::string, 2> qfx::getObjectTypes(Operation *op) {
+  SmallVector<std::string, 2> types;
+  types.push_back(op->getName().getStringRef().str());
+  if (auto origin = op->getAttrOfType<mlir::StringAttr>(
+          QFXDialect::getOriginAttrName())) {
+    StringRef type = origin.getValue();
+    // PyTorch keys tensor methods by their bare name ("reshape").
+    type.consume_front("torch.Tensor.");
+    types.push_back(type.str());
+  }
+  return types;
+}
+
+bool qfx::isQuantizationCandidate(Operation *op) {
+  if (op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+      op->hasTrait<mlir::OpTrait::ConstantLike>())
+    return false;
+  if (llvm::isa<mlir::tosa::ConstOp, mlir::tosa::ConstShapeOp,
+                mlir::arith::ConstantOp, ObserveOp, FusedOp>(op))
+    return false;
+  // Functions and modules are containers, not ops of the model.
+  return op->getNumRegions() == 0;
+}
+
+//===----------------------------------------------------------------------===//
+// QConfigQueries
+//===----------------------------------------------------------------------===//
+
+/// The parent of a dotted module name, as PyTorch's _parent_name: "a.b" for
+/// "a.b.c", "" for "a".
+static StringRef getParentModuleName(StringRef moduleName) {
+  size_t dot = moduleName.rfind('.');
+  return dot == StringRef::npos ? StringRef() : moduleName.take_front(dot);
+}
+
+QConfigQueries::QConfigQueries(Operation *root) {
+  // (counting module, object type) -> call site or node -> its index.
+  std::map<std::pair<std::string, std::string>, llvm::StringMap<int64_t>>
+      indices;
+  unsigned anonymous = 0;
+  root->walk<mlir::WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isQuantizationCandidate(op))
+      return;
+    std::optional<OpScope> scope = getOpScope(op->getLoc());
+    // An op without a module name is at the top level and is its own call
+    // site.
+    OpScope resolved = scope.value_or(OpScope());
+    std::string identity;
+    std::string countingModule;
+    if (!scope) {
+      identity = "#" + std::to_string(anonymous++);
+    } else if (resolved.isFunctional()) {
+      identity = resolved.nodeName;
+      countingModule = resolved.moduleName;
+    } else {
+      identity = resolved.moduleName;
+      countingModule = getParentModuleName(resolved.moduleName).str();
+    }
+    QConfigQuery query(resolved.moduleName);
+    for (const std::string &type : getObjectTypes(op)) {
+      llvm::StringMap<int64_t> &seen = indices[{countingModule, type}];
+      auto [it, inserted] = seen.try_emplace(identity, seen.size());
+      (void)inserted;
+      query.addObjectType(type, it->second, countingModule);
+    }
+    queries.try_emplace(op, std::move(query));
+  });
+}
+
+const QConfigQuery *QConfigQueries::lookup(Operation *op) const {
+  auto it = queries.find(op);
+  return it == queries.end() ? nullptr : &it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+FailureOr<QConfigMapping> qfx::loadQConfigMappingOption(Operation *op,
+                                                        StringRef option) {
+  llvm::Expected<QConfigMapping> mapping = loadQConfigMapping(option);
+  if (!mapping) {
+    // Not op->emitError: the note would print the whole module.
+    mlir::emitError(op->getLoc())
+        << "qconfig-mapping: " << llvm::toString(mapping.takeError());
+    return failure();
+  }
+  return std::move(*mapping);
+}
+
+FailureOr<BackendConfig> qfx::loadBackendConfigOption(Operation *op,
+                                                      StringRef option) {
+  llvm::Expected<BackendConfig> backend = loadBackendConfig(option);
+  if (!backend) {
+    mlir::emitError(op->getLoc())
+        << "backend: " << llvm::toString(backend.takeError());
+    return failure();
+  }
+  return std::move(*backend);
+}
+
+//===----------------------------------------------------------------------===//
+// Pattern matching
+//===----------------------------------------------------------------------===//
+
+SmallVector<Operation *, 3> qfx::getFusedPatternOps(Operation *fusedOp) {
+  SmallVector<Operation *, 3> ops;
+  for (Region &region : fusedOp->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (isQuantizationCandidate(&op))
+          ops.push_back(&op);
+  return ops;
+}
+
+const BackendPatternConfig *qfx::lookupFusedConfig(const BackendConfig &backend,
+                                                   Operation *fusedOp) {
+  auto fused = llvm::dyn_cast<FusedOp>(fusedOp);
+  if (!fused)
+    return nullptr;
+  SmallVector<Operation *, 3> ops = getFusedPatternOps(fusedOp);
+  for (const BackendPatternConfig &config : backend.getConfigs()) {
+    if (config.getFusedOp() != fused.getName().str())
+      continue;
+    ArrayRef<std::string> pattern = config.getPattern();
+    if (pattern.size() != ops.size())
+      continue;
+    if (llvm::all_of(llvm::zip(pattern, ops), [](auto pair) {
+          return std::get<1>(pair)->getName().getStringRef() ==
+                 std::get<0>(pair);
+        }))
+      return &config;
+  }
+  return nullptr;
+}
+
+Operation *PatternMatchResult::getRootOp() const {
+  SmallVector<Operation *, 3> patternOps(ops.begin(), ops.end());
+  if (ops.size() == 1 && llvm::isa<FusedOp>(ops.front()))
+    patternOps = getFusedPatternOps(ops.front());
+  if (patternOps.empty())
+    return ops.front();
+  if (const std::optional<std::string> &root = config->getRootOp())
+    for (Operation *op : patternOps)
+      if (op->getName().getStringRef() == *root)
+        return op;
+  return patternOps.front();
+}
+
+mlir::OpOperand *PatternMatchResult::getRoleOperand(InputRole role) const {
+  std::optional<OperandRef> ref = config->getInputRole(role);
+  if (!ref)
+    return nullptr;
+  bool isFused = ops.size() == 1 && llvm::isa<FusedOp>(ops.front());
+  SmallVector<Operation *, 3> patternOps(ops.begin(), ops.end());
+  if (isFused)
+    patternOps = getFusedPatternOps(ops.front());
+  if (ref->opIndex >= patternOps.size())
+    return nullptr;
+  Operation *op = patternOps[ref->opIndex];
+  if (ref->operandIndex >= op->getNumOperands())
+    return nullptr;
+  mlir::OpOperand &operand = op->getOpOperand(ref->operandIndex);
+  if (!isFused)
+    return &operand;
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(operand.get());
+  if (!arg || arg.getOwner()->getParentOp() != ops.front())
+    return nullptr;
+  return &ops.front()->getOpOperand(arg.getArgNumber());
+}
+
+void PatternMatches::add(PatternMatchResult match) {
+  unsigned position = matches.size();
+  for (Operation *op : match.ops)
+    index[op] = position;
+  matches.push_back(std::move(match));
+}
+
+PatternMatches qfx::matchBackendPatterns(Block &block,
+                                         const BackendConfig &backend) {
+  // PyTorch's sorted_patterns_dict: longer patterns first, stable.
+  SmallVector<const BackendPatternConfig *> configs;
+  for (const BackendPatternConfig &config : backend.getConfigs())
+    configs.push_back(&config);
+  std::stable_sort(
+      configs.begin(), configs.end(),
+      [](const BackendPatternConfig *a, const BackendPatternConfig *b) {
+        return a->getPattern().size() > b->getPattern().size();
+      });
+
+  PatternMatches matches;
+  for (Operation &last : llvm::reverse(block)) {
+    if (matches.lookup(&last))
+      continue;
+    if (llvm::isa<FusedOp>(last)) {
+      if (const BackendPatternConfig *config =
+              lookupFusedConfig(backend, &last))
+        matches.add({{&last}, config});
+      continue;
+    }
+    if (!isQuantizationCandidate(&last))
+      continue;
+    for (const BackendPatternConfig *config : configs) {
+      ArrayRef<std::string> pattern = config->getPattern();
+      if (last.getName().getStringRef() != pattern.back())
+        continue;
+      SmallVector<Operation *, 3> chain = {&last};
+      bool matched = true;
+      for (size_t k = pattern.size() - 1; matched && k > 0; --k) {
+        Operation *next = chain.front();
+        if (next->getNumOperands() == 0) {
+          matched = false;
+          break;
+        }
+        Value input = next->getOperand(0);
+        Operation *producer = input.getDefiningOp();
+        matched = producer && producer->getBlock() == &block &&
+                  producer->getNumResults() == 1 &&
+                  producer->getName().getStringRef() == pattern[k - 1] &&
+                  input.hasOneUse() && !matches.lookup(producer);
+        if (matched)
+          chain.insert(chain.begin(), producer);
+      }
+      if (!matched)
+        continue;
+      matches.add({chain, config});
+      break;
+    }
+  }
+  return matches;
+}
+
+//===----------------------------------------------------------------------===//
+// Resolution of one op
+//===----------------------------------------------------------------------===//
+
+std::string qfx::describeQuery(const QConfigQuery &query) {
+  std::string text = "module '" + query.moduleName + "', object types ";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(query.objectTypes, os,
+                        [&](const QConfigQuery::ObjectType &type) {
+                          os << type.type;
+                          if (type.orderIndex)
+                            os << " #" << *type.orderIndex << " in '"
+                               << type.orderModuleName << "'";
+                        });
+  return text;
+}
+
+/// The op whose query stands for `op`: itself, or for a fused op the root op
+/// of its pattern.
+static Operation *getQueryOp(Operation *op, const PatternMatchResult *match) {
+  if (!llvm::isa<FusedOp>(op))
+    return op;
+  if (match)
+    return match->getRootOp();
+  SmallVector<Operation *, 3> ops = getFusedPatternOps(op);
+  return ops.empty() ? op : ops.front();
+}
+
+/// "[tosa.conv2d, tosa.clamp]".
+static std::string describePattern(const BackendPatternConfig &config) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(config.getPattern(), os);
+  os << "]";
+  return text;
+}
+
+OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
+                            const BackendConfig &backend,
+                            const QConfigQueries &queries,
+                            const PatternMatches &matches) {
+  OpResolution result;
+  result.match = matches.lookup(op);
+  result.query = queries.lookup(getQueryOp(op, result.match));
+  if (result.query)
+    result.qconfig = mapping.resolve(*result.query);
+  else
+    result.qconfig = mapping.getGlobal();
+  if (!result.qconfig) {
+    result.whyNotQuantized = "its QConfig is null";
+    if (result.query)
+      result.whyNotQuantized += " (" + describeQuery(*result.query) + ")";
+    return result;
+  }
+  if (!result.match) {
+    std::string name = op->getName().getStringRef().str();
+    if (auto fused = llvm::dyn_cast<FusedOp>(op))
+      name = "qfx.fused \"" + fused.getName().str() + "\"";
+    result.whyNotQuantized = "no pattern of backend '" +
+                             backend.getName().str() + "' matches " + name;
+    return result;
+  }
+  result.support = checkQConfigSupport(*result.qconfig, *result.match->config);
+  if (!result.support.isSupported())
+    result.whyNotQuantized =
+        "backend '" + backend.getName().str() + "' pattern " +
+        describePattern(*result.match->config) +
+        " does not support its QConfig: " + result.support.reason;
+  return result;
+}

@@ -1,0 +1,105 @@
+// RUN: quant-opt %s --split-input-file \
+// RUN:   --qfx-annotate-qconfig="qconfig-mapping=%S/Inputs/priority-mapping.json backend=x86" \
+// RUN:   2>/dev/null | FileCheck %s
+// RUN: quant-opt %s --split-input-file \
+// RUN:   --qfx-annotate-qconfig="qconfig-mapping=%S/Inputs/priority-mapping.json backend=x86" \
+// RUN:   --mlir-print-op-on-diagnostic=false 2>&1 >/dev/null \
+// RUN:   | FileCheck %s --check-prefix=REMARK --implicit-check-not=remark
+// RUN: quant-opt %s --split-input-file \
+// RUN:   --qfx-annotate-qconfig="qconfig-mapping=%S/Inputs/regex-order-mapping.json backend=x86" \
+// RUN:   2>/dev/null | FileCheck %s --check-prefix=REGEX
+
+// Inputs/priority-mapping.json gives each key its own QConfig, told apart by
+// the activation's quant_max: global 101; object_type tosa.clamp 102,
+// torch.nn.ReLU6 103, tosa.tanh null; module_name_regex "features\.[0-9]"
+// 104, then "features" 105; module_name features.3 106, head null;
+// module_name_object_type_order (features.3, tosa.clamp, 1) 107,
+// (features.3, torch.add, 0) 108, ("", torch.nn.Sigmoid, 1) 109.
+
+// CHECK-LABEL: func.func @priority
+// REGEX-LABEL: func.func @priority
+func.func @priority(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // Global.
+  // CHECK: tosa.sigmoid {{.*}}qfx.pattern = ["tosa.sigmoid"], qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 101>, weight = #qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>>
+  %0 = tosa.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32> loc("stem")
+  // object_type by op name beats global.
+  // CHECK: tosa.clamp {{.*}}quant_max = 102>
+  %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc("stem.act")
+  // The origin comes after the op name in the chain: it wins.
+  // CHECK: tosa.clamp {{.*}}quant_max = 103>
+  %2 = tosa.clamp %1 {min_val = 0.0 : f32, max_val = 6.0 : f32, qfx.origin = "torch.nn.ReLU6"} : (tensor<4xf32>) -> tensor<4xf32> loc("stem.act6")
+  // module_name_regex beats object_type; the first registered regex wins.
+  // CHECK: tosa.clamp {{.*}}quant_max = 104>
+  // REGEX: tosa.clamp {{.*}}quant_max = 105>
+  %3 = tosa.clamp %2 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc("features.0")
+  // "featuresX" only matches the second regex.
+  // CHECK: tosa.sigmoid {{.*}}quant_max = 105>
+  %4 = tosa.sigmoid %3 : (tensor<4xf32>) -> tensor<4xf32> loc("featuresX")
+  // module_name of the parent beats regex and object_type.
+  // CHECK: tosa.clamp {{.*}}quant_max = 106>
+  %5 = tosa.clamp %4 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc("features.3.act")
+  // module_name_object_type_order: the second clamp call site in features.3.
+  // CHECK: tosa.clamp {{.*}}quant_max = 107>
+  %6 = tosa.clamp %5 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc("features.3.act2")
+  // Several ops of one module call are one call site: still index 1.
+  // CHECK: tosa.clamp {{.*}}quant_max = 107>
+  %7 = tosa.clamp %6 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc("features.3.act2")
+  // A functional call is counted in its own module, by FX node.
+  // CHECK: tosa.add {{.*}}quant_max = 108>
+  %8 = tosa.add %7, %7 {qfx.origin = "torch.add"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("features.3"("add"))
+  // CHECK: tosa.add {{.*}}quant_max = 106>
+  %9 = tosa.add %8, %8 {qfx.origin = "torch.add"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("features.3"("add_1"))
+  // Module calls at the top level are counted in "": the second Sigmoid.
+  // CHECK: tosa.sigmoid {{.*}}quant_max = 101>
+  %10 = tosa.sigmoid %9 {qfx.origin = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32> loc("sig0")
+  // CHECK: tosa.sigmoid {{.*}}quant_max = 109>
+  %11 = tosa.sigmoid %10 {qfx.origin = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32> loc("sig1")
+  // The module name is the first NameLoc of a fused location.
+  // CHECK: tosa.clamp {{.*}}quant_max = 104>
+  %12 = tosa.clamp %11 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc(fused["model.py":3:4, "features.1", "stem"])
+  // A null module_name on the parent.
+  // CHECK: tosa.clamp {{.*}}qfx.qconfig = "none"
+  // REMARK: remark: loc("head.act"): not quantized: its QConfig is null (module 'head.act', object types tosa.clamp #0 in 'head')
+  %13 = tosa.clamp %12 {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32> loc("head.act")
+  // A null object_type.
+  // CHECK: tosa.tanh {{.*}}qfx.qconfig = "none"
+  // REMARK: remark: loc("stem.t"): not quantized: its QConfig is null (module 'stem.t', object types tosa.tanh #0 in 'stem')
+  %14 = tosa.tanh %13 : (tensor<4xf32>) -> tensor<4xf32> loc("stem.t")
+  // No pattern: the QConfig is attached, no pattern.
+  // CHECK: tosa.exp
+  // CHECK-NOT: qfx.pattern
+  // CHECK-SAME: quant_max = 101>
+  // REMARK: remark: loc("stem.e"): not quantized: no pattern of backend 'x86' matches tosa.exp
+  %15 = tosa.exp %14 : (tensor<4xf32>) -> tensor<4xf32> loc("stem.e")
+  return %15 : tensor<4xf32>
+}
+
+// -----
+
+// Every op of this function is quantized: no remark.
+
+// Patterns: longest first, from the end; an intermediate result used twice
+// ends the pattern.
+
+// CHECK-LABEL: func.func @patterns
+func.func @patterns(%x: tensor<1x4x4x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // CHECK: tosa.conv2d {{.*}}qfx.pattern = ["tosa.conv2d", "tosa.clamp"]
+  // CHECK: tosa.clamp {{.*}}qfx.pattern = ["tosa.conv2d", "tosa.clamp"]
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu")
+  // %c2 is used twice: conv2d alone, clamp alone.
+  // CHECK: tosa.conv2d {{.*}}qfx.pattern = ["tosa.conv2d"]
+  // CHECK: tosa.clamp {{.*}}qfx.pattern = ["tosa.clamp"]
+  %c2 = tosa.conv2d %r, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv2")
+  %r2 = tosa.clamp %c2 {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu2")
+  // CHECK: tosa.add {{.*}}qfx.pattern = ["tosa.add", "tosa.clamp"]
+  // CHECK: tosa.clamp {{.*}}qfx.pattern = ["tosa.add", "tosa.clamp"]
+  %a = tosa.add %r2, %c2 : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc(""("add"))
+  %r3 = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc(""("relu_1"))
+  // Constants are left alone.
+  // CHECK-NOT: "tosa.const"() {{.*}}qfx.qconfig
+  return %r3, %c2 : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>
+}
