@@ -157,9 +157,10 @@ def QFX_HistogramAttr : QFX_Attr<"Histogram", "histogram"> {
     #qfx.histogram<min = -1.0, max = 3.0, counts = [1.0, 0.0, 4.0, 2.0]>
     ```
 
-    There is at least one bin; counts are finite and non-negative; the range
-    is finite with `min <= max`. The number of bins must equal the observer's
-    `bins`.
+    There is at least one bin; counts are finite (not necessarily
+    non-negative: PyTorch's re-binning leaves float error such as -2.9e-06 in
+    a bin, and the statistics stay exactly PyTorch's); the range is finite
+    with `min <= max`. The number of bins must equal the observer's `bins`.
   }];
   let parameters = (ins
     APFloatParameter<"histogram minimum">:$min,
