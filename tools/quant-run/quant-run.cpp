@@ -16,6 +16,7 @@
 
 #include "qfx/InitQFX.h"
 #include "qfx/Runtime/Calibration.h"
+#include "qfx/Runtime/Compare.h"
 #include "qfx/Runtime/CompiledModel.h"
 #include "qfx/Runtime/Npy.h"
 
@@ -23,6 +24,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -67,6 +69,12 @@ static cl::opt<unsigned>
               cl::desc("Time N runs after a warm-up and print the median, "
                        "the spread and the throughput"),
               cl::value_desc("N"), cl::cat(category));
+static cl::opt<std::string> comparePath(
+    "compare",
+    cl::desc("Run this second stage on the same --input and report, per op "
+             "matched by location and per result, the max abs error and the "
+             "SQNR against the model, worst first"),
+    cl::value_desc("OTHER.mlir"), cl::cat(category));
 static cl::opt<bool>
     printPipeline("print-pipeline", cl::init(false),
                   cl::desc("Print the lowering pass pipeline and exit"),
@@ -117,6 +125,57 @@ static void printSummary(llvm::raw_ostream &os, size_t index,
   if (array.getNumElements() > count)
     os << ", ...";
   os << "]\n";
+}
+
+/// Parses a model file; diagnostics go to `sourceMgr`'s handler.
+static mlir::OwningOpRef<mlir::ModuleOp> parseModel(llvm::StringRef path,
+                                                    llvm::SourceMgr &sourceMgr,
+                                                    mlir::MLIRContext &context,
+                                                    std::string &error) {
+  auto file = mlir::openInputFile(path, &error);
+  if (!file)
+    return nullptr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    error = "cannot parse the model (see above)";
+  return module;
+}
+
+/// Prints the comparison of --compare, worst first.
+static int runComparison(mlir::ModuleOp baseline,
+                         llvm::ArrayRef<qfx::NpyArray> inputs,
+                         mlir::MLIRContext &context) {
+  if (benchRuns > 0 || !outputPaths.empty())
+    return fail("--compare cannot be combined with --bench or -o");
+  // A source manager parses its main buffer: the second model needs its own.
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::string error;
+  auto compared = parseModel(comparePath, sourceMgr, context, error);
+  if (!compared)
+    return fail(comparePath + ": " + error);
+  auto report = qfx::compareStages(baseline, *compared, entry, inputs);
+  if (!report)
+    return fail(report.takeError());
+  llvm::outs() << "compare: " << comparePath << " against " << modelPath << ", "
+               << report->size() << " values, worst first\n";
+  llvm::outs() << llvm::formatv("{0,10}  {1,12}  {2,-14}  {3,-22}  {4}\n",
+                                "SQNR (dB)", "max abs err", "shape", "op",
+                                "location");
+  for (const qfx::ValueComparison &value : *report) {
+    std::string shape =
+        llvm::join(llvm::map_range(value.shape,
+                                   [](int64_t d) { return std::to_string(d); }),
+                   "x");
+    std::string sqnr = std::isinf(value.sqnr)
+                           ? std::string("inf")
+                           : llvm::formatv("{0:f2}", value.sqnr).str();
+    llvm::outs() << llvm::formatv("{0,10}  {1,12:e3}  {2,-14}  {3,-22}  {4}\n",
+                                  sqnr, value.maxAbsError, shape, value.opName,
+                                  value.name);
+  }
+  return 0;
 }
 
 static int runBenchmark(qfx::CompiledModel &model,
@@ -330,14 +389,10 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   std::string error;
-  auto file = mlir::openInputFile(modelPath, &error);
-  if (!file)
-    return fail(modelPath + ": " + error);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      parseModel(modelPath, sourceMgr, context, error);
   if (!module)
-    return fail(modelPath + ": cannot parse the model (see above)");
+    return fail(modelPath + ": " + error);
 
   if (!calibrationPaths.empty())
     return runCalibration(*module);
@@ -349,6 +404,9 @@ int main(int argc, char **argv) {
       return fail(array.takeError());
     inputs.push_back(std::move(*array));
   }
+
+  if (!comparePath.empty())
+    return runComparison(*module, inputs, context);
 
   qfx::CompileOptions options;
   options.entry = entry;

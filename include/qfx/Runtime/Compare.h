@@ -1,0 +1,51 @@
+//===- Compare.h - Per-op comparison of two pipeline stages -----*- C++ -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// PyTorch's numeric suite for qfx: runs two stages of a model (say the float
+// model and the reference model) on the same inputs, records the value every
+// op produces, matches the ops of the two stages by location, and reports
+// how far apart they are.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_RUNTIME_COMPARE_H
+#define QFX_RUNTIME_COMPARE_H
+
+#include "qfx/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace qfx {
+
+/// How far one value of the compared stage is from the baseline's.
+struct ValueComparison {
+  /// The op's location ("layer1.0.conv1", "layer1.0(add)") or "output N".
+  std::string name;
+  /// The op that produced the value in the compared stage.
+  std::string opName;
+  llvm::SmallVector<int64_t> shape;
+  double maxAbsError = 0;
+  /// 10 log10(sum(baseline^2) / sum((baseline - compared)^2)); +inf when
+  /// they are equal.
+  double sqnr = 0;
+};
+
+/// Runs `entry` of both modules on `inputs` and compares every value whose
+/// location appears in both (the last float tensor each location produces),
+/// then the results. Sorted worst first (lowest SQNR).
+llvm::Expected<std::vector<ValueComparison>>
+compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
+              llvm::StringRef entry, llvm::ArrayRef<NpyArray> inputs);
+
+/// The name a location gives its op in a comparison: the names of its
+/// NameLocs, outermost first, the inner ones in parentheses; "" if none.
+std::string getLocationName(mlir::Location loc);
+
+} // namespace qfx
+
+#endif // QFX_RUNTIME_COMPARE_H

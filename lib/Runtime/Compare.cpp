@@ -1,0 +1,240 @@
+//===- Compare.cpp - Per-op comparison of two pipeline stages -------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Runtime/Compare.h"
+
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+#include "qfx/Runtime/CompiledModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+using namespace qfx;
+
+std::string qfx::getLocationName(mlir::Location loc) {
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
+    for (mlir::Location inner : fused.getLocations())
+      if (std::string name = getLocationName(inner); !name.empty())
+        return name;
+    return "";
+  }
+  if (auto callSite = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
+    return getLocationName(callSite.getCallee());
+  auto named = mlir::dyn_cast<mlir::NameLoc>(loc);
+  if (!named)
+    return "";
+  std::string name = named.getName().str();
+  if (std::string inner = getLocationName(named.getChildLoc()); !inner.empty())
+    name += "(" + inner + ")";
+  return name;
+}
+
+namespace {
+
+/// Observers that record: the last tensor each location produced.
+class Recorder : public ObservationSink {
+public:
+  explicit Recorder(llvm::DenseMap<int64_t, std::string> names)
+      : names(std::move(names)) {}
+
+  void observe(int64_t slot, llvm::ArrayRef<int64_t> shape,
+               llvm::ArrayRef<float> data) override {
+    auto it = names.find(slot);
+    if (it == names.end())
+      return;
+    Value &value = values[it->second];
+    value.shape.assign(shape.begin(), shape.end());
+    value.data.assign(data.begin(), data.end());
+  }
+
+  struct Value {
+    llvm::SmallVector<int64_t> shape;
+    std::vector<float> data;
+  };
+  std::map<std::string, Value> values;
+
+private:
+  llvm::DenseMap<int64_t, std::string> names;
+};
+
+/// A clone of `module` in which every float tensor an op with a named
+/// location produces is observed by a placeholder observer, and the names
+/// of the observers' runtime slots (qfx-lower-observers numbers every
+/// qfx.observe of the module in walk order) with the ops that made them.
+struct Instrumented {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  llvm::DenseMap<int64_t, std::string> slotNames;
+  std::map<std::string, std::string> opNames;
+};
+
+Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
+  Instrumented result;
+  result.module = module.clone();
+  mlir::MLIRContext *context = module.getContext();
+  // A float model may have no qfx op yet.
+  context->getOrLoadDialect<QFXDialect>();
+  auto spec =
+      ObserverSpecAttr::get(context, ObserverSpec(ObserverKind::Placeholder));
+  llvm::DenseMap<mlir::Operation *, std::string> recorders;
+  auto function = result.module->lookupSymbol<mlir::func::FuncOp>(entry);
+  if (!function)
+    return result;
+  llvm::SmallVector<mlir::Operation *> ops;
+  function.walk([&](mlir::Operation *op) {
+    if (!llvm::isa<ObserveOp>(op))
+      ops.push_back(op);
+  });
+  for (mlir::Operation *op : ops) {
+    std::string name = getLocationName(op->getLoc());
+    if (name.empty() || op->getNumResults() != 1)
+      continue;
+    mlir::Value value = op->getResult(0);
+    auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
+    if (!type || !llvm::isa<mlir::FloatType>(type.getElementType()) ||
+        op->hasTrait<mlir::OpTrait::ConstantLike>())
+      continue;
+    mlir::OpBuilder builder(context);
+    builder.setInsertionPointAfter(op);
+    auto recorder = ObserveOp::create(builder, op->getLoc(), value,
+                                      builder.getI64IntegerAttr(0), spec,
+                                      /*stats=*/nullptr);
+    value.replaceAllUsesExcept(recorder, recorder);
+    recorders[recorder] = name;
+    result.opNames[name] = op->getName().getStringRef().str();
+  }
+  int64_t slot = 0;
+  result.module->walk([&](ObserveOp op) {
+    auto it = recorders.find(op);
+    if (it != recorders.end())
+      result.slotNames[slot] = it->second;
+    ++slot;
+  });
+  return result;
+}
+
+ValueComparison compareValues(std::string name, std::string opName,
+                              llvm::ArrayRef<int64_t> shape,
+                              llvm::ArrayRef<float> baseline,
+                              llvm::ArrayRef<float> compared) {
+  ValueComparison comparison{std::move(name), std::move(opName),
+                             llvm::SmallVector<int64_t>(shape)};
+  double signal = 0, noise = 0;
+  for (auto [b, c] : llvm::zip_equal(baseline, compared)) {
+    double error = static_cast<double>(b) - static_cast<double>(c);
+    comparison.maxAbsError = std::max(comparison.maxAbsError, std::abs(error));
+    signal += static_cast<double>(b) * b;
+    noise += error * error;
+  }
+  comparison.sqnr = noise == 0 ? std::numeric_limits<double>::infinity()
+                               : 10 * std::log10(signal / noise);
+  return comparison;
+}
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The elements of an output as floats (outputs of either stage may be any
+/// of the .npy dtypes).
+std::vector<float> toFloats(const NpyArray &array) {
+  std::vector<float> values(array.getNumElements());
+  const uint8_t *data = array.data.data();
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (array.dtype) {
+    case NpyDType::Float32:
+      values[i] = reinterpret_cast<const float *>(data)[i];
+      break;
+    case NpyDType::Int8:
+      values[i] = reinterpret_cast<const int8_t *>(data)[i];
+      break;
+    case NpyDType::UInt8:
+      values[i] = data[i];
+      break;
+    case NpyDType::Int32:
+      values[i] = reinterpret_cast<const int32_t *>(data)[i];
+      break;
+    case NpyDType::Int64:
+      values[i] = reinterpret_cast<const int64_t *>(data)[i];
+      break;
+    case NpyDType::Float16:
+      values[i] =
+          llvm::APFloat(
+              llvm::APFloat::IEEEhalf(),
+              llvm::APInt(16, reinterpret_cast<const uint16_t *>(data)[i]))
+              .convertToFloat();
+      break;
+    }
+  }
+  return values;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<ValueComparison>>
+qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
+                   llvm::StringRef entry, llvm::ArrayRef<NpyArray> inputs) {
+  struct Run {
+    Instrumented instrumented;
+    std::unique_ptr<Recorder> recorder;
+    llvm::SmallVector<NpyArray> outputs;
+  };
+  Run runs[2];
+  for (auto [run, module, which] :
+       llvm::zip_equal(runs, std::array{baseline, compared},
+                       std::array{"the baseline", "the compared stage"})) {
+    run.instrumented = instrument(module, entry);
+    CompileOptions options;
+    options.entry = entry.str();
+    options.calibrate = true;
+    auto model = CompiledModel::compile(*run.instrumented.module, options);
+    if (!model)
+      return makeError(llvm::Twine(which) + ": " +
+                       llvm::toString(model.takeError()));
+    if (llvm::Error err = model->checkInputs(inputs))
+      return makeError(llvm::Twine(which) + ": " +
+                       llvm::toString(std::move(err)));
+    run.recorder = std::make_unique<Recorder>(run.instrumented.slotNames);
+    auto outputs = model->run(inputs, run.recorder.get());
+    if (!outputs)
+      return outputs.takeError();
+    run.outputs = std::move(*outputs);
+  }
+
+  std::vector<ValueComparison> report;
+  for (const auto &[name, value] : runs[0].recorder->values) {
+    auto other = runs[1].recorder->values.find(name);
+    if (other == runs[1].recorder->values.end() ||
+        other->second.shape != value.shape)
+      continue;
+    report.push_back(compareValues(name, runs[1].instrumented.opNames[name],
+                                   value.shape, value.data,
+                                   other->second.data));
+  }
+  if (runs[0].outputs.size() != runs[1].outputs.size())
+    return makeError(llvm::formatv("the stages have {0} and {1} results",
+                                   runs[0].outputs.size(),
+                                   runs[1].outputs.size()));
+  for (auto [index, a, b] : llvm::enumerate(runs[0].outputs, runs[1].outputs)) {
+    if (a.shape != b.shape)
+      return makeError(llvm::formatv("result {0} has shape {1} in the "
+                                     "baseline but {2} in the compared stage",
+                                     index, a.getShapeString(),
+                                     b.getShapeString()));
+    report.push_back(compareValues(llvm::formatv("output {0}", index).str(),
+                                   "return", a.shape, toFloats(a),
+                                   toFloats(b)));
+  }
+  llvm::stable_sort(report,
+                    [](const ValueComparison &x, const ValueComparison &y) {
+                      return x.sqnr < y.sqnr;
+                    });
+  return report;
+}
