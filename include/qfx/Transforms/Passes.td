@@ -116,4 +116,96 @@ def QFXAnnotateQConfig : Pass<"qfx-annotate-qconfig", "::mlir::ModuleOp"> {
   let dependentDialects = ["::qfx::QFXDialect"];
 }
 
+def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
+  let summary = "Folds batch norm into convolutions and wraps the backend's "
+                "fusion patterns in qfx.fused regions";
+  let description = [{
+    First folds per-channel affine constants that follow a `tosa.conv2d`,
+    `tosa.depthwise_conv2d` or `tosa.matmul` (with or without its bias
+    `tosa.add`) into the weights and bias, as PyTorch's fusion folds
+    BatchNorm: a `tosa.mul` by a constant that varies only along the output
+    channel, then optionally a `tosa.add` of such a constant, when each
+    intermediate result has no other use.
+
+    Then, for every BackendPatternConfig with a `fused_op`, matches its
+    pattern (1 to 3 ops in forward order, each result operand 0 of the next
+    and used by nothing else, longest patterns first, from the end of the
+    function) and wraps the ops in a `qfx.fused` region named after the fused
+    op. The region's operands are the values the pattern uses, weights and
+    bias included; constants that are neither (zero points, shifts) are
+    cloned into the body. The fused op takes the location of the pattern's
+    ops (a FusedLoc) and the `qfx.origin` of its root op.
+
+    ```mlir
+    %c = tosa.conv2d %x, %w, %b, %zp, %zp {...} : ... loc("conv1")
+    %r = tosa.clamp %c {...} : ... loc("relu1")
+    // becomes
+    %r = qfx.fused "conv2d_relu" (%x, %w, %b) : ... {
+    ^bb0(%a: ..., %k: ..., %c: ...):
+      ...
+      qfx.yield %0 : ...
+    } loc(fused["conv1", "relu1"])
+    ```
+  }];
+  let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
+           "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
+           "qnnpack, onednn, tosa)">,
+    Option<"foldBatchNorm", "fold-batch-norm", "bool", /*default=*/"true",
+           "Fold per-channel affine constants after conv2d, "
+           "depthwise_conv2d and matmul into their weights and bias">
+  ];
+  let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
+}
+
+def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
+  let summary = "Inserts qfx.observe where PyTorch's prepare_fx inserts "
+                "observers";
+  let description = [{
+    Resolves each op's QConfig and matches the BackendConfig's patterns (a
+    `qfx.fused` op counts as one op), checks the QConfig against the
+    pattern's dtype configs, and inserts `qfx.observe` ops as PyTorch 1.13's
+    `prepare_fx` inserts observers:
+
+    - on the activation inputs of a quantized pattern whose producer does not
+      already produce that dtype, and on its output; one observer per value
+      and dtype, none inside fused regions;
+    - on weights, with the QConfig's weight observer; a per-channel axis is
+      translated from PyTorch's layout to TOSA's (conv2d OHWI: 0; matmul
+      `[1, IN, OUT]`: 2; depthwise HWCM: the output channel is C*M, so the
+      weight is observed as `[KH, KW, C*M]` along axis 2 between two
+      reshapes when M > 1);
+    - ops that share their input's observer (output_share_observer_with_input,
+      and a reuse-input QConfig) get the id and spec of their first input's
+      observer; concat makes all its inputs share it;
+    - fixed-qparams ops (sigmoid, tanh) get the backend's fixed observer;
+    - biases stay float.
+
+    Every op that is not quantized gets a remark saying why (null QConfig,
+    no backend pattern, the failed dtype constraint); `summary=true`
+    replaces them by one remark with a table.
+
+    ```mlir
+    %0 = qfx.observe %x id 0 spec(#qfx.observer<histogram, reduce_range = true>) : ...
+    %1 = qfx.observe %w id 1 spec(#qfx.observer<per_channel_minmax, dtype = qint8,
+                                  qscheme = per_channel_symmetric>) : ...
+    %2 = tosa.conv2d %0, %1, %b, ...
+    %3 = qfx.observe %2 id 2 spec(#qfx.observer<histogram, reduce_range = true>) : ...
+    ```
+  }];
+  let options = [
+    Option<"qconfigMapping", "qconfig-mapping", "std::string",
+           /*default=*/"\"default:x86\"",
+           "A QConfigMapping JSON file or a preset (default:x86, "
+           "default:fbgemm, default:qnnpack, default:onednn)">,
+    Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
+           "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
+           "qnnpack, onednn, tosa)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Replace the per-op remarks by one remark with a table of the ops "
+           "that are not quantized">
+  ];
+  let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
+}
+
 #endif // QFX_TRANSFORMS_PASSES_TD

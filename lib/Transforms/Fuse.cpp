@@ -1,0 +1,339 @@
+//===- Fuse.cpp - Fold batch norm and fuse backend patterns ---------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// qfx-fuse: PyTorch 1.13's fuse_fx over TOSA. Per-channel affine constants
+// after a conv2d / depthwise_conv2d / matmul (the exported batch norm) are
+// folded into the weights and bias, then every BackendPatternConfig with a
+// fused op is matched and its ops are wrapped in a qfx.fused region. See
+// docs/qfx-passes.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+#include "qfx/Transforms/ConfigResolution.h"
+#include "qfx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXFUSE
+#include "qfx/Transforms/Passes.h.inc"
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Batch norm folding
+//===----------------------------------------------------------------------===//
+
+/// The float32 values of a constant, or none.
+std::optional<std::vector<float>> getConstantValues(Value value) {
+  mlir::DenseElementsAttr attr;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&attr)) ||
+      !attr.getElementType().isF32())
+    return std::nullopt;
+  std::vector<float> values(attr.getValues<float>().begin(),
+                            attr.getValues<float>().end());
+  return values;
+}
+
+/// The per-channel values of a constant that broadcasts along the last axis
+/// of a rank-`rank` result with `channels` channels: all dims 1 except the
+/// last, which is 1 or `channels`. Expanded to `channels` values.
+std::optional<std::vector<float>>
+getPerChannelConstant(Value value, int64_t rank, int64_t channels) {
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
+  if (!type || type.getRank() != rank)
+    return std::nullopt;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (type.getDimSize(d) != 1)
+      return std::nullopt;
+  int64_t last = type.getDimSize(rank - 1);
+  if (last != 1 && last != channels)
+    return std::nullopt;
+  std::optional<std::vector<float>> values = getConstantValues(value);
+  if (!values)
+    return std::nullopt;
+  if (last == 1)
+    values->assign(channels, values->front());
+  return values;
+}
+
+/// True if `shift` is tosa.mul's zero shift.
+bool isZeroShift(Value shift) {
+  mlir::DenseElementsAttr attr;
+  if (!mlir::matchPattern(shift, mlir::m_Constant(&attr)))
+    return false;
+  return llvm::all_of(attr.getValues<llvm::APInt>(),
+                      [](const llvm::APInt &v) { return v.isZero(); });
+}
+
+Value createF32Constant(OpBuilder &builder, Location loc,
+                        mlir::RankedTensorType type, ArrayRef<float> values) {
+  auto attr = mlir::DenseElementsAttr::get(type, values);
+  return mlir::tosa::ConstOp::create(builder, loc, type,
+                                     llvm::cast<mlir::ElementsAttr>(attr));
+}
+
+/// Folds `mul` by per-channel scale s (and the `add` of shift t that follows,
+/// if any) after the conv/matmul `producer` into its weight and bias:
+/// w' = w * s along the output channel, b' = b * s + t. For a matmul,
+/// `biasAdd` is its bias tosa.add, if it has one.
+LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
+                         mlir::tosa::MulOp mul, mlir::tosa::AddOp shiftAdd,
+                         llvm::SmallVectorImpl<Value> &replaced) {
+  Value output = biasAdd ? Value(biasAdd.getResult()) : producer->getResult(0);
+  auto outputType = llvm::cast<mlir::RankedTensorType>(output.getType());
+  int64_t rank = outputType.getRank();
+  int64_t channels = outputType.getDimSize(rank - 1);
+  if (mlir::ShapedType::isDynamic(channels))
+    return failure();
+  std::optional<std::vector<float>> scale =
+      getPerChannelConstant(mul.getInput2(), rank, channels);
+  if (!scale || !isZeroShift(mul.getShift()))
+    return failure();
+  std::vector<float> shift(channels, 0.0f);
+  if (shiftAdd) {
+    std::optional<std::vector<float>> values =
+        getPerChannelConstant(shiftAdd.getInput2(), rank, channels);
+    if (!values)
+      return failure();
+    shift = *values;
+  }
+
+  // The weight, scaled along the output channel of TOSA's layout.
+  Value weight = producer->getOperand(1);
+  std::optional<std::vector<float>> weightValues = getConstantValues(weight);
+  if (!weightValues)
+    return failure();
+  auto weightType = llvm::cast<mlir::RankedTensorType>(weight.getType());
+  ArrayRef<int64_t> shape = weightType.getShape();
+  int64_t size = weightType.getNumElements();
+  std::function<int64_t(int64_t)> channelOf;
+  if (llvm::isa<mlir::tosa::Conv2DOp>(producer)) { // [O, KH, KW, I]
+    int64_t stride = size / shape[0];
+    channelOf = [=](int64_t i) { return i / stride; };
+  } else if (llvm::isa<mlir::tosa::DepthwiseConv2DOp>(producer)) {
+    // [KH, KW, C, M]: output channel c * M + m, the innermost two axes.
+    int64_t cm = shape[2] * shape[3];
+    channelOf = [=](int64_t i) { return i % cm; };
+  } else { // matmul [1, IN, OUT]
+    int64_t out = shape[2];
+    channelOf = [=](int64_t i) { return i % out; };
+  }
+  if ((int64_t)weightValues->size() != size)
+    return failure();
+  for (int64_t i = 0; i < size; ++i)
+    (*weightValues)[i] *= (*scale)[channelOf(i)];
+
+  // The bias: the conv's bias operand, the matmul's bias add, or none.
+  Value bias;
+  if (biasAdd)
+    bias = biasAdd.getInput2();
+  else if (!llvm::isa<mlir::tosa::MatMulOp>(producer))
+    bias = producer->getOperand(2);
+  std::vector<float> biasValues(channels, 0.0f);
+  if (bias) {
+    auto biasType = llvm::cast<mlir::RankedTensorType>(bias.getType());
+    std::optional<std::vector<float>> values =
+        biasType.getRank() == 1
+            ? getConstantValues(bias)
+            : getPerChannelConstant(bias, biasType.getRank(), channels);
+    if (!values || (int64_t)values->size() != channels)
+      return failure();
+    biasValues = *values;
+  }
+  for (int64_t c = 0; c < channels; ++c)
+    biasValues[c] = biasValues[c] * (*scale)[c] + shift[c];
+
+  replaced.append({weight, mul.getInput2(), mul.getShift()});
+  if (bias)
+    replaced.push_back(bias);
+  if (shiftAdd)
+    replaced.push_back(shiftAdd.getInput2());
+  OpBuilder builder(producer);
+  producer->setOperand(1, createF32Constant(builder, weight.getLoc(),
+                                            weightType, *weightValues));
+  Operation *last = shiftAdd ? shiftAdd.getOperation() : mul.getOperation();
+  Value folded = output;
+  if (bias) {
+    auto biasType = llvm::cast<mlir::RankedTensorType>(bias.getType());
+    Value newBias =
+        createF32Constant(builder, bias.getLoc(), biasType, biasValues);
+    if (biasAdd)
+      biasAdd.setOperand(1, newBias);
+    else
+      producer->setOperand(2, newBias);
+  } else if (shiftAdd) {
+    // A matmul without bias gets one: the linear pattern's bias add.
+    builder.setInsertionPointAfter(producer);
+    SmallVector<int64_t> biasShape(rank - 1, 1);
+    biasShape.push_back(channels);
+    auto biasType =
+        mlir::RankedTensorType::get(biasShape, outputType.getElementType());
+    Value newBias =
+        createF32Constant(builder, shiftAdd.getLoc(), biasType, biasValues);
+    auto add = mlir::tosa::AddOp::create(builder, producer->getLoc(),
+                                         outputType, output, newBias);
+    if (Attribute origin = producer->getAttr(QFXDialect::getOriginAttrName()))
+      add->setAttr(QFXDialect::getOriginAttrName(), origin);
+    folded = add.getResult();
+  }
+  last->getResult(0).replaceAllUsesWith(folded);
+  if (shiftAdd)
+    shiftAdd.erase();
+  mul.erase();
+  return success();
+}
+
+/// Folds every batch norm the function holds.
+void foldBatchNorms(mlir::FunctionOpInterface function) {
+  SmallVector<Operation *> producers;
+  function.walk([&](Operation *op) {
+    if (llvm::isa<mlir::tosa::Conv2DOp, mlir::tosa::DepthwiseConv2DOp,
+                  mlir::tosa::MatMulOp>(op))
+      producers.push_back(op);
+  });
+  for (Operation *producer : producers) {
+    Value output = producer->getResult(0);
+    mlir::tosa::AddOp biasAdd;
+    auto singleUser = [](Value value) -> Operation * {
+      return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+    };
+    if (llvm::isa<mlir::tosa::MatMulOp>(producer)) {
+      auto add = llvm::dyn_cast_or_null<mlir::tosa::AddOp>(singleUser(output));
+      if (add && add.getInput1() == output &&
+          getConstantValues(add.getInput2())) {
+        biasAdd = add;
+        output = add.getResult();
+      }
+    }
+    auto mul = llvm::dyn_cast_or_null<mlir::tosa::MulOp>(singleUser(output));
+    if (!mul || mul.getInput1() != output ||
+        !getConstantValues(mul.getInput2()))
+      continue;
+    auto shiftAdd =
+        llvm::dyn_cast_or_null<mlir::tosa::AddOp>(singleUser(mul.getResult()));
+    if (shiftAdd && (shiftAdd.getInput1() != mul.getResult() ||
+                     !getConstantValues(shiftAdd.getInput2())))
+      shiftAdd = nullptr;
+    SmallVector<Value> replaced;
+    if (failed(foldAffine(producer, biasAdd, mul, shiftAdd, replaced)))
+      continue;
+    // The constants the folded ones replace.
+    for (Value value : replaced)
+      if (Operation *constant = value.getDefiningOp())
+        if (constant->use_empty())
+          constant->erase();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+bool isConstantOp(Operation *op) {
+  return op && (op->hasTrait<mlir::OpTrait::ConstantLike>() ||
+                llvm::isa<mlir::tosa::ConstOp, mlir::tosa::ConstShapeOp>(op));
+}
+
+/// Wraps the ops of `match` in a qfx.fused op named after its fused op.
+void fuse(const PatternMatchResult &match) {
+  const BackendPatternConfig &config = *match.config;
+  llvm::SmallPtrSet<Operation *, 3> inPattern(match.ops.begin(),
+                                              match.ops.end());
+  llvm::SmallPtrSet<mlir::OpOperand *, 2> roles;
+  for (InputRole role : {InputRole::Weight, InputRole::Bias})
+    if (mlir::OpOperand *operand = match.getRoleOperand(role))
+      roles.insert(operand);
+
+  // The region's operands: what the pattern uses from outside, weights and
+  // bias included; other constants (zero points, shifts) are cloned in.
+  SmallVector<Value> inputs;
+  SmallVector<Operation *> clonedConstants;
+  for (Operation *op : match.ops)
+    for (mlir::OpOperand &operand : op->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      if (inPattern.contains(producer))
+        continue;
+      if (isConstantOp(producer) && !roles.contains(&operand)) {
+        if (!llvm::is_contained(clonedConstants, producer))
+          clonedConstants.push_back(producer);
+        continue;
+      }
+      if (!llvm::is_contained(inputs, operand.get()))
+        inputs.push_back(operand.get());
+    }
+
+  Operation *last = match.getLastOp();
+  SmallVector<Location> locs;
+  for (Operation *op : match.ops)
+    locs.push_back(op->getLoc());
+  MLIRContext *context = last->getContext();
+  OpBuilder builder(last);
+  auto fused =
+      FusedOp::create(builder, mlir::FusedLoc::get(context, locs),
+                      last->getResultTypes(), *config.getFusedOp(), inputs);
+  Block *body = new Block();
+  fused.getBody().push_back(body);
+  mlir::IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  for (Operation *constant : clonedConstants)
+    inner.clone(*constant, mapping);
+  for (Operation *op : match.ops)
+    inner.clone(*op, mapping);
+  SmallVector<Value> results;
+  for (Value result : last->getResults())
+    results.push_back(mapping.lookup(result));
+  YieldOp::create(inner, last->getLoc(), results);
+
+  last->replaceAllUsesWith(fused.getResults());
+  for (Operation *op : llvm::reverse(match.ops))
+    op->erase();
+  for (Operation *constant : clonedConstants)
+    if (constant->use_empty())
+      constant->erase();
+}
+
+struct QFXFusePass : impl::QFXFuseBase<QFXFusePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<BackendConfig> backendConfig =
+        loadBackendConfigOption(module, backend);
+    if (failed(backendConfig))
+      return signalPassFailure();
+    // PyTorch's fuse_fx only matches the fusion patterns.
+    BackendConfig fusions(backendConfig->getName());
+    for (const BackendPatternConfig &config : backendConfig->getConfigs())
+      if (config.getFusedOp())
+        fusions.setBackendPatternConfig(config);
+
+    module.walk([&](mlir::FunctionOpInterface function) {
+      if (function.isExternal())
+        return;
+      if (foldBatchNorm)
+        foldBatchNorms(function);
+      for (Block &block : function.getFunctionBody()) {
+        PatternMatches matches = matchBackendPatterns(block, fusions);
+        for (const PatternMatchResult &match : matches.getMatches())
+          if (!llvm::isa<FusedOp>(match.ops.front()))
+            fuse(match);
+      }
+    });
+  }
+};
+
+} // namespace
+} // namespace qfx

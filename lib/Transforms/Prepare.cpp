@@ -1,0 +1,494 @@
+//===- Prepare.cpp - Insert observers as PyTorch's prepare_fx does --------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// qfx-prepare: PyTorch 1.13's insert_observers_for_model over TOSA. Each op
+// (a qfx.fused op as one) is resolved to a QConfig and a backend pattern;
+// the first op of a quantized pattern gets observers on the activation
+// inputs that are not already observed in the dtype it expects and on its
+// weight, the last op on its output; ops that share their input's observer
+// take its id. See docs/qfx-passes.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Config/QConfigSupport.h"
+#include "qfx/Dialect/QFX/IR/QFXAttrs.h"
+#include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+#include "qfx/Transforms/ConfigResolution.h"
+#include "qfx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Tosa/Utils/ConversionUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+#include <tuple>
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXPREPARE
+#include "qfx/Transforms/Passes.h.inc"
+
+namespace {
+
+bool isFloatTensor(Value value) {
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
+  return type && llvm::isa<mlir::FloatType>(type.getElementType());
+}
+
+/// True for constants, and for weights prepared before (a constant seen
+/// through observers and the reshapes around a depthwise weight's observer).
+bool isConstant(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return false;
+  if (producer->hasTrait<mlir::OpTrait::ConstantLike>() ||
+      llvm::isa<mlir::tosa::ConstOp>(producer))
+    return true;
+  if (llvm::isa<ObserveOp, mlir::tosa::ReshapeOp>(producer))
+    return isConstant(producer->getOperand(0));
+  return false;
+}
+
+/// True for an op that computes on constants only (the reshapes qfx-prepare
+/// puts around a depthwise weight): not an op of the model to quantize.
+bool computesOnConstantsOnly(Operation *op) {
+  bool any = false;
+  for (Value operand : op->getOperands()) {
+    if (!isFloatTensor(operand))
+      continue;
+    if (!isConstant(operand))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// The operands of `op` that are activations: float tensors computed by the
+/// model (constants such as scalars and batch norm parameters stay float),
+/// leaving out the pattern's weight and bias.
+SmallVector<mlir::OpOperand *> getActivationOperands(Operation *op,
+                                                     mlir::OpOperand *weight,
+                                                     mlir::OpOperand *bias) {
+  SmallVector<mlir::OpOperand *> operands;
+  for (mlir::OpOperand &operand : op->getOpOperands())
+    if (&operand != weight && &operand != bias &&
+        isFloatTensor(operand.get()) && !isConstant(operand.get()))
+      operands.push_back(&operand);
+  return operands;
+}
+
+/// Where PyTorch's per-channel weight axis lands in a TOSA weight.
+struct WeightAxis {
+  int64_t axis;
+  /// Depthwise weights with a channel multiplier: PyTorch's output channel is
+  /// C*M, so the weight is observed reshaped to [KH, KW, C*M].
+  bool combineDepthwiseChannels = false;
+};
+
+/// Translates PyTorch's weight axis `torchAxis` for the weight of `root`, or
+/// none if the axis has no TOSA counterpart.
+std::optional<WeightAxis> translateWeightAxis(Operation *root,
+                                              int64_t torchAxis,
+                                              mlir::ShapedType weightType) {
+  auto lookup =
+      [&](ArrayRef<int64_t> torchToTOSA) -> std::optional<WeightAxis> {
+    if (torchAxis < 0 || torchAxis >= (int64_t)torchToTOSA.size() ||
+        torchToTOSA[torchAxis] < 0)
+      return std::nullopt;
+    return WeightAxis{torchToTOSA[torchAxis]};
+  };
+  // PyTorch's layouts: conv [O, I, KH, KW] (3-d: [O, I, KD, KH, KW]),
+  // transposed conv [I, O, KH, KW], Linear [OUT, IN], depthwise conv
+  // [C*M, 1, KH, KW].
+  if (llvm::isa<mlir::tosa::Conv2DOp>(root)) // OHWI
+    return lookup({0, 3, 1, 2});
+  if (llvm::isa<mlir::tosa::Conv3DOp>(root)) // ODHWI
+    return lookup({0, 4, 1, 2, 3});
+  if (llvm::isa<mlir::tosa::TransposeConv2DOp>(root)) // OHWI
+    return lookup({3, 0, 1, 2});
+  if (llvm::isa<mlir::tosa::MatMulOp>(root)) // [1, IN, OUT]
+    return lookup({2, 1});
+  if (llvm::isa<mlir::tosa::DepthwiseConv2DOp>(root)) { // HWCM
+    if (torchAxis == 0) {
+      bool hasMultiplier =
+          weightType.getRank() == 4 && weightType.getDimSize(3) != 1;
+      return WeightAxis{2, hasMultiplier};
+    }
+    return lookup({-1, -1, 0, 1});
+  }
+  return WeightAxis{torchAxis};
+}
+
+/// One op that stays float and why, for remarks and the summary.
+struct NotQuantized {
+  Operation *op;
+  std::string reason;
+};
+
+class Preparer {
+public:
+  Preparer(ModuleOp module, const QConfigMapping &mapping,
+           const BackendConfig &backend)
+      : context(module.getContext()), mapping(mapping), backend(backend) {
+    module.walk([&](ObserveOp observe) {
+      nextId = std::max<uint64_t>(nextId, observe.getId() + 1);
+    });
+    firstNewId = nextId;
+  }
+
+  LogicalResult prepare(mlir::FunctionOpInterface function);
+
+  ArrayRef<NotQuantized> getNotQuantized() const { return notQuantized; }
+
+  /// Numbers the new observers' ids densely in program order (ids given to
+  /// output observers that ended up sharing their input's id leave gaps).
+  void renumber(ModuleOp module);
+
+private:
+  /// The dtype `value` has as produced: the observed dtype of an observer's
+  /// result, the output dtype of a quantized op, float32 otherwise.
+  DType getProducedDType(Value value) const;
+  ObserveOp createObserver(OpBuilder &builder, Location loc, Value input,
+                           const ObserverSpec &spec);
+  /// The observer of `value` for `spec` and `dtype`, created after the value's
+  /// definition if there is none yet (PyTorch reuses an observer of the same
+  /// class and dtype among the value's users).
+  ObserveOp getOrCreateInputObserver(Value value, const ObserverSpec &spec);
+  LogicalResult observeWeight(mlir::OpOperand &operand, Operation *root,
+                              const QConfig &qconfig);
+  LogicalResult insertInputObservers(const PatternMatchResult &match,
+                                     const QConfig &qconfig);
+  void insertOutputObserver(const PatternMatchResult &match,
+                            const QConfig &qconfig);
+  bool shareInputObserver(Operation *inputOp, ObserveOp output);
+
+  MLIRContext *context;
+  const QConfigMapping &mapping;
+  const BackendConfig &backend;
+  uint64_t firstNewId = 0;
+  uint64_t nextId = 0;
+  std::map<std::tuple<void *, ObserverKind, DType>, ObserveOp> inputObservers;
+  llvm::DenseMap<Value, DType> quantizedOutputs;
+  std::vector<NotQuantized> notQuantized;
+};
+
+DType Preparer::getProducedDType(Value value) const {
+  if (auto observe = value.getDefiningOp<ObserveOp>())
+    return observe.getSpec().getSpec().getDType();
+  auto it = quantizedOutputs.find(value);
+  return it == quantizedOutputs.end() ? DType::Float32 : it->second;
+}
+
+ObserveOp Preparer::createObserver(OpBuilder &builder, Location loc,
+                                   Value input, const ObserverSpec &spec) {
+  return ObserveOp::create(
+      builder, loc, input,
+      builder.getIntegerAttr(builder.getIntegerType(64), nextId++),
+      ObserverSpecAttr::get(context, spec), /*stats=*/Attribute());
+}
+
+/// Sets the insertion point right after the definition of `value` (for a
+/// block argument, after the observers already inserted at the block start).
+void setInsertionPointAfterValue(OpBuilder &builder, Value value) {
+  if (Operation *producer = value.getDefiningOp()) {
+    builder.setInsertionPointAfter(producer);
+    return;
+  }
+  Block *block = llvm::cast<mlir::BlockArgument>(value).getOwner();
+  auto it = block->begin();
+  while (it != block->end() && llvm::isa<ObserveOp>(*it) &&
+         llvm::isa<mlir::BlockArgument>(it->getOperand(0)))
+    ++it;
+  builder.setInsertionPoint(block, it);
+}
+
+ObserveOp Preparer::getOrCreateInputObserver(Value value,
+                                             const ObserverSpec &spec) {
+  auto key =
+      std::make_tuple(value.getAsOpaquePointer(), spec.kind, spec.getDType());
+  auto it = inputObservers.find(key);
+  if (it != inputObservers.end())
+    return it->second;
+  OpBuilder builder(context);
+  setInsertionPointAfterValue(builder, value);
+  ObserveOp observe = createObserver(builder, value.getLoc(), value, spec);
+  inputObservers[key] = observe;
+  return observe;
+}
+
+LogicalResult Preparer::observeWeight(mlir::OpOperand &operand, Operation *root,
+                                      const QConfig &qconfig) {
+  Value weight = operand.get();
+  // Already observed (the model was prepared before).
+  if (weight.getDefiningOp<ObserveOp>() ||
+      (weight.getDefiningOp<mlir::tosa::ReshapeOp>() && isConstant(weight)))
+    return success();
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(weight.getType());
+  if (!type || !isFloatTensor(weight))
+    return success();
+  ObserverSpec spec = qconfig.weight;
+  bool combine = false;
+  if (isPerChannelObserver(spec.kind)) {
+    std::optional<WeightAxis> axis =
+        translateWeightAxis(root, spec.getChAxis(), type);
+    if (!axis)
+      return root->emitError()
+             << "cannot observe the weight per channel along PyTorch's axis "
+             << spec.getChAxis() << ": it has no counterpart in the layout of "
+             << root->getName() << "'s weight";
+    spec.chAxis = axis->axis;
+    combine = axis->combineDepthwiseChannels;
+  }
+  Operation *user = operand.getOwner();
+  OpBuilder builder(user);
+  Location loc = weight.getLoc();
+  if (!combine) {
+    operand.set(createObserver(builder, loc, weight, spec));
+    return success();
+  }
+  // [KH, KW, C, M] -> [KH, KW, C*M] -> observe along 2 -> [KH, KW, C, M].
+  mlir::ImplicitLocOpBuilder b(loc, builder);
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> combined = {shape[0], shape[1], shape[2] * shape[3]};
+  auto combinedType =
+      mlir::RankedTensorType::get(combined, type.getElementType());
+  Value flat = mlir::tosa::ReshapeOp::create(
+      b, combinedType, weight, mlir::tosa::getTosaConstShape(b, combined));
+  Value observed = createObserver(builder, loc, flat, spec);
+  operand.set(mlir::tosa::ReshapeOp::create(
+      b, type, observed, mlir::tosa::getTosaConstShape(b, shape)));
+  return success();
+}
+
+LogicalResult Preparer::insertInputObservers(const PatternMatchResult &match,
+                                             const QConfig &qconfig) {
+  Operation *inputOp = match.ops.front();
+  mlir::OpOperand *weight = match.getRoleOperand(InputRole::Weight);
+  mlir::OpOperand *bias = match.getRoleOperand(InputRole::Bias);
+  QConfigDTypes dtypes = getQConfigDTypes(qconfig);
+
+  if (weight && weight->getOwner() == inputOp &&
+      dtypes.weight != DType::Float32 &&
+      failed(observeWeight(*weight, match.getRootOp(), qconfig)))
+    return failure();
+  // Biases stay float: they become int32 at conversion.
+
+  SmallVector<mlir::OpOperand *> activations =
+      getActivationOperands(inputOp, weight, bias);
+  for (auto [index, operand] : llvm::enumerate(activations)) {
+    if (dtypes.isDynamic) {
+      // PyTorch observes only the first input of a dynamic pattern.
+      if (index == 0)
+        operand->set(
+            getOrCreateInputObserver(operand->get(), qconfig.activation));
+      continue;
+    }
+    if (dtypes.inputActivation == DType::Float32 ||
+        qconfig.activation.kind == ObserverKind::ReuseInput)
+      continue;
+    if (getProducedDType(operand->get()) == dtypes.inputActivation)
+      continue;
+    operand->set(getOrCreateInputObserver(operand->get(), qconfig.activation));
+  }
+  return success();
+}
+
+bool Preparer::shareInputObserver(Operation *inputOp, ObserveOp output) {
+  // PyTorch's maybe_make_input_output_share_observers: trace the first input
+  // back through operand 0 to an observer.
+  auto traceToObserver = [](Value value) -> ObserveOp {
+    for (unsigned guard = 0; guard < 10000; ++guard) {
+      if (auto observe = value.getDefiningOp<ObserveOp>())
+        return observe;
+      Operation *producer = value.getDefiningOp();
+      if (!producer || producer->getNumOperands() == 0)
+        return nullptr;
+      value = producer->getOperand(0);
+    }
+    return nullptr;
+  };
+  SmallVector<mlir::OpOperand *> activations =
+      getActivationOperands(inputOp, nullptr, nullptr);
+  if (activations.empty())
+    return false;
+  ObserveOp first = traceToObserver(activations.front()->get());
+  if (!first)
+    return false;
+  auto share = [&](ObserveOp observe) {
+    observe.setIdAttr(first.getIdAttr());
+    observe.setSpecAttr(first.getSpecAttr());
+  };
+  // Concat takes a list: all of it shares the first input's observer.
+  if (llvm::isa<mlir::tosa::ConcatOp>(inputOp)) {
+    for (mlir::OpOperand *operand : llvm::drop_begin(activations)) {
+      ObserveOp observe = traceToObserver(operand->get());
+      if (!observe)
+        return false;
+      share(observe);
+    }
+  }
+  share(output);
+  return true;
+}
+
+void Preparer::insertOutputObserver(const PatternMatchResult &match,
+                                    const QConfig &qconfig) {
+  Operation *last = match.getLastOp();
+  if (last->getNumResults() != 1 || !isFloatTensor(last->getResult(0)))
+    return;
+  Value result = last->getResult(0);
+  QConfigDTypes dtypes = getQConfigDTypes(qconfig);
+  quantizedOutputs[result] = dtypes.outputActivation;
+  // Already observed (the model was prepared before).
+  if (result.hasOneUse() && llvm::isa<ObserveOp>(*result.getUsers().begin()))
+    return;
+  if (dtypes.outputActivation == DType::Float32 || dtypes.isDynamic)
+    return;
+
+  ObserverSpec spec = qconfig.activation;
+  const BackendPatternConfig &config = *match.config;
+  // PyTorch's get_activation_ctr: the fixed qparams of sigmoid and tanh
+  // replace an activation observer of their dtype (quint8 in PyTorch's
+  // tables).
+  if (const std::optional<ObserverSpec> &fixed =
+          config.getOverwriteOutputObserver())
+    if (dtypes.inputActivation == fixed->getDType())
+      spec = *fixed;
+
+  OpBuilder builder(context);
+  builder.setInsertionPointAfter(last);
+  ObserveOp output = createObserver(builder, last->getLoc(), result, spec);
+  result.replaceAllUsesExcept(output, output);
+
+  Operation *inputOp = match.ops.front();
+  ObservationType type = config.getObservationType();
+  const auto &byTensorArgs = config.getNumTensorArgsToObservationType();
+  if (!byTensorArgs.empty()) {
+    unsigned numTensorArgs =
+        getActivationOperands(inputOp, nullptr, nullptr).size();
+    auto it = byTensorArgs.find(numTensorArgs);
+    if (it != byTensorArgs.end())
+      type = it->second;
+  }
+  if (type != ObservationType::OutputShareObserverWithInput &&
+      qconfig.activation.kind != ObserverKind::ReuseInput)
+    return;
+  if (!shareInputObserver(inputOp, output)) {
+    // PyTorch's remove_output_observer: the output stays "quantized" but
+    // unobserved.
+    output.getOutput().replaceAllUsesWith(result);
+    output.erase();
+  }
+}
+
+LogicalResult Preparer::prepare(mlir::FunctionOpInterface function) {
+  QConfigQueries queries(function);
+  for (Block &block : function.getFunctionBody()) {
+    PatternMatches matches = matchBackendPatterns(block, backend);
+    SmallVector<Operation *> ops;
+    for (Operation &op : block)
+      if (llvm::isa<FusedOp>(op) ||
+          (isQuantizationCandidate(&op) && !computesOnConstantsOnly(&op)))
+        ops.push_back(&op);
+    for (Operation *op : ops) {
+      OpResolution resolution =
+          resolveOp(op, mapping, backend, queries, matches);
+      if (!resolution.isQuantized()) {
+        notQuantized.push_back({op, resolution.whyNotQuantized});
+        continue;
+      }
+      const PatternMatchResult &match = *resolution.match;
+      if (op == match.ops.front() &&
+          failed(insertInputObservers(match, *resolution.qconfig)))
+        return failure();
+      if (op == match.getLastOp())
+        insertOutputObserver(match, *resolution.qconfig);
+    }
+  }
+  return success();
+}
+
+void Preparer::renumber(ModuleOp module) {
+  llvm::DenseMap<uint64_t, uint64_t> newIds;
+  OpBuilder builder(context);
+  module.walk([&](ObserveOp observe) {
+    uint64_t id = observe.getId();
+    if (id < firstNewId)
+      return;
+    auto [it, inserted] = newIds.try_emplace(id, firstNewId + newIds.size());
+    (void)inserted;
+    observe.setIdAttr(
+        builder.getIntegerAttr(builder.getIntegerType(64), it->second));
+  });
+}
+
+/// "tosa.conv2d" or "qfx.fused \"conv2d_relu\"".
+std::string describeOp(Operation *op) {
+  if (auto fused = llvm::dyn_cast<FusedOp>(op))
+    return "qfx.fused \"" + fused.getName().str() + "\"";
+  return op->getName().getStringRef().str();
+}
+
+std::string describeLocation(Operation *op) {
+  std::optional<OpScope> scope = getOpScope(op->getLoc());
+  if (!scope)
+    return "?";
+  if (scope->isFunctional())
+    return scope->moduleName + "(" + scope->nodeName + ")";
+  return scope->moduleName;
+}
+
+struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<QConfigMapping> mapping =
+        loadQConfigMappingOption(module, qconfigMapping);
+    if (failed(mapping))
+      return signalPassFailure();
+    FailureOr<BackendConfig> backendConfig =
+        loadBackendConfigOption(module, backend);
+    if (failed(backendConfig))
+      return signalPassFailure();
+
+    Preparer preparer(module, *mapping, *backendConfig);
+    bool failedAny = false;
+    module.walk([&](mlir::FunctionOpInterface function) {
+      if (!function.isExternal() && failed(preparer.prepare(function)))
+        failedAny = true;
+    });
+    if (failedAny)
+      return signalPassFailure();
+    preparer.renumber(module);
+
+    ArrayRef<NotQuantized> skipped = preparer.getNotQuantized();
+    if (!summary) {
+      for (const NotQuantized &entry : skipped)
+        entry.op->emitRemark() << "not quantized: " << entry.reason;
+      return;
+    }
+    std::string table;
+    llvm::raw_string_ostream os(table);
+    os << skipped.size() << (skipped.size() == 1 ? " op" : " ops")
+       << " not quantized (backend '" << backendConfig->getName()
+       << "', qconfig-mapping '" << qconfigMapping << "')";
+    if (!skipped.empty())
+      os << ":\n  op | module | reason";
+    for (const NotQuantized &entry : skipped)
+      os << "\n  " << describeOp(entry.op) << " | "
+         << describeLocation(entry.op) << " | " << entry.reason;
+    module.emitRemark() << table;
+  }
+};
+
+} // namespace
+} // namespace qfx

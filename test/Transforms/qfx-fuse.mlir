@@ -1,0 +1,120 @@
+// RUN: quant-opt %s --split-input-file --qfx-fuse --mlir-print-debuginfo \
+// RUN:   --mlir-print-local-scope | FileCheck %s
+// RUN: quant-opt %s --split-input-file --qfx-fuse="fold-batch-norm=false" \
+// RUN:   | FileCheck %s --check-prefix=NOFOLD
+// RUN: not quant-opt %s --qfx-fuse="backend=%t.missing.json" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ERROR
+
+// ERROR: error: backend: {{.*}}missing.json: cannot read the backend config
+
+// Without folding, batch norm stays: conv2d + clamp is no longer a chain, but
+// the batch norm's add + clamp is an add_relu.
+// NOFOLD-LABEL: func.func @conv_bn_relu
+// NOFOLD: tosa.conv2d
+// NOFOLD-NEXT: "tosa.const"
+// NOFOLD-NEXT: "tosa.const"
+// NOFOLD-NEXT: tosa.mul
+// NOFOLD: qfx.fused "add_relu"
+// NOFOLD: tosa.add
+// NOFOLD-NEXT: tosa.clamp
+
+// Batch norm (mul by scale s, add of shift t) folds into the conv:
+// w' = w * s per output channel (OHWI axis 0), b' = b * s + t; then
+// conv + clamp is one conv2d_relu region holding the conv's zero points.
+// CHECK-LABEL: func.func @conv_bn_relu
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2.000000e+00, 4.000000e+00]]], {{\[\[\[}}3.000000e+01, 4.000000e+01]]]]> : tensor<2x1x1x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<[2.000000e+00, -1.000000e+01]> : tensor<2xf32>}>
+// CHECK: %[[R:.*]] = qfx.fused "conv2d_relu"(%arg0, %[[W]], %[[B]]) : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x3x3x2xf32> {
+// CHECK-NEXT: ^bb0(%[[X:arg[0-9]+]]: tensor<1x3x3x2xf32>{{.*}}, %[[KW:arg[0-9]+]]: tensor<2x1x1x2xf32>{{.*}}, %[[KB:arg[0-9]+]]: tensor<2xf32>
+// CHECK-NEXT: %[[ZP:.*]] = "tosa.const"()
+// CHECK-NEXT: %[[C:.*]] = tosa.conv2d %[[X]], %[[KW]], %[[KB]], %[[ZP]], %[[ZP]]
+// CHECK-NEXT: %[[CL:.*]] = tosa.clamp %[[C]]
+// CHECK-NEXT: qfx.yield %[[CL]]
+// CHECK-NEXT: } loc(fused["conv", "relu"])
+// CHECK-NOT: tosa.mul
+// CHECK: return %[[R]]
+func.func @conv_bn_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32> loc("conv")
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32> loc("conv")
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32> loc("conv")
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32> loc("conv")
+  %s = "tosa.const"() <{values = dense<[[[[2.0, 10.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32> loc("bn")
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8> loc("bn")
+  %m = tosa.mul %c, %s, %sh {qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32> loc("bn")
+  %t = "tosa.const"() <{values = dense<[[[[1.0, 0.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32> loc("bn")
+  %a = tosa.add %m, %t {qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32> loc("bn")
+  %r = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.4e38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> loc("relu")
+  return %r : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// Depthwise HWCM: output channel c * M + m, so scale [1, 2, 3, 4] multiplies
+// the innermost two axes in order.
+// CHECK-LABEL: func.func @depthwise_multiplier
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.000000e+00, 4.000000e+00], [9.000000e+00, 1.600000e+01]]]]> : tensor<1x1x2x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<1.000000e+00> : tensor<4xf32>}>
+// CHECK: %[[D:.*]] = tosa.depthwise_conv2d %arg0, %[[W]], %[[B]]
+// CHECK-NEXT: return %[[D]]
+func.func @depthwise_multiplier(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x4xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>}> : () -> tensor<1x1x2x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<4xf32>}> : () -> tensor<4xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.depthwise_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<1x1x2x2xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x4xf32>
+  %s = "tosa.const"() <{values = dense<[[[[1.0, 2.0, 3.0, 4.0]]]]> : tensor<1x1x1x4xf32>}> : () -> tensor<1x1x1x4xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.mul %c, %s, %sh : (tensor<1x3x3x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi8>) -> tensor<1x3x3x4xf32>
+  %t = "tosa.const"() <{values = dense<1.0> : tensor<1x1x1x4xf32>}> : () -> tensor<1x1x1x4xf32>
+  %a = tosa.add %m, %t : (tensor<1x3x3x4xf32>, tensor<1x1x1x4xf32>) -> tensor<1x3x3x4xf32>
+  return %a : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// A matmul without bias gets the folded shift as its bias add, and the three
+// ops become one linear_relu region (the bias is an operand, [1, 1, OUT]).
+// CHECK-LABEL: func.func @matmul_bn
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}2.000000e+00, 6.000000e+00], [6.000000e+00, 1.200000e+01]]]> : tensor<1x2x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}5.000000e+00, 6.000000e+00]]]> : tensor<1x1x2xf32>}>
+// CHECK: qfx.fused "linear_relu"(%arg0, %[[W]], %[[B]])
+// CHECK: tosa.matmul
+// CHECK-NEXT: tosa.add {{.*}}{qfx.origin = "torch.nn.Linear"}
+// CHECK-NEXT: tosa.clamp
+// CHECK: } loc(fused["fc", "relu"])
+func.func @matmul_bn(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>}> : () -> tensor<1x2x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %mm = tosa.matmul %x, %w, %zp, %zp {qfx.origin = "torch.nn.Linear"} : (tensor<1x3x2xf32>, tensor<1x2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x2xf32> loc("fc")
+  %s = "tosa.const"() <{values = dense<[[[2.0, 3.0]]]> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.mul %mm, %s, %sh : (tensor<1x3x2xf32>, tensor<1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x2xf32> loc("bn")
+  %t = "tosa.const"() <{values = dense<[[[5.0, 6.0]]]> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
+  %a = tosa.add %m, %t : (tensor<1x3x2xf32>, tensor<1x1x2xf32>) -> tensor<1x3x2xf32> loc("bn")
+  %r = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32> loc("relu")
+  return %r : tensor<1x3x2xf32>
+}
+
+// -----
+
+// Not folded: the multiplier varies along more than the channel axis. Not
+// fused: the conv's result is also returned, so conv + clamp is no pattern.
+// CHECK-LABEL: func.func @no_fusion
+// CHECK-NOT: qfx.fused
+// CHECK: tosa.conv2d
+// CHECK: tosa.mul
+// CHECK: tosa.conv2d
+// CHECK: tosa.clamp
+// CHECK-NOT: qfx.fused
+// CHECK: return
+func.func @no_fusion(%x: tensor<1x3x3x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>) {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %s = "tosa.const"() <{values = dense<2.0> : tensor<1x3x3x2xf32>}> : () -> tensor<1x3x3x2xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.mul %c, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+  %c2 = tosa.conv2d %m, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %r = tosa.clamp %c2 {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %r, %c2 : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>
+}
