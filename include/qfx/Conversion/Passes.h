@@ -7,6 +7,8 @@
 #ifndef QFX_CONVERSION_PASSES_H
 #define QFX_CONVERSION_PASSES_H
 
+#include "qfx/Dialect/QFX/IR/QFXDialect.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

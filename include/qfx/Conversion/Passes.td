@@ -13,15 +13,19 @@ def QFXLowerQuantToLinalg : Pass<"qfx-lower-quant-to-linalg"> {
   let summary = "Lowers quantize/dequantize casts to linalg with PyTorch's "
                 "numerics";
   let description = [{
-    Rewrites `quant.qcast`, `quant.dcast`, `qfx.fake_quant`, `qfx.quantize`
-    and `qfx.dequantize` into `linalg.generic` ops on the storage integer
-    types, bit-compatible with PyTorch 1.13:
+    Rewrites `quant.qcast`, `quant.dcast`, `qfx.fake_quant`, `qfx.quantize`,
+    `qfx.dequantize` and `qfx.choose_qparams` into linalg ops on the storage
+    integer types, bit-compatible with PyTorch 1.13:
 
     - quantize: `clamp(round_half_even(x * (1 / scale)) + zero_point, qmin,
       qmax)`, with `1 / scale` and the product in float32 (dividing by the
       scale instead gives different results);
     - dequantize: `(float(q) - float(zero_point)) * scale` in float32;
-    - fake quantize: the two in sequence, staying in float.
+    - fake quantize: the two in sequence, staying in float;
+    - choose_qparams: aten's ChooseQuantizationParams over the tensor's
+      minimum and maximum, as `quantize_per_tensor_dynamic` uses it (range
+      extended to 0, double-precision scale, 0.1 for a zero scale, the
+      6.1e-5 small-scale cut-off, the nudged zero point).
 
     Per-axis types quantize along their quantized dimension. `[qmin, qmax]`
     is the quantized type's storage range (`u8<0:15>` gives [0, 15]); for
@@ -83,14 +87,26 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
     - Observers that share an id get the same type. `fixed_qparams` uses its
       arguments. `reuse_input` and float32 placeholders disappear. float16
       placeholder and noop observers become a cast to f16 and back.
+    - A placeholder with `compute_dtype` and a quint8 / qint8 dtype marks a
+      dynamically quantized activation: it becomes `qfx.choose_qparams` +
+      `qfx.quantize` + `qfx.dequantize`, PyTorch's
+      `quantize_per_tensor_dynamic(x, dtype, reduce_range)` + `dequantize`.
+      PyTorch reduces the range to 7 bits only on its x86/fbgemm engines:
+      `dynamic-reduce-range` says which (default on, as for `default:x86`).
     - Errors: an activation observer without statistics (the model was not
       calibrated), observers of one id whose statistics differ, and what is
-      not supported yet: dynamic activations (placeholder with
-      `compute_dtype`) and `per_channel_affine_float_qparams`.
+      not supported yet: `per_channel_affine_float_qparams`.
   }];
+  let options = [
+    Option<"dynamicReduceRange", "dynamic-reduce-range", "bool",
+           /*default=*/"true",
+           "Halve the range of dynamically quantized activations, as "
+           "PyTorch's x86 and fbgemm engines do (qnnpack and onednn do not)">
+  ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",
-    "::mlir::tosa::TosaDialect"
+    "::mlir::tosa::TosaDialect",
+    "::qfx::QFXDialect"
   ];
 }
 

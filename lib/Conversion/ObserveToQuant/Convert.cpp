@@ -113,11 +113,8 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     case ObserverKind::ReuseInput:
       return replace(op, input);
     case ObserverKind::Placeholder:
-      if (spec.computeDType)
-        return op.emitOpError()
-               << "observes a dynamically quantized activation "
-                  "(compute_dtype is set): qfx-convert does not support "
-                  "dynamic quantization yet";
+      if (spec.computeDType && isQuantizedDType(spec.getDType()))
+        return convertDynamic(op, builder);
       [[fallthrough]];
     case ObserverKind::Noop: {
       DType dtype = spec.getDType();
@@ -165,6 +162,39 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     }
     return replace(
         op, quant::DequantizeCastOp::create(builder, loc, type, quantized));
+  }
+
+  /// quantize_per_tensor_dynamic(x, dtype, reduce_range), then dequantize.
+  mlir::LogicalResult convertDynamic(ObserveOp op, OpBuilder &builder) {
+    DType dtype = op.getSpec().getSpec().getDType();
+    if (dtype != DType::QUInt8 && dtype != DType::QInt8)
+      return op.emitOpError()
+             << "dynamic quantization to " << stringifyDType(dtype)
+             << " is not supported; PyTorch quantizes activations "
+                "dynamically to quint8 or qint8";
+    QuantRange range = getDTypeRange(dtype);
+    if (dynamicReduceRange) {
+      // C++'s division, as aten's ChooseQuantizationParams halves them.
+      range.min /= 2;
+      range.max /= 2;
+    }
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto type = llvm::cast<mlir::ShapedType>(input.getType());
+    auto choose = ChooseQParamsOp::create(
+        builder, loc, RankedTensorType::get({}, builder.getF32Type()),
+        RankedTensorType::get({}, builder.getI32Type()), input,
+        builder.getI64IntegerAttr(range.min),
+        builder.getI64IntegerAttr(range.max));
+    Type storage = dtype == DType::QUInt8
+                       ? builder.getIntegerType(8, /*isSigned=*/false)
+                       : builder.getIntegerType(8);
+    Value quantized =
+        QuantizeOp::create(builder, loc, type.clone(storage), input,
+                           choose.getScale(), choose.getZeroPoint());
+    return replace(op, DequantizeOp::create(builder, loc, type, quantized,
+                                            choose.getScale(),
+                                            choose.getZeroPoint()));
   }
 
   static mlir::LogicalResult replace(ObserveOp op, Value value) {

@@ -432,6 +432,143 @@ struct LowerDequantize : mlir::OpRewritePattern<qfx::DequantizeOp> {
   }
 };
 
+/// The minimum or maximum of all elements of `input` as an f32 scalar
+/// (NaN-propagating, as torch.min / torch.max).
+Value reduceAll(OpBuilder &b, Location loc, Value input, bool isMin) {
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  auto f32 = b.getF32Type();
+  float start = isMin ? std::numeric_limits<float>::infinity()
+                      : -std::numeric_limits<float>::infinity();
+  Value init = tensor::EmptyOp::create(b, loc, llvm::ArrayRef<int64_t>{}, f32);
+  Value startValue =
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(start));
+  init = linalg::FillOp::create(b, loc, startValue, init).getResult(0);
+  llvm::SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  auto reduce = linalg::ReduceOp::create(
+      b, loc, input, init, dims,
+      [&](OpBuilder &nested, Location l, mlir::ValueRange args) {
+        Value element = toF32(nested, l, args[0]);
+        Value result =
+            isMin ? arith::MinimumFOp::create(nested, l, element, args[1])
+                        .getResult()
+                  : arith::MaximumFOp::create(nested, l, element, args[1])
+                        .getResult();
+        linalg::YieldOp::create(nested, l, result);
+      });
+  return tensor::ExtractOp::create(b, loc, reduce.getResult(0),
+                                   mlir::ValueRange{});
+}
+
+/// aten's ChooseQuantizationParams (preserve_sparsity and
+/// force_scale_power_of_two off), as quantize_per_tensor_dynamic uses it:
+/// extend [min, max] to include 0, scale = (max - min) / (qmax - qmin) in
+/// double, 0.1 if float(scale) is 0 or its float reciprocal infinite, raised
+/// to 6.1e-5 (stretching min and max in float) if smaller, then the zero
+/// point from whichever of (min, qmin) and (max, qmax) adds the smaller
+/// terms, rounded half to even inside [qmin, qmax].
+struct LowerChooseQParams : mlir::OpRewritePattern<qfx::ChooseQParamsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult matchAndRewrite(qfx::ChooseQParamsOp op,
+                                      PatternRewriter &b) const override {
+    if (!llvm::isa<RankedTensorType>(op.getInput().getType()))
+      return b.notifyMatchFailure(op, "expected a ranked tensor");
+    Location loc = op.getLoc();
+    auto f32 = b.getF32Type();
+    auto f64 = b.getF64Type();
+    auto cf32 = [&](float v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+    };
+    auto cf64 = [&](double v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+    };
+    auto select = [&](Value condition, Value yes, Value no) -> Value {
+      return arith::SelectOp::create(b, loc, condition, yes, no);
+    };
+    auto cmpf = [&](arith::CmpFPredicate predicate, Value x, Value y) -> Value {
+      return arith::CmpFOp::create(b, loc, predicate, x, y);
+    };
+    auto ext = [&](Value v) -> Value {
+      return arith::ExtFOp::create(b, loc, f64, v);
+    };
+    auto trunc = [&](Value v) -> Value {
+      return arith::TruncFOp::create(b, loc, f32, v);
+    };
+    auto mulf = [&](Value x, Value y) -> Value {
+      return arith::MulFOp::create(b, loc, x, y);
+    };
+    auto divf = [&](Value x, Value y) -> Value {
+      return arith::DivFOp::create(b, loc, x, y);
+    };
+    auto subf = [&](Value x, Value y) -> Value {
+      return arith::SubFOp::create(b, loc, x, y);
+    };
+    auto absf = [&](Value x) -> Value {
+      return mlir::math::AbsFOp::create(b, loc, x);
+    };
+
+    int64_t qmin = op.getQuantMin(), qmax = op.getQuantMax();
+    auto range = static_cast<float>(qmax - qmin);
+    constexpr float kSmallScale = 6.1e-5f;
+
+    Value zero = cf32(0.0f);
+    // std::min(min, 0.f) / std::max(max, 0.f).
+    Value min = reduceAll(b, loc, op.getInput(), /*isMin=*/true);
+    Value max = reduceAll(b, loc, op.getInput(), /*isMin=*/false);
+    min = select(cmpf(arith::CmpFPredicate::OLT, zero, min), zero, min);
+    max = select(cmpf(arith::CmpFPredicate::OLT, max, zero), zero, max);
+
+    Value scale = divf(subf(ext(max), ext(min)), cf64(qmax - qmin));
+    Value scaleF = trunc(scale);
+    Value degenerate = arith::OrIOp::create(
+        b, loc, cmpf(arith::CmpFPredicate::OEQ, scaleF, zero),
+        cmpf(arith::CmpFPredicate::OEQ, absf(divf(cf32(1.0f), scaleF)),
+             cf32(std::numeric_limits<float>::infinity())));
+    scale = select(degenerate, cf64(0.1), scale);
+
+    // Cut off small scales, stretching min and max in float.
+    Value small =
+        cmpf(arith::CmpFPredicate::OLT, scale, cf64(double(kSmallScale)));
+    Value amplifier = divf(cf32(kSmallScale), trunc(scale));
+    Value minIsZero = cmpf(arith::CmpFPredicate::OEQ, min, zero);
+    Value maxIsZero = cmpf(arith::CmpFPredicate::OEQ, max, zero);
+    Value smallMax = select(minIsZero, cf32(kSmallScale * range),
+                            select(maxIsZero, max, mulf(max, amplifier)));
+    Value smallMin = select(
+        minIsZero, min,
+        select(maxIsZero, cf32(-kSmallScale * range), mulf(min, amplifier)));
+    min = select(small, smallMin, min);
+    max = select(small, smallMax, max);
+    scale = select(small, cf64(double(kSmallScale)), scale);
+
+    // The zero point from the pair whose terms are smaller.
+    Value minOverScale = divf(ext(min), scale);
+    Value maxOverScale = divf(ext(max), scale);
+    Value fromMin = subf(cf64(qmin), minOverScale);
+    Value fromMax = subf(cf64(qmax), maxOverScale);
+    Value fromMinError = subf(cf64(std::abs(double(qmin))), absf(minOverScale));
+    Value fromMaxError = subf(cf64(std::abs(double(qmax))), absf(maxOverScale));
+    Value initial =
+        select(cmpf(arith::CmpFPredicate::OLT, fromMinError, fromMaxError),
+               fromMin, fromMax);
+    Value rounded = mlir::math::RoundEvenOp::create(b, loc, initial);
+    Value nudged =
+        select(cmpf(arith::CmpFPredicate::OLT, initial, cf64(qmin)), cf64(qmin),
+               select(cmpf(arith::CmpFPredicate::OGT, initial, cf64(qmax)),
+                      cf64(qmax), rounded));
+    Value zeroPoint = arith::FPToSIOp::create(b, loc, b.getI32Type(), nudged);
+
+    Value scaleTensor = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, f32), mlir::ValueRange{trunc(scale)});
+    Value zeroPointTensor = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, b.getI32Type()),
+        mlir::ValueRange{zeroPoint});
+    b.replaceOp(op, {scaleTensor, zeroPointTensor});
+    return mlir::success();
+  }
+};
+
 /// scast(scast(x)) with x of the result's type is x: the storage casts the
 /// patterns above leave between a quantize and a dequantize cancel.
 struct FoldStorageCastPair : mlir::OpRewritePattern<quant::StorageCastOp> {
@@ -461,8 +598,8 @@ struct QFXLowerQuantToLinalgPass
   void runOnOperation() override {
     mlir::RewritePatternSet patterns(&getContext());
     patterns.add<LowerQuantizeCast, LowerDequantizeCast, LowerFakeQuant,
-                 LowerQuantize, LowerDequantize, FoldStorageCastPair>(
-        &getContext());
+                 LowerQuantize, LowerDequantize, LowerChooseQParams,
+                 FoldStorageCastPair>(&getContext());
     // No folding: quant.dcast folds dcast(qcast(x)) to x, which would erase
     // the very rounding a reference model exists to show.
     mlir::GreedyRewriteConfig config;

@@ -8,9 +8,9 @@ func.func @uncalibrated(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @dynamic(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'qfx.observe' op observes a dynamically quantized activation (compute_dtype is set): qfx-convert does not support dynamic quantization yet}}
-  %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<4xf32>
+func.func @dynamic_int32(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'qfx.observe' op dynamic quantization to qint32 is not supported; PyTorch quantizes activations dynamically to quint8 or qint8}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = qint32, compute_dtype = quint8>) : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
