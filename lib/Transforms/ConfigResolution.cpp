@@ -223,6 +223,18 @@ void PatternMatches::add(PatternMatchResult match) {
   matches.push_back(std::move(match));
 }
 
+/// True for a tosa.clamp that is a ReLU: [0, +inf) (the exporter writes
+/// FLT_MAX for +inf).
+static bool isReLUClamp(Operation *op) {
+  auto clamp = llvm::dyn_cast<mlir::tosa::ClampOp>(op);
+  if (!clamp)
+    return false;
+  auto min = llvm::dyn_cast<mlir::FloatAttr>(clamp.getMinValAttr());
+  auto max = llvm::dyn_cast<mlir::FloatAttr>(clamp.getMaxValAttr());
+  return min && max && min.getValueAsDouble() == 0.0 &&
+         max.getValueAsDouble() >= 3.4028234e38;
+}
+
 PatternMatches qfx::matchBackendPatterns(Block &block,
                                          const BackendConfig &backend) {
   // PyTorch's sorted_patterns_dict: longer patterns first, stable.
@@ -250,6 +262,11 @@ PatternMatches qfx::matchBackendPatterns(Block &block,
     for (const BackendPatternConfig *config : configs) {
       ArrayRef<std::string> pattern = config->getPattern();
       if (last.getName().getStringRef() != pattern.back())
+        continue;
+      // PyTorch's multi-op patterns end in a ReLU, not in any clamp (ReLU6
+      // or Hardtanh after a conv are separate ops).
+      if (pattern.size() > 1 && pattern.back() == "tosa.clamp" &&
+          !isReLUClamp(&last))
         continue;
       SmallVector<Operation *, 3> chain = {&last};
       bool matched = true;

@@ -89,16 +89,16 @@ func.func @patterns(%x: tensor<1x4x4x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4
   // CHECK: tosa.conv2d {{.*}}qfx.pattern = ["tosa.conv2d", "tosa.clamp"]
   // CHECK: tosa.clamp {{.*}}qfx.pattern = ["tosa.conv2d", "tosa.clamp"]
   %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
-  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu")
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu")
   // %c2 is used twice: conv2d alone, clamp alone.
   // CHECK: tosa.conv2d {{.*}}qfx.pattern = ["tosa.conv2d"]
   // CHECK: tosa.clamp {{.*}}qfx.pattern = ["tosa.clamp"]
   %c2 = tosa.conv2d %r, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv2")
-  %r2 = tosa.clamp %c2 {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu2")
+  %r2 = tosa.clamp %c2 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu2")
   // CHECK: tosa.add {{.*}}qfx.pattern = ["tosa.add", "tosa.clamp"]
   // CHECK: tosa.clamp {{.*}}qfx.pattern = ["tosa.add", "tosa.clamp"]
   %a = tosa.add %r2, %c2 : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc(""("add"))
-  %r3 = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc(""("relu_1"))
+  %r3 = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc(""("relu_1"))
   // Constants are left alone.
   // CHECK-NOT: "tosa.const"() {{.*}}qfx.qconfig
   return %r3, %c2 : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>

@@ -43,7 +43,7 @@ func.func @conv_bn_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
   %m = tosa.mul %c, %s, %sh {qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32> loc("bn")
   %t = "tosa.const"() <{values = dense<[[[[1.0, 0.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32> loc("bn")
   %a = tosa.add %m, %t {qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32> loc("bn")
-  %r = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.4e38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> loc("relu")
+  %r = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> loc("relu")
   return %r : tensor<1x3x3x2xf32>
 }
 
@@ -90,7 +90,7 @@ func.func @matmul_bn(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
   %m = tosa.mul %mm, %s, %sh : (tensor<1x3x2xf32>, tensor<1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x2xf32> loc("bn")
   %t = "tosa.const"() <{values = dense<[[[5.0, 6.0]]]> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
   %a = tosa.add %m, %t : (tensor<1x3x2xf32>, tensor<1x1x2xf32>) -> tensor<1x3x2xf32> loc("bn")
-  %r = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32> loc("relu")
+  %r = tosa.clamp %a {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32> loc("relu")
   return %r : tensor<1x3x2xf32>
 }
 
@@ -115,6 +115,22 @@ func.func @no_fusion(%x: tensor<1x3x3x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x
   %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %m = tosa.mul %c, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
   %c2 = tosa.conv2d %m, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
-  %r = tosa.clamp %c2 {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  %r = tosa.clamp %c2 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
   return %r, %c2 : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// Only a ReLU ends a fused pattern: clamp(0, 6) after a conv stays apart.
+// CHECK-LABEL: func.func @relu6
+// CHECK-NOT: qfx.fused
+// CHECK: tosa.conv2d
+// CHECK-NEXT: tosa.clamp
+func.func @relu6(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 6.0 : f32} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %r : tensor<1x3x3x2xf32>
 }

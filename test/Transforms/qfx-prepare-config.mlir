@@ -102,7 +102,7 @@ func.func @fused(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   ^bb0(%a: tensor<1x4x4x2xf32>, %k: tensor<2x1x1x2xf32>, %c: tensor<2xf32>):
     %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
     %0 = tosa.conv2d %a, %k, %c, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
-    %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu")
+    %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu")
     qfx.yield %1 : tensor<1x4x4x2xf32>
   } loc(fused["conv", "relu"])
   return %r : tensor<1x4x4x2xf32>
