@@ -1,10 +1,29 @@
 """qfx: PyTorch's graph-mode post-training quantization, compiled with MLIR.
 
 The package drives qfx's command-line tools (quant-opt, and later quant-run and
-quant-compile). Its configuration API will mirror torch.ao.quantization.
+quant-compile). Its configuration API (qfx.config, re-exported here) mirrors
+torch.ao.quantization and writes the JSON quant-opt reads; see docs/python.md.
 """
+
+from typing import Any, List
 
 from qfx.tools import ToolError, find_tool, quant_opt
 from qfx.exporter import ExportError, export_tosa
+from qfx import config
+from qfx.config import *  # noqa: F401,F403 - the torch.ao.quantization-style names
+from qfx.config import QCONFIG_PRESET_NAMES as _QCONFIG_PRESET_NAMES
+from qfx.config import __all__ as _config_all
 
-__all__ = ["ToolError", "find_tool", "quant_opt"]
+__all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
+           "config"] + list(_config_all)
+
+
+def __getattr__(name: str) -> Any:
+    # qfx.default_qconfig and the other QConfig presets, read on first use.
+    if name in _QCONFIG_PRESET_NAMES:
+        return getattr(config, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_QCONFIG_PRESET_NAMES))

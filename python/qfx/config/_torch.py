@@ -1,0 +1,223 @@
+"""Converting torch.ao.quantization objects to qfx's (`from_torch`).
+
+PyTorch objects are named by their public names, as the golden data and the
+C++ presets name them: classes `torch.nn.Conv2d`, functions
+`torch.nn.functional.conv2d`, `torch.add`, `operator.add`; tensor methods
+stay bare strings in a QConfigMapping ("reshape") and are `Tensor.reshape`
+in backend patterns. Backend patterns become TOSA patterns through
+backend_config.TORCH_TO_TOSA.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Dict, List, Optional, Tuple
+
+from qfx.config.observer import OBSERVERS, ObserverSpec
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is optional
+        raise ImportError("from_torch needs PyTorch (Debian's python3-torch)") from None
+    return torch
+
+
+@functools.lru_cache(maxsize=None)
+def _public_names() -> Dict[int, Tuple[str, Any]]:
+    """id(object) -> (public name, object); the first namespace wins
+    (F.conv2d is torch.conv2d and is named by F), as in
+    utils/golden/gen_config_golden.py."""
+    import importlib
+    import operator
+
+    torch = _torch()
+    namespaces = [
+        ("torch.nn", "torch.nn"),
+        ("torch.nn.intrinsic", "torch.nn.intrinsic"),
+        ("torch.nn.intrinsic.qat", "torch.nn.intrinsic.qat"),
+        ("torch.nn.qat", "torch.nn.qat"),
+        ("torch.nn.functional", "torch.nn.functional"),
+        ("torch", "torch"),
+        ("torch._C._nn", None),
+        ("operator", None),
+    ]
+    names: Dict[int, Tuple[str, Any]] = {}
+    for prefix, module_name in namespaces:
+        if prefix == "operator":
+            namespace = operator
+        elif prefix == "torch._C._nn":
+            namespace = torch._C._nn
+        else:
+            namespace = importlib.import_module(module_name)
+        for attr in sorted(dir(namespace)):
+            if attr.startswith("__"):
+                continue
+            obj = getattr(namespace, attr, None)
+            if callable(obj) and not isinstance(obj, type(torch)):
+                names.setdefault(id(obj), (f"{prefix}.{attr}", obj))
+    return names
+
+
+def torch_object_name(obj: Any, field: str, method_prefix: str = "") -> str:
+    """The public name of a PyTorch class or function; strings (method
+    names, or names PyTorch does not have) get `method_prefix`."""
+    if isinstance(obj, str):
+        return method_prefix + obj
+    entry = _public_names().get(id(obj))
+    if entry is None or entry[1] is not obj:
+        raise TypeError(f"{field}: {obj!r} is not a class or function of torch, torch.nn, "
+                        "torch.nn.functional or operator; use its name as a string")
+    return entry[0]
+
+
+def _is_torch_ao(value: Any, *names: str) -> bool:
+    cls = type(value)
+    return cls.__module__.startswith("torch.ao.quantization") and cls.__name__ in names
+
+
+def is_torch_observer(value: Any) -> bool:
+    if _is_torch_ao(value, "_PartialWrapper"):
+        return True
+    return (isinstance(value, type) and value.__module__.startswith("torch.ao.quantization")
+            and value.__name__ in OBSERVERS)
+
+
+def observer_from_torch(value: Any, field: str = "observer") -> ObserverSpec:
+    """`SomeObserver.with_args(...)` or an observer class -> ObserverSpec."""
+    if _is_torch_ao(value, "_PartialWrapper"):
+        if value.callable_args:
+            raise ValueError(f"{field}: with_callable_args is not supported, got {value!r}")
+        cls, args, kwargs = value.p.func, value.p.args, dict(value.p.keywords)
+        if args:
+            raise ValueError(f"{field}: positional observer arguments are not supported, "
+                             f"got {args!r}")
+    else:
+        cls, kwargs = value, {}
+    name = getattr(cls, "__name__", repr(cls))
+    if name not in OBSERVERS or not getattr(cls, "__module__", "").startswith("torch.ao.quantization"):
+        raise ValueError(f"{field}: unsupported observer {name}; qfx has {', '.join(OBSERVERS)} "
+                         "(fake quantizers and RecordingObserver are not supported)")
+    return ObserverSpec(OBSERVERS[name], kwargs, field)
+
+
+def is_torch_qconfig(value: Any) -> bool:
+    return _is_torch_ao(value, "QConfig", "QConfigDynamic")
+
+
+def qconfig_from_torch(value: Any, field: str = "qconfig"):
+    from qfx.config.qconfig import QConfig
+
+    return QConfig(observer_from_torch(value.activation, f"{field}.activation"),
+                   observer_from_torch(value.weight, f"{field}.weight"))
+
+
+def _optional_qconfig(value: Any, field: str):
+    return None if value is None else qconfig_from_torch(value, field)
+
+
+def qconfig_mapping_from_torch(value: Any):
+    from qfx.config.qconfig_mapping import QConfigMapping
+
+    mapping = QConfigMapping()
+    mapping.set_global(_optional_qconfig(value.global_qconfig, '""'))
+    for t, q in value.object_type_qconfigs.items():
+        name = torch_object_name(t, "object_type")
+        mapping.set_object_type(name, _optional_qconfig(q, f"object_type[{name!r}]"))
+    for r, q in value.module_name_regex_qconfigs.items():
+        mapping.set_module_name_regex(r, _optional_qconfig(q, f"module_name_regex[{r!r}]"))
+    for n, q in value.module_name_qconfigs.items():
+        mapping.set_module_name(n, _optional_qconfig(q, f"module_name[{n!r}]"))
+    for (n, t, i), q in value.module_name_object_type_order_qconfigs.items():
+        name = torch_object_name(t, "module_name_object_type_order")
+        mapping.set_module_name_object_type_order(
+            n, name, i, _optional_qconfig(q, f"module_name_object_type_order[{(n, name, i)!r}]"))
+    return mapping
+
+
+def is_torch_dtype_config(value: Any) -> bool:
+    return _is_torch_ao(value, "DTypeConfig")
+
+
+def dtype_config_from_torch(value: Any):
+    from qfx.config.backend_config import DTypeConfig
+
+    return DTypeConfig(value.input_dtype_with_constraints, value.output_dtype_with_constraints,
+                       value.weight_dtype_with_constraints, value.bias_dtype, value.is_dynamic)
+
+
+def _forward_pattern(pattern: Any) -> List[str]:
+    """PyTorch's reversed, nested pattern (ReLU, (BN, Conv)) in forward order."""
+    if isinstance(pattern, tuple):
+        if len(pattern) != 2:
+            raise ValueError(f"pattern: expected PyTorch's (op, inner pattern) pairs, "
+                             f"got {pattern!r}")
+        return _forward_pattern(pattern[1]) + _forward_pattern(pattern[0])
+    return [torch_object_name(pattern, "pattern", method_prefix="Tensor.")]
+
+
+def _pattern_config_dict(c: Any) -> Dict[str, Any]:
+    d: Dict[str, Any] = {
+        "observation_type": c.observation_type.name.lower(),
+        "dtype_configs": [dtype_config_from_torch(dc).to_dict() for dc in c.dtype_configs],
+    }
+    if c._num_tensor_args_to_observation_type:
+        d["num_tensor_args_to_observation_type"] = {
+            str(k): v.name.lower() for k, v in c._num_tensor_args_to_observation_type.items()}
+    if c._overwrite_output_observer is not None:
+        d["overwrite_output_observer"] = observer_from_torch(
+            c._overwrite_output_observer, "overwrite_output_observer").to_dict()
+    return d
+
+
+def backend_config_from_torch(value: Any, name: Optional[str] = None):
+    from qfx.config.backend_config import torch_patterns_to_tosa
+
+    # 1.13 keeps a dict by pattern; later versions a list.
+    pattern_configs = value.configs
+    if isinstance(pattern_configs, dict):
+        pattern_configs = list(pattern_configs.values())
+    configs = []
+    for c in pattern_configs:
+        if getattr(c, "pattern", None) is None:
+            raise ValueError("BackendConfig: a pattern config without a pattern (PyTorch's "
+                             "complex format) is not supported")
+        pattern = tuple(_forward_pattern(c.pattern))
+        configs.append((pattern, _pattern_config_dict(c)))
+    return torch_patterns_to_tosa(name if name is not None else value.name, configs)
+
+
+def from_torch(obj: Any) -> Any:
+    """qfx's equivalent of a torch.ao.quantization object: QConfigMapping,
+    QConfig, an observer (class or with_args), BackendConfig, DTypeConfig,
+    DTypeWithConstraints, or a dtype/qscheme (its name)."""
+    from qfx.config._types import _strip_torch
+    from qfx.config.backend_config import ObservationType, _optional_constraints
+
+    if obj is None:
+        return None
+    if _is_torch_ao(obj, "QConfigMapping"):
+        return qconfig_mapping_from_torch(obj)
+    if is_torch_qconfig(obj):
+        return qconfig_from_torch(obj)
+    if is_torch_observer(obj):
+        return observer_from_torch(obj)
+    if _is_torch_ao(obj, "BackendConfig"):
+        return backend_config_from_torch(obj)
+    if is_torch_dtype_config(obj):
+        return dtype_config_from_torch(obj)
+    if _is_torch_ao(obj, "DTypeWithConstraints"):
+        return _optional_constraints(obj, "dtype_with_constraints")
+    if _is_torch_ao(obj, "ObservationType"):
+        return ObservationType[obj.name]
+    name = _strip_torch(obj)
+    if isinstance(name, str) and not isinstance(obj, str):
+        return name
+    raise TypeError(f"from_torch: cannot convert {type(obj).__module__}.{type(obj).__name__} "
+                    f"{obj!r}; expected a torch.ao.quantization QConfigMapping, QConfig, "
+                    "observer, BackendConfig, DTypeConfig, DTypeWithConstraints or a "
+                    "dtype/qscheme")
+
+
+__all__ = ["from_torch", "torch_object_name"]
