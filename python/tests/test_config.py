@@ -439,7 +439,8 @@ def test_mapping_errors():
             "weight": {"observer": "MinMaxObserver", "quant_min": 5, "quant_max": 5}}]]})
     with pytest.raises(ValueError, match="unknown key 'objecttype' in a qconfig mapping"):
         QConfigMapping.from_dict({"objecttype": []})
-    with pytest.raises(ValueError, match=r"module_name_regex\[0\]\[0\]: invalid regex 'conv\[0-9'"):
+    with pytest.raises(ValueError, match=r"module_name_regex\[0\]\[0\]: regex 'conv\[0-9': "
+                                         r"unterminated \[\.\.\.\]"):
         QConfigMapping.from_dict({"module_name_regex": [["conv[0-9", None]]})
     with pytest.raises(ValueError, match="unknown qconfig preset 'default_qconfg'"):
         QConfigMapping().set_global("default_qconfg")
@@ -506,6 +507,12 @@ _MAPPING_CASES = [
     (False, {"": {"activation": {"observer": "ReuseInputObserver", "dtype": "quint8"},
                   "weight": {"observer": "NoopObserver"}}}),
     (False, {"object_type": [["tosa.add", "no_such_preset"]]}),
+    (True, {"module_name_regex": [[r"fc[\d]+|re\w*\.x\+", None], [r"\(fc\)\*?", None]]}),
+    (False, {"module_name_regex": [["(?i)fc1", None]]}),
+    (False, {"module_name_regex": [["fc.*?", None]]}),
+    (False, {"module_name_regex": [[r"\bfc1", None]]}),
+    (False, {"module_name_regex": [[r"fc[\S]", None]]}),
+    (False, {"module_name_regex": [["fc(1", None]]}),
     (False, {"module_name_object_type_order": [["a", "tosa.add", -1, None]]}),
     (False, {"module_name": [["a"]]}),
 ]

@@ -28,8 +28,53 @@ def _object_type_name(object_type: Any, field: str) -> str:
     return torch_object_name(object_type, field)
 
 
+def _posix_regex_problem(regex: str) -> Optional[str]:
+    """Why quant-opt cannot match `regex`, or None. quant-opt translates
+    Python's syntax to POSIX extended regexes and rejects what it cannot
+    translate (translatePythonRegex in lib/Config/QConfigMapping.cpp)."""
+    in_bracket = False
+    bracket_start = 0
+    i, e = 0, len(regex)
+    while i < e:
+        c = regex[i]
+        if c == "\\":
+            if i + 1 == e:
+                return "ends with a lone backslash"
+            i += 1
+            nxt = regex[i]
+            if nxt in "dDwWsS":
+                if in_bracket and nxt in "DWS":
+                    return f"the escape \\{nxt} inside [...] is not supported"
+            elif nxt not in "nt":
+                if nxt.isascii() and nxt.isalnum():
+                    return (f"the escape \\{nxt} is not supported (qfx matches module names "
+                            "with POSIX extended regexes)")
+                if in_bracket and nxt in "]^-":
+                    return f"the escape \\{nxt} inside [...] is not supported"
+        elif in_bracket:
+            if c == "]" and i != bracket_start:
+                in_bracket = False
+        elif c == "[":
+            in_bracket = True
+            if i + 1 < e and regex[i + 1] == "^":
+                i += 1
+            bracket_start = i + 1
+        elif c == "(" and i + 1 < e and regex[i + 1] == "?":
+            return "(?...) groups are not supported"
+        elif (c == "?" and i > 0 and regex[i - 1] in "*+?}"
+              and not (i > 1 and regex[i - 2] == "\\")):
+            return "lazy quantifiers are not supported"
+        i += 1
+    if in_bracket:
+        return "unterminated [...]"
+    return None
+
+
 def _check_regex(regex: Any, field: str) -> None:
     check_str(regex, field, "a module name regex")
+    problem = _posix_regex_problem(regex)
+    if problem is not None:
+        raise ValueError(f"{field}: regex {regex!r}: {problem}")
     try:
         re.compile(regex)
     except re.error as e:
