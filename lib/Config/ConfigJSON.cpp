@@ -338,7 +338,11 @@ llvm::Expected<ObserverSpec> Reader::parseObserver(const Value &value) {
     }
     spec.kind = *kind;
   }
-  for (const auto &[key, argValue] : **object) {
+  for (const auto &member : **object) {
+    // Named references: lambdas below capture them (structured bindings
+    // cannot be captured before C++20).
+    const llvm::json::ObjectKey &key = member.first;
+    const llvm::json::Value &argValue = member.second;
     if (key == "observer")
       continue;
     std::optional<ObserverArg> arg = symbolizeObserverArg(key);

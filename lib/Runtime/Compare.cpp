@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 using namespace qfx;
 
@@ -232,9 +233,9 @@ qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
                                    "return", a.shape, toFloats(a),
                                    toFloats(b)));
   }
-  llvm::stable_sort(report,
-                    [](const ValueComparison &x, const ValueComparison &y) {
-                      return x.sqnr < y.sqnr;
-                    });
+  // Worst first; ties by name, so the order does not depend on the sort.
+  llvm::sort(report, [](const ValueComparison &x, const ValueComparison &y) {
+    return std::tie(x.sqnr, x.name) < std::tie(y.sqnr, y.name);
+  });
   return report;
 }
