@@ -195,11 +195,13 @@ struct TOSAPatternSpec {
   /// PyTorch's patterns (forward order) this TOSA pattern stands for.
   llvm::SmallVector<llvm::SmallVector<llvm::StringRef, kMaxPatternLength>, 4>
       torchPatterns;
+  // Fields after the first three are optional in the table below: default
+  // initializers keep brace-initialized entries short and warning-free.
   /// The op that carries the weight.
-  llvm::StringRef rootOp;
+  llvm::StringRef rootOp = {};
   /// Weight and bias operands.
-  std::optional<OperandRef> weight, bias;
-  llvm::StringRef fusedOp, fuser, referenceLowering;
+  std::optional<OperandRef> weight = std::nullopt, bias = std::nullopt;
+  llvm::StringRef fusedOp = {}, fuser = {}, referenceLowering = {};
   /// For the fixed-qparams ops: whether the output range is [0, 1] (sigmoid)
   /// or [-1, 1] (tanh).
   bool fixedRange0To1 = false;
