@@ -18,6 +18,7 @@ PACKAGES=(
   python3 python3-numpy python3-pytest
   # The PyTorch oracle: the exporter and parity tests run against it.
   python3-torch
+  python3-sklearn  # the digits of the bundled example (docs/example/digits)
 )
 
 missing=()

@@ -1,0 +1,209 @@
+"""The bundled example (docs/example/digits) through the qfx pipeline.
+
+Runs what utils/demo.sh runs on the committed float model: qfx-fuse +
+qfx-prepare (PyTorch's default x86 configuration), quant-run --calibrate on the
+200 committed calibration images, qfx-convert, and evaluates the float and the
+reference model on all 360 held-out images. The bar (issue 9): the quantized
+accuracy is within 1 point of float.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import qfx
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+DIGITS = REPO / "docs" / "example" / "digits"
+PREPARE = ["--qfx-fuse", "--qfx-prepare=qconfig-mapping=default:x86 backend=x86"]
+
+
+def _load_demo():
+    spec = importlib.util.spec_from_file_location("qfx_demo", REPO / "utils" / "demo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+demo = _load_demo()
+
+
+def run(tool: str, *args) -> str:
+    result = subprocess.run(
+        [str(qfx.find_tool(tool)), *map(str, args)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, f"{tool} {' '.join(map(str, args))}:\n{result.stderr}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    """The demo's pipeline; returns the paths of every stage."""
+    out = tmp_path_factory.mktemp("digits")
+    p = {name: out / f"{name}.mlir" for name in (
+        "observed", "calibrated", "calibrated-loc", "reference",
+        "observed-eval", "calibrated-eval", "reference-eval")}
+    run("quant-opt", DIGITS / "digits.mlir", *PREPARE, "--mlir-print-debuginfo",
+        "-o", p["observed"])
+    run("quant-run", p["observed"], f"--calibrate={DIGITS / 'calib.npy'}", "-o", p["calibrated"])
+    p["calibrated-loc"].write_text(
+        demo.apply_stats(p["calibrated"].read_text(), p["observed"].read_text()))
+    run("quant-opt", p["calibrated-loc"], "--qfx-convert", "-o", p["reference"])
+    run("quant-opt", DIGITS / "digits_eval.mlir", *PREPARE, "-o", p["observed-eval"])
+    p["calibrated-eval"].write_text(
+        demo.apply_stats(p["calibrated"].read_text(), p["observed-eval"].read_text()))
+    run("quant-opt", p["calibrated-eval"], "--qfx-convert", "-o", p["reference-eval"])
+    tests = DIGITS / "test_inputs.npy"
+    p["float-logits"] = out / "float-logits.npy"
+    p["reference-logits"] = out / "reference-logits.npy"
+    run("quant-run", DIGITS / "digits_eval.mlir", f"--input={tests}", "-o", p["float-logits"])
+    run("quant-run", p["reference-eval"], f"--input={tests}", "-o", p["reference-logits"])
+    p["out"] = out
+    return p
+
+
+def test_quantized_accuracy_within_one_point_of_float(pipeline):
+    labels = np.load(DIGITS / "test_labels.npy")
+    float_acc = demo.accuracy(np.load(pipeline["float-logits"]), labels)
+    reference_acc = demo.accuracy(np.load(pipeline["reference-logits"]), labels)
+    # quant-run's float model is PyTorch's float model.
+    recorded = json.loads((DIGITS / "reference.json").read_text())
+    assert float_acc == pytest.approx(recorded["float_accuracy"] * 100)
+    assert abs(reference_acc - float_acc) <= 1.0, (
+        f"qfx int8 accuracy {reference_acc:.2f} % is more than 1 point from float {float_acc:.2f} %")
+
+
+def test_quantization_changes_the_outputs(pipeline):
+    # The reference model really is quantized: its logits differ from float,
+    # by about what 8-bit activations allow.
+    f = np.load(pipeline["float-logits"])
+    r = np.load(pipeline["reference-logits"])
+    assert not np.array_equal(f, r)
+    sqnr = 10 * np.log10(np.sum(f.astype(np.float64) ** 2) / np.sum((f - r).astype(np.float64) ** 2))
+    assert 20 < sqnr < 60
+    text = pipeline["reference-eval"].read_text()
+    assert "quant.qcast" in text and "!quant.uniform<i8:f32:0," in text
+
+
+def test_evaluation_copy_is_the_calibrated_model(pipeline):
+    # The batch-360 copy, given the batch-1 calibration's statistics, computes
+    # what the batch-1 reference model computes, image by image.
+    x = np.load(DIGITS / "test_inputs.npy")
+    batched = np.load(pipeline["reference-logits"])
+    for i in (0, 137, 359):
+        np.save(pipeline["out"] / "x.npy", x[i : i + 1])
+        run("quant-run", pipeline["reference"], f"--input={pipeline['out'] / 'x.npy'}",
+            "-o", pipeline["out"] / "y.npy")
+        np.testing.assert_allclose(np.load(pipeline["out"] / "y.npy")[0], batched[i],
+                                   rtol=0, atol=1e-5)
+
+
+def test_apply_stats_keeps_every_statistic(pipeline):
+    calibrated = demo._observers(pipeline["calibrated"].read_text())
+    restored = demo._observers(pipeline["calibrated-loc"].read_text())
+    assert [o["stats"] for o in calibrated] == [o["stats"] for o in restored]
+    assert all(o["stats"] for o in calibrated)
+    # ... and puts back the layer names quant-run --compare matches on.
+    assert 'loc("conv1")' in pipeline["calibrated-loc"].read_text()
+
+
+def test_apply_stats_refuses_other_observers(pipeline):
+    calibrated = pipeline["calibrated"].read_text()
+    observed = pipeline["observed"].read_text()
+    with pytest.raises(ValueError, match=r"observer 3 differs: id 2 .* id 9 "):
+        demo.apply_stats(calibrated, observed.replace(" id 2 spec(", " id 9 spec(", 1))
+    with pytest.raises(ValueError, match="has no qfx.observe ops"):
+        demo.apply_stats((DIGITS / "digits.mlir").read_text(), observed)
+
+
+def test_model_size_counts_live_constants(pipeline):
+    f = demo.constant_bytes((DIGITS / "digits.mlir").read_text())
+    r = demo.constant_bytes(pipeline["reference"].read_text())
+    weights = 16 * 9 + 32 * 9 * 16 + 32 * 9 * 32 + 128 * 10
+    assert r["i8"] == weights
+    assert f["f32"] >= 4 * weights
+    assert r["per-channel scales"] == 4 * (16 + 32 + 32 + 10)
+
+
+def test_demo_script(tmp_path):
+    env = dict(os.environ, QFX_DEMO_SKIP_SETUP="1", QFX_DEMO_BENCH="20",
+               QFX_DEMO_OUT=str(tmp_path))
+    result = subprocess.run([str(REPO / "utils" / "demo.sh")], capture_output=True, text=True,
+                            env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    float_acc = float(re.search(r"float accuracy\s+([0-9.]+) %", out).group(1))
+    int8_acc = float(re.search(r"qfx int8 \(reference\) accuracy\s+([0-9.]+) %", out).group(1))
+    assert abs(float_acc - int8_acc) <= 1.0
+    assert re.search(r"PyTorch 1.13 int8 accuracy\s+[0-9.]+", out)
+    assert re.search(r"model size\s+float [0-9.]+ KB; quantized [0-9.]+ KB", out)
+    assert re.search(r"reference/float = [0-9.]+x", out)
+    # The per-layer comparison names the model's layers.
+    assert re.search(r"quant.dcast\s+conv1\n", out)
+
+
+def test_committed_models_are_the_committed_weights():
+    # digits.mlir and digits_eval.mlir are qfx.export_tosa of digits_state.pt
+    # (what demo.py quantizes with PyTorch), and reference.json's float
+    # accuracy is PyTorch's on the committed test set.
+    torch = pytest.importorskip("torch")
+    import sys
+
+    sys.path.insert(0, str(DIGITS))
+    try:
+        import make_digits
+    finally:
+        sys.path.remove(str(DIGITS))
+    model = make_digits.DigitsCNN()
+    model.load_state_dict(torch.load(DIGITS / "digits_state.pt"))
+    model.eval()
+    for name, batch in (("digits.mlir", 1), ("digits_eval.mlir", 360)):
+        assert make_digits.export(model, batch) == (DIGITS / name).read_text(), name
+    x = torch.from_numpy(np.load(DIGITS / "test_inputs.npy"))
+    with torch.no_grad():
+        acc = make_digits.accuracy(model(x), np.load(DIGITS / "test_labels.npy"))
+    assert acc == json.loads((DIGITS / "reference.json").read_text())["float_accuracy"]
+
+
+TUTORIAL = REPO / "docs" / "tutorial.md"
+
+
+def test_tutorial_command_line(tmp_path):
+    # docs/tutorial.md's shell blocks, in order, as written (the work folder
+    # and the tool folder substituted), then its claims about the results.
+    script = "\n".join(re.findall(r"```sh\n(.*?)```", TUTORIAL.read_text(), re.S))
+    tools = str(qfx.find_tool("quant-opt").parent) + "/"
+    script = script.replace("T=/tmp/digits", f"T={tmp_path}").replace("build/bin/", tools)
+    result = subprocess.run(["bash", "-e", "-c", script], cwd=REPO, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.findall(r"^([0-9.]+)$", result.stdout, re.M) == ["99.44", "99.44"]
+    assert re.search(r"quant.dcast\s+conv1\n", result.stdout)
+    assert len(re.findall(r"^bench: ", result.stdout, re.M)) == 2
+    assert len(re.findall(r"= qfx\.observe ", (tmp_path / "observed.mlir").read_text())) == 16
+
+
+def test_tutorial_python(tmp_path, capsys):
+    torch = pytest.importorskip("torch")  # noqa: F841
+    (block,) = re.findall(r"```python\n(.*?)```", TUTORIAL.read_text(), re.S)
+    (tmp_path / "docs").symlink_to(REPO / "docs")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(block, str(TUTORIAL), "exec"), {"__name__": "tutorial"})
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = [p for p in sys.path if p != "docs/example/digits"]
+    out = capsys.readouterr().out
+    assert "label 7 int8 7 float 7" in out
+    error = float(re.search(r"max \|int8 - float\| ([0-9.e-]+)", out).group(1))
+    assert 0 < error < 0.2

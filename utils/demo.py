@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Helpers of utils/demo.sh (the bundled digits example); only NumPy needed.
+
+    demo.py apply-stats CALIBRATED OBSERVED -o OUT
+        Copies the statistics that `quant-run --calibrate` wrote into the
+        qfx.observe ops of CALIBRATED into the same observers of OBSERVED (a
+        model prepared the same way, e.g. another batch size of the same
+        model). Observers are matched in order and must have the same ids and
+        specs; anything else is an error.
+    demo.py accuracy LOGITS.npy LABELS.npy
+        Prints the top-1 accuracy in percent.
+    demo.py size FLOAT.mlir REFERENCE.mlir
+        Prints the bytes of constants the two models use (dead constants
+        excluded): float32 in the float model; int8 weights plus the float32
+        constants and per-channel scales that remain in the reference model.
+    demo.py torch-int8 DIGITS_DIR
+        Prints PyTorch 1.13's int8 accuracy on the test set, computed now
+        (prepare_fx / convert_fx on the committed weights), or read from
+        DIGITS_DIR/reference.json when torch is not installed.
+    demo.py bench-median BENCH_OUTPUT...
+        Prints the median in ms of each `quant-run --bench` output line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+import sys
+
+import numpy as np
+
+_OBSERVE = re.compile(r"qfx\.observe\s+%[\w.$#-]+\s+id\s+(\d+)\s+spec\(")
+
+
+def _closing_paren(text: str, start: int) -> int:
+    """The index of the ')' closing the '(' just before `start`."""
+    depth = 1
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise ValueError("unbalanced parentheses after offset %d" % start)
+
+
+def _observers(text: str) -> list[dict]:
+    """Every qfx.observe of `text`: its id, spec and stats and their spans."""
+    found = []
+    for match in _OBSERVE.finditer(text):
+        spec_end = _closing_paren(text, match.end())
+        entry = {
+            "id": int(match.group(1)),
+            "spec": text[match.end() : spec_end],
+            "spec_end": spec_end + 1,  # just after the spec's ')'
+            "stats": None,
+            "stats_span": None,
+        }
+        rest = text[spec_end + 1 :]
+        stripped = rest.lstrip(" ")
+        if stripped.startswith("stats("):
+            open_at = spec_end + 1 + (len(rest) - len(stripped)) + len("stats(")
+            close_at = _closing_paren(text, open_at)
+            entry["stats"] = text[open_at:close_at]
+            entry["stats_span"] = (spec_end + 1, close_at + 1)
+        found.append(entry)
+    return found
+
+
+def apply_stats(calibrated: str, observed: str) -> str:
+    """Returns `observed` with the statistics of `calibrated`'s observers."""
+    source = _observers(calibrated)
+    target = _observers(observed)
+    if not source:
+        raise ValueError("the calibrated model has no qfx.observe ops")
+    if len(source) != len(target):
+        raise ValueError(
+            f"the calibrated model has {len(source)} observers, the observed model {len(target)}"
+        )
+    for index, (s, t) in enumerate(zip(source, target)):
+        if s["id"] != t["id"] or s["spec"] != t["spec"]:
+            raise ValueError(
+                f"observer {index} differs: id {s['id']} spec({s['spec']}) in the calibrated "
+                f"model, id {t['id']} spec({t['spec']}) in the observed model"
+            )
+    pieces = []
+    position = 0
+    for s, t in zip(source, target):
+        if t["stats_span"]:
+            begin, end = t["stats_span"]
+        else:
+            begin = end = t["spec_end"]
+        pieces.append(observed[position:begin])
+        if s["stats"] is not None:
+            pieces.append(f" stats({s['stats']})")
+        position = end
+    pieces.append(observed[position:])
+    return "".join(pieces)
+
+
+def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
+    logits = logits.reshape(len(labels), -1)
+    return float((logits.argmax(axis=1) == labels).mean()) * 100.0
+
+
+_DTYPE_BYTES = {"f32": 4, "f16": 2, "i8": 1, "ui8": 1, "i32": 4, "i64": 8}
+_CONST = re.compile(r"^\s*(%[\w.$#-]+) = \"tosa\.const\"\(\).*-> tensor<([0-9x]*)x?(\w+)>")
+
+
+def constant_bytes(text: str) -> dict[str, int]:
+    """Bytes of the tosa.const tensors that have a use, by element type, and
+    of per-channel scales of !quant.uniform types (float32 each)."""
+    lines = text.splitlines()
+    sizes: dict[str, int] = {}
+    for line in lines:
+        match = _CONST.match(line)
+        if not match:
+            continue
+        name, dims, dtype = match.groups()
+        uses = len(re.findall(re.escape(name) + r"(?![\w.$#-])", text)) - 1
+        if uses == 0:
+            continue
+        count = 1
+        for d in filter(None, dims.split("x")):
+            count *= int(d)
+        sizes[dtype] = sizes.get(dtype, 0) + count * _DTYPE_BYTES.get(dtype, 4)
+    # A per-axis type prints its scales once per use; count each scast once.
+    scales = 0
+    for match in re.finditer(r"quant\.scast [^\n]*?!quant\.uniform<[^{}>]*\{([^}]*)\}", text):
+        scales += len(match.group(1).split(","))
+    if scales:
+        sizes["per-channel scales"] = scales * 4
+    return sizes
+
+
+def _torch_int8(digits: pathlib.Path) -> str:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        reference = json.loads((digits / "reference.json").read_text())
+        return (
+            f"{reference['torch_int8_accuracy'] * 100:.2f} "
+            "(torch is not installed: recorded in reference.json)"
+        )
+    import warnings
+
+    # torch 1.13's observers warn that reduce_range will be deprecated.
+    warnings.filterwarnings("ignore", message=".*reduce_range will be deprecated.*")
+    sys.path.insert(0, str(digits))
+    import make_digits  # noqa: E402
+
+    model = make_digits.DigitsCNN()
+    model.load_state_dict(torch.load(digits / "digits_state.pt"))
+    model.eval()
+    calib = np.load(digits / "calib.npy")
+    x_test = np.load(digits / "test_inputs.npy")
+    y_test = np.load(digits / "test_labels.npy")
+    int8 = make_digits.torch_int8_accuracy(model, calib, x_test, y_test)
+    return f"{int8 * 100:.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("apply-stats")
+    p.add_argument("calibrated")
+    p.add_argument("observed")
+    p.add_argument("-o", dest="output", required=True)
+    p = sub.add_parser("accuracy")
+    p.add_argument("logits")
+    p.add_argument("labels")
+    p = sub.add_parser("size")
+    p.add_argument("float_model")
+    p.add_argument("reference_model")
+    p = sub.add_parser("torch-int8")
+    p.add_argument("digits")
+    p = sub.add_parser("bench-median")
+    p.add_argument("outputs", nargs="+")
+    args = parser.parse_args()
+
+    if args.command == "apply-stats":
+        text = apply_stats(
+            pathlib.Path(args.calibrated).read_text(), pathlib.Path(args.observed).read_text()
+        )
+        pathlib.Path(args.output).write_text(text)
+    elif args.command == "accuracy":
+        print(f"{accuracy(np.load(args.logits), np.load(args.labels)):.2f}")
+    elif args.command == "size":
+        f = constant_bytes(pathlib.Path(args.float_model).read_text())
+        r = constant_bytes(pathlib.Path(args.reference_model).read_text())
+        f_total, r_total = sum(f.values()), sum(r.values())
+        parts = ", ".join(f"{k} {v / 1024:.1f} KB" for k, v in sorted(r.items()))
+        print(
+            f"float {f_total / 1024:.1f} KB; quantized {r_total / 1024:.1f} KB ({parts}); "
+            f"{f_total / r_total:.2f}x smaller"
+        )
+    elif args.command == "torch-int8":
+        print(_torch_int8(pathlib.Path(args.digits)))
+    elif args.command == "bench-median":
+        for path in args.outputs:
+            text = pathlib.Path(path).read_text()
+            match = re.search(r"median ([0-9.]+) ms", text)
+            if not match:
+                raise SystemExit(f"{path}: no 'median ... ms' in quant-run --bench output")
+            print(match.group(1))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (ValueError, OSError) as error:
+        print(f"demo.py: error: {error}", file=sys.stderr)
+        sys.exit(1)
