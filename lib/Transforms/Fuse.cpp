@@ -240,6 +240,33 @@ void foldBatchNorms(mlir::FunctionOpInterface function) {
 // Fusion
 //===----------------------------------------------------------------------===//
 
+/// The exporter reshapes a Linear's rank-3 result back to the input's rank
+/// before the ReLU that follows it; PyTorch fuses Linear + ReLU. Moves such a
+/// clamp above the reshape (an elementwise op commutes with a reshape), so
+/// that matmul, add and clamp form a chain.
+void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
+  SmallVector<mlir::tosa::ClampOp> clamps;
+  function.walk([&](mlir::tosa::ClampOp clamp) { clamps.push_back(clamp); });
+  for (mlir::tosa::ClampOp clamp : clamps) {
+    auto reshape = clamp.getInput().getDefiningOp<mlir::tosa::ReshapeOp>();
+    if (!reshape || !reshape.getResult().hasOneUse())
+      continue;
+    Operation *producer = reshape.getInput1().getDefiningOp();
+    if (!llvm::isa_and_nonnull<mlir::tosa::AddOp, mlir::tosa::MatMulOp>(
+            producer))
+      continue;
+    OpBuilder builder(clamp);
+    Operation *moved = builder.clone(*clamp);
+    moved->setOperand(0, reshape.getInput1());
+    moved->getResult(0).setType(reshape.getInput1().getType());
+    Operation *newReshape = builder.clone(*reshape);
+    newReshape->setOperand(0, moved->getResult(0));
+    clamp.getResult().replaceAllUsesWith(newReshape->getResult(0));
+    clamp.erase();
+    reshape.erase();
+  }
+}
+
 bool isConstantOp(Operation *op) {
   return op && (op->hasTrait<mlir::OpTrait::ConstantLike>() ||
                 llvm::isa<mlir::tosa::ConstOp, mlir::tosa::ConstShapeOp>(op));
@@ -325,6 +352,7 @@ struct QFXFusePass : impl::QFXFuseBase<QFXFusePass> {
         return;
       if (foldBatchNorm)
         foldBatchNorms(function);
+      sinkReshapesBelowClamps(function);
       for (Block &block : function.getFunctionBody()) {
         PatternMatches matches = matchBackendPatterns(block, fusions);
         for (const PatternMatchResult &match : matches.getMatches())

@@ -398,7 +398,22 @@ LogicalResult Preparer::prepare(mlir::FunctionOpInterface function) {
       if (llvm::isa<FusedOp>(op) ||
           (isQuantizationCandidate(&op) && !computesOnConstantsOnly(&op)))
         ops.push_back(&op);
+    // Layout ops an importer inserted: in a function whose ops carry
+    // qfx.origin, a transpose or reshape without one stands for no PyTorch
+    // op. It is transparent: not observed, its result has its input's dtype
+    // (observing it would count the same tensor twice in a histogram).
+    bool hasOrigins = false;
+    block.walk([&](Operation *op) {
+      hasOrigins |= op->hasAttr(QFXDialect::getOriginAttrName());
+    });
     for (Operation *op : ops) {
+      if (hasOrigins && !op->hasAttr(QFXDialect::getOriginAttrName()) &&
+          llvm::isa<mlir::tosa::TransposeOp, mlir::tosa::ReshapeOp>(op)) {
+        DType dtype = getProducedDType(op->getOperand(0));
+        if (dtype != DType::Float32)
+          quantizedOutputs[op->getResult(0)] = dtype;
+        continue;
+      }
       OpResolution resolution =
           resolveOp(op, mapping, backend, queries, matches);
       if (!resolution.isQuantized()) {

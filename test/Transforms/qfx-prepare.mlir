@@ -114,3 +114,25 @@ func.func @scalar_add_and_float_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
   %b = tosa.add %e, %e {qfx.origin = "operator.add"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc(""("add_1"))
   return %b : tensor<4xf32>
 }
+
+// In a function whose ops carry qfx.origin, a transpose or reshape without
+// one is the importer's layout glue: it is not observed, and the value after
+// it is observed where an op needs it (a tensor observed twice would count
+// twice in a histogram).
+// CHECK-LABEL: func.func @layout_glue
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[T:.*]] = tosa.transpose %[[X]]
+// CHECK-NEXT: %[[TO:.*]] = qfx.observe %[[T]] id 17
+// CHECK: tosa.conv2d %[[TO]],
+// CHECK-NEXT: %[[CO:.*]] = qfx.observe %{{.*}} id 19
+// CHECK-NEXT: %[[B:.*]] = tosa.transpose %[[CO]]
+// CHECK-NEXT: return %[[B]]
+func.func @layout_glue(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %t = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32> loc("conv")
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32> loc("conv")
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32> loc("conv")
+  %c = tosa.conv2d %t, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+  %o = tosa.transpose %c {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x4x4xf32> loc("output")
+  return %o : tensor<1x2x4x4xf32>
+}
