@@ -552,3 +552,22 @@ def test_backend_validation_agrees_with_quant_opt(tmp_path, document):
         BackendConfig.from_dict(document)
     with pytest.raises(qfx.ToolError, match="backend"):
         _annotate("default:x86", path)
+
+
+# --- docs/python.md ----------------------------------------------------------------
+
+
+def test_docs_examples_run(torch, monkeypatch):
+    """The page's Python blocks run as written (from the repository root)."""
+    import re
+
+    text = (REPO / "docs" / "python.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 3
+    monkeypatch.chdir(REPO)
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "docs/python.md", "exec"), namespace)
+    assert "qfx.qconfig" in namespace["annotated"]
+    assert json.loads(pathlib.Path("/tmp/my_backend.json").read_text()) == \
+        namespace["backend_config"].to_dict()
