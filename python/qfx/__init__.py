@@ -11,6 +11,7 @@ from qfx.tools import ToolError, find_tool, quant_opt
 from qfx.exporter import ExportError, export_tosa
 from qfx import config
 from qfx.config import *  # noqa: F401,F403 - the torch.ao.quantization-style names
+from qfx.config import OBSERVER_PRESETS as _OBSERVER_PRESETS
 from qfx.config import QCONFIG_PRESET_NAMES as _QCONFIG_PRESET_NAMES
 from qfx.config import __all__ as _config_all
 
@@ -19,11 +20,12 @@ __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
 
 
 def __getattr__(name: str) -> Any:
-    # qfx.default_qconfig and the other QConfig presets, read on first use.
-    if name in _QCONFIG_PRESET_NAMES:
+    # qfx.default_qconfig and the other QConfig and observer presets, read on
+    # first use.
+    if name in _QCONFIG_PRESET_NAMES or name in _OBSERVER_PRESETS:
         return getattr(config, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | set(_QCONFIG_PRESET_NAMES))
+    return sorted(set(globals()) | set(_QCONFIG_PRESET_NAMES) | set(_OBSERVER_PRESETS))

@@ -279,6 +279,15 @@ def test_from_torch_qconfig_presets(torch):
         assert qfx.from_torch(getattr(torch_qconfig, name)) == getattr(qfx, name), name
 
 
+def test_from_torch_observer_presets(torch):
+    from torch.ao.quantization import observer as torch_observer
+
+    for name in qfx.OBSERVER_PRESETS:
+        assert qfx.from_torch(getattr(torch_observer, name)) == getattr(qfx, name), name
+    assert qfx.default_weight_observer == MinMaxObserver.with_args(
+        dtype="qint8", qscheme="per_tensor_symmetric")
+
+
 @pytest.mark.parametrize("torch_name,ours", [("x86", "x86"), ("fbgemm", "fbgemm"),
                                              ("qnnpack", "qnnpack"), ("native", "onednn")])
 def test_from_torch_backend_tables_equal_the_presets(torch, torch_name, ours):

@@ -45,9 +45,11 @@ from qfx.config.observer import (
     ReuseInputObserver,
 )
 from qfx.config.qconfig import (
+    OBSERVER_PRESETS,
     QCONFIG_PRESET_NAMES,
     QConfig,
     get_default_qconfig,
+    get_observer_preset,
     get_qconfig_preset,
 )
 from qfx.config.qconfig_mapping import QConfigMapping, get_default_qconfig_mapping
@@ -68,24 +70,27 @@ __all__ = [
     "BACKEND_CONFIG_NAMES", "BackendConfig", "BackendPatternConfig", "DTYPES", "DTypeConfig",
     "DTypeWithConstraints", "FixedQParamsObserver", "HistogramObserver", "MinMaxObserver",
     "MovingAverageMinMaxObserver", "MovingAveragePerChannelMinMaxObserver", "NoopObserver",
-    "ObservationType", "ObserverBase", "ObserverSpec", "PerChannelMinMaxObserver",
+    "OBSERVER_PRESETS", "ObservationType", "ObserverBase", "ObserverSpec", "PerChannelMinMaxObserver",
     "PlaceholderObserver", "QCONFIG_PRESET_NAMES", "QConfig", "QConfigMapping", "QSCHEMES",
     "ReuseInputObserver", "TORCH_TO_TOSA", "TorchToTOSAPattern", "from_torch",
     "get_backend_config", "get_default_qconfig", "get_default_qconfig_mapping",
     "get_fbgemm_backend_config", "get_native_backend_config", "get_onednn_backend_config",
-    "get_qconfig_preset", "get_qnnpack_backend_config", "get_tosa_backend_config",
+    "get_observer_preset", "get_qconfig_preset", "get_qnnpack_backend_config", "get_tosa_backend_config",
     "get_x86_backend_config", "quint8", "qint8", "qint32", "quint4x2", "float16", "float32",
     "per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric",
     "per_channel_affine_float_qparams",
-]  # The QConfig presets are module attributes too, read on first use.
+]  # The QConfig and observer presets are module attributes too, read on first use.
 
 
 def __getattr__(name: str) -> Any:
-    # default_qconfig and the other presets, read from the golden data on first use.
+    # default_qconfig, default_weight_observer and the other presets, read
+    # from the golden data on first use.
     if name in QCONFIG_PRESET_NAMES:
         return get_qconfig_preset(name)
+    if name in OBSERVER_PRESETS:
+        return get_observer_preset(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | set(QCONFIG_PRESET_NAMES))
+    return sorted(set(globals()) | set(QCONFIG_PRESET_NAMES) | set(OBSERVER_PRESETS))

@@ -28,6 +28,28 @@ QCONFIG_PRESET_NAMES: Tuple[str, ...] = (
 
 DEFAULT_QCONFIG_BACKENDS: Tuple[str, ...] = ("x86", "fbgemm", "qnnpack", "onednn")
 
+# The named observers of torch/ao/quantization/observer.py, by where PyTorch
+# uses them: (QConfig preset, field), or (object type of the default x86
+# mapping, field) for the fixed-qparams observers. default_histogram_observer
+# appears in no preset and is left out.
+OBSERVER_PRESETS: Dict[str, Tuple[str, str]] = {
+    "default_observer": ("default_qconfig", "activation"),
+    "default_weight_observer": ("default_qconfig", "weight"),
+    "default_per_channel_weight_observer": ("default_per_channel_qconfig", "weight"),
+    "default_placeholder_observer": ("float_qparams_weight_only_qconfig", "activation"),
+    "default_dynamic_quant_observer": ("default_dynamic_qconfig", "activation"),
+    "default_float_qparams_observer": ("float_qparams_weight_only_qconfig", "weight"),
+    "default_float_qparams_observer_4bit": ("float_qparams_weight_only_qconfig_4bit", "weight"),
+    "weight_observer_range_neg_127_to_127": ("default_symmetric_qnnpack_qconfig", "weight"),
+    "per_channel_weight_observer_range_neg_127_to_127": (
+        "default_per_channel_symmetric_qnnpack_qconfig", "weight"),
+    "default_reuse_input_observer": ("default_reuse_input_qconfig", "activation"),
+    "default_fixed_qparams_range_0to1_observer": ("torch.nn.Sigmoid", "activation"),
+    "default_fixed_qparams_range_neg1to1_observer": ("torch.nn.Tanh", "activation"),
+    "default_affine_fixed_qparams_observer": ("torch.nn.Sigmoid", "activation"),
+    "default_symmetric_fixed_qparams_observer": ("torch.nn.Tanh", "activation"),
+}
+
 
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
     """How to observe an op's activations and weight, as torch's QConfig:
@@ -96,6 +118,18 @@ def get_qconfig_preset(name: str) -> QConfig:
     return QConfig.from_dict(_golden.load("qconfig_presets.json")["presets"][name], name)
 
 
+def get_observer_preset(name: str) -> ObserverSpec:
+    """The observer PyTorch names `name` (e.g. "default_weight_observer")."""
+    if name not in OBSERVER_PRESETS:
+        raise ValueError(f"unknown observer preset {name!r}; expected one of "
+                         f"{', '.join(OBSERVER_PRESETS)}")
+    source, field = OBSERVER_PRESETS[name]
+    if source in QCONFIG_PRESET_NAMES:
+        return getattr(get_qconfig_preset(source), field)
+    entries = dict(_golden.load("qconfig_mappings.json")["x86"]["object_type"])
+    return getattr(QConfig.from_dict(entries[source], name), field)
+
+
 def get_default_qconfig(backend: str = "x86", version: int = 0) -> QConfig:
     """torch's get_default_qconfig(backend): the post-training default QConfig."""
     if backend not in DEFAULT_QCONFIG_BACKENDS:
@@ -112,8 +146,10 @@ def __getattr__(name: str) -> Any:
     # read on first use.
     if name in QCONFIG_PRESET_NAMES:
         return get_qconfig_preset(name)
+    if name in OBSERVER_PRESETS:
+        return get_observer_preset(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> List[str]:
-    return sorted(list(globals()) + list(QCONFIG_PRESET_NAMES))
+    return sorted(list(globals()) + list(QCONFIG_PRESET_NAMES) + list(OBSERVER_PRESETS))
