@@ -127,14 +127,19 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
     channel, then optionally a `tosa.add` of such a constant, when each
     intermediate result has no other use.
 
+    A ReLU (`tosa.clamp` to [0, +inf)) that follows a reshape of a
+    `tosa.matmul` or `tosa.add` result is moved above the reshape: the
+    exporter reshapes a Linear's result back before the ReLU that PyTorch
+    fuses with it.
+
     Then, for every BackendPatternConfig with a `fused_op`, matches its
     pattern (1 to 3 ops in forward order, each result operand 0 of the next
     and used by nothing else, longest patterns first, from the end of the
-    function) and wraps the ops in a `qfx.fused` region named after the fused
-    op. The region's operands are the values the pattern uses, weights and
+    function; a `tosa.clamp` after another op must be a ReLU) and wraps the
+    ops in a `qfx.fused` region named after the fused op. The region's operands are the values the pattern uses, weights and
     bias included; constants that are neither (zero points, shifts) are
     cloned into the body. The fused op takes the location of the pattern's
-    ops (a FusedLoc) and the `qfx.origin` of its root op.
+    ops (a FusedLoc); the ops in its body keep their `qfx.origin`.
 
     ```mlir
     %c = tosa.conv2d %x, %w, %b, %zp, %zp {...} : ... loc("conv1")
@@ -179,7 +184,10 @@ def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
       and a reuse-input QConfig) get the id and spec of their first input's
       observer; concat makes all its inputs share it;
     - fixed-qparams ops (sigmoid, tanh) get the backend's fixed observer;
-    - biases stay float.
+    - biases stay float;
+    - in a function whose ops carry `qfx.origin`, transposes and reshapes
+      without one are the importer's layout glue: they are not observed and
+      pass their input's dtype on.
 
     Every op that is not quantized gets a remark saying why (null QConfig,
     no backend pattern, the failed dtype constraint); `summary=true`
