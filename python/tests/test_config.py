@@ -177,6 +177,9 @@ def test_mapping_round_trips_through_json():
     assert again == mapping
     assert again.to_dict() == d
     assert json.loads(mapping.to_json()) == d
+    # PyTorch's to_dict() style, with tuples, reads the same.
+    assert QConfigMapping.from_dict({k: [tuple(e) for e in v] if k else v
+                                     for k, v in d.items()}) == mapping
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -207,6 +210,7 @@ def test_qconfig_preset_names_and_observer_arguments():
     # A class means the class without arguments; only given arguments are written.
     assert QConfig(ReuseInputObserver, NoopObserver) == qfx.default_reuse_input_qconfig
     spec = MinMaxObserver.with_args(quant_min=0).with_args(quant_max=127)
+    assert isinstance(spec, ObserverSpec) and spec.observer is MinMaxObserver
     assert spec.to_dict() == {"observer": "MinMaxObserver", "quant_min": 0, "quant_max": 127}
     assert PlaceholderObserver.with_args(dtype="half").to_dict()["dtype"] == "float16"
 

@@ -269,7 +269,8 @@ class BackendPatternConfig:
         self.num_tensor_args_to_observation_type: Dict[int, ObservationType] = {}
         self.overwrite_output_observer: Optional[ObserverSpec] = None
 
-    def set_observation_type(self, observation_type: Union[ObservationType, str]) -> "BackendPatternConfig":
+    def set_observation_type(
+            self, observation_type: Union[ObservationType, str]) -> "BackendPatternConfig":
         self.observation_type = ObservationType.parse(observation_type, "observation_type")
         return self
 

@@ -11,7 +11,7 @@ arguments that qfx implements (lib/Numerics/ObserverSpec.cpp, whose checks
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, Dict, FrozenSet, Mapping, Optional, Tuple, Type, Union
+from typing import Any, ClassVar, Dict, FrozenSet, Mapping, Optional, Type, Union
 
 from qfx.config._types import (
     DTYPE_RANGES,

@@ -9,7 +9,13 @@ from typing import Any, Dict, Optional, Tuple
 
 from qfx.config import _golden
 from qfx.config._types import check_int, check_keys, check_str
-from qfx.config.qconfig import DEFAULT_QCONFIG_BACKENDS, QConfig, as_qconfig, qconfig_from_dict, qconfig_to_dict
+from qfx.config.qconfig import (
+    DEFAULT_QCONFIG_BACKENDS,
+    QConfig,
+    as_qconfig,
+    qconfig_from_dict,
+    qconfig_to_dict,
+)
 
 _KEYS: Tuple[str, ...] = ("", "object_type", "module_name_regex", "module_name",
                           "module_name_object_type_order")
@@ -170,11 +176,11 @@ class QConfigMapping:
                  "module_name_object_type_order": 4}
         for section in _KEYS[1:]:
             entries = d.get(section, [])
-            if not isinstance(entries, list):
+            if not isinstance(entries, (list, tuple)):
                 raise TypeError(f"{section}: expected a list, got {type(entries).__name__}")
             for i, entry in enumerate(entries):
                 path = f"{section}[{i}]"
-                if not isinstance(entry, list) or len(entry) != arity[section]:
+                if not isinstance(entry, (list, tuple)) or len(entry) != arity[section]:
                     shape = ("[NAME, TYPE, INDEX, QCONFIG|null]" if arity[section] == 4
                              else "[KEY, QCONFIG|null]")
                     raise ValueError(f"{path}: expected {shape}, got {entry!r}")
