@@ -361,7 +361,8 @@ static int runCalibration(mlir::ModuleOp module) {
       outputPaths.empty() ? std::string("-") : outputPaths.front(), &error);
   if (!output)
     return fail(error);
-  module.print(output->os());
+  // Keep the locations: later stages key on the module names in them.
+  module.print(output->os(), mlir::OpPrintingFlags().enableDebugInfo());
   output->os() << "\n";
   output->keep();
   return 0;
