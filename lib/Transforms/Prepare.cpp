@@ -501,7 +501,8 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
     for (const NotQuantized &entry : skipped)
       os << "\n  " << describeOp(entry.op) << " | "
          << describeLocation(entry.op) << " | " << entry.reason;
-    module.emitRemark() << table;
+    // Not module.emitRemark: its note would print the whole module.
+    mlir::emitRemark(module.getLoc()) << table;
   }
 };
 

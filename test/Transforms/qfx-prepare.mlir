@@ -2,6 +2,8 @@
 // RUN: quant-opt %s --qfx-prepare="qconfig-mapping=default:x86 backend=x86" \
 // RUN:   --mlir-print-op-on-diagnostic=false 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=REMARK --implicit-check-not=remark
+// RUN: quant-opt %s --qfx-prepare="qconfig-mapping=%S/Inputs/tosa-mapping.json backend=tosa" \
+// RUN:   2>/dev/null | FileCheck %s --check-prefix=TOSA
 // RUN: quant-opt %s --qfx-prepare 2>/dev/null > %t.once.mlir
 // RUN: quant-opt %t.once.mlir --qfx-prepare 2>/dev/null > %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
@@ -59,6 +61,13 @@ func.func @conv_pool_cat(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x4xf32> {
 // CHECK-NEXT: qfx.observe %[[S]] id 7 spec(#qfx.observer<fixed_qparams, dtype = quint8, quant_min = 0, quant_max = 255, scale = 3.906250e-03, zero_point = 0>)
 // CHECK-NEXT: %[[T:.*]] = tosa.tanh %[[AO]]
 // CHECK-NEXT: qfx.observe %[[T]] id 8 spec(#qfx.observer<fixed_qparams, dtype = quint8, quant_min = 0, quant_max = 255, scale = 7.812500e-03, zero_point = 128>)
+// The tosa table's fixed qparams are qint8 (with a qint8 QConfig,
+// Inputs/tosa-mapping.json: default_per_channel_symmetric_qnnpack_qconfig).
+// TOSA-LABEL: func.func @linear_sigmoid_tanh
+// TOSA: tosa.sigmoid
+// TOSA-NEXT: qfx.observe %{{.*}} spec(#qfx.observer<fixed_qparams, dtype = qint8, quant_min = -128, quant_max = 127, scale = 3.906250e-03, zero_point = -128>)
+// TOSA: tosa.tanh
+// TOSA-NEXT: qfx.observe %{{.*}} spec(#qfx.observer<fixed_qparams, dtype = qint8, quant_min = -128, quant_max = 127, scale = 7.812500e-03, zero_point = 0>)
 func.func @linear_sigmoid_tanh(%x: tensor<1x3x2xf32>) -> (tensor<1x3x2xf32>, tensor<1x3x2xf32>) {
   %w = "tosa.const"() <{values = dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>}> : () -> tensor<1x2x2xf32> loc("fc")
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32> loc("fc")
