@@ -10,7 +10,17 @@ histogram's sum and centroid), within --rtol. Observers that collect nothing
 (fixed qparams, placeholders) must agree on their arguments and the value
 they observe... by arguments only; every id must be matched.
 
-Usage: check_prepare_golden.py CALIBRATED.mlir GOLDEN.json [--rtol R]
+With --observed OBSERVED.mlir (the model qfx-prepare wrote, printed with
+--mlir-print-debuginfo --mlir-print-local-scope), each id must also observe
+the same values as its PyTorch observer, named as PyTorch names them: the
+module of a module call, the FX node of a functional call (read from the
+locations), the argument's name, "<module>.weight" for a weight. The
+importer's layout glue (transposes and reshapes without qfx.origin) stands
+for its input; a qfx.fused region is named after its first op if that is a
+module call (PyTorch's fused module), else after its last op.
+
+Usage: check_prepare_golden.py CALIBRATED.mlir GOLDEN.json
+           [--observed OBSERVED.mlir] [--rtol R]
 Exits 1 and lists what does not match.
 """
 
@@ -66,6 +76,70 @@ def parse_observers(text: str) -> dict:
     return observers
 
 
+LOC_ITEM = re.compile(r'"((?:[^"\\]|\\.)*)"(?:\("((?:[^"\\]|\\.)*)"\))?')
+TOP_OP = re.compile(r'^    (%[\w]+) = "?([\w.]+)"?(.*)$')
+TRAILING_LOC = re.compile(r'loc\((.*)\)\s*$')
+
+
+def parse_loc(text: str):
+    """[(module, node or None)] of a printed location (several for fused)."""
+    return [(m.group(1), m.group(2)) for m in LOC_ITEM.finditer(text)]
+
+
+def parse_observed(text: str) -> dict:
+    """id -> set of the names of the values its qfx.observe ops observe."""
+    lines = text.splitlines()
+    args = {}
+    defs = {}  # ssa -> (op, origin, first operand, locs)
+    for i, line in enumerate(lines):
+        if line.startswith("  func.func"):
+            for m in re.finditer(r'(%arg\d+): [^,)]*? loc\(("[^"]*")\)', line):
+                args[m.group(1)] = parse_loc(m.group(2))[0][0]
+            continue
+        m = TOP_OP.match(line)
+        if not m:
+            continue
+        ssa, op, rest = m.groups()
+        operand = re.search(r"%[\w]+", rest)
+        origin = re.search(r'qfx\.origin = "([^"]*)"', rest)
+        loc_line = line
+        if op == "qfx.fused":  # the location follows the region
+            j = i + 1
+            while not lines[j].startswith("    }"):
+                j += 1
+            loc_line = lines[j]
+            origin = None
+        loc = TRAILING_LOC.search(loc_line)
+        defs[ssa] = (op, origin.group(1) if origin else None,
+                     operand.group(0) if operand else None,
+                     parse_loc(loc.group(1)) if loc else [], rest)
+    has_origins = any(d[1] for d in defs.values()) or "qfx.origin" in text
+
+    def name(ssa: str) -> str:
+        if ssa in args:
+            return args[ssa]
+        op, origin, operand, locs, _ = defs[ssa]
+        if op == "qfx.observe" or (
+                has_origins and origin is None and op in ("tosa.transpose", "tosa.reshape")):
+            return name(operand)
+        if op == "tosa.const":
+            return f"{locs[0][0]}.weight" if locs else "?"
+        if not locs:
+            return "?"
+        module, node = locs[0]
+        if op == "qfx.fused" and node is not None:
+            module, node = locs[-1]
+        return node if node is not None else module
+
+    observed: dict = {}
+    for ssa, (op, _, operand, _, rest) in defs.items():
+        if op != "qfx.observe":
+            continue
+        ident = int(re.search(r" id (\d+) ", rest).group(1))
+        observed.setdefault(ident, set()).add(name(operand))
+    return observed
+
+
 def effective(kind: str, args: dict) -> dict:
     per_channel = kind.startswith("per_channel") or "per_channel" in kind
     defaults = {
@@ -117,8 +191,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("calibrated")
     parser.add_argument("golden")
+    parser.add_argument("--observed", help="the prepared model, with locations")
     parser.add_argument("--rtol", type=float, default=1e-4)
     args = parser.parse_args()
+    names = parse_observed(open(args.observed).read()) if args.observed else None
 
     ours = parse_observers(open(args.calibrated).read())
     golden = json.load(open(args.golden))
@@ -138,6 +214,9 @@ def main() -> int:
             failures.append(f"PyTorch's {entry['observer']} of {values}: no qfx observer matches\n    "
                             + "\n    ".join(reasons))
             continue
+        if names is not None and names.get(match) != set(entry["values"]):
+            failures.append(f"PyTorch's {entry['observer']} of {values} matches id {match}, "
+                            f"which observes {', '.join(sorted(names.get(match, [])))}")
         print(f"{entry['observer']:>26} of {values}: id {match}")
         del unmatched[match]
     for ident, observer in unmatched.items():
