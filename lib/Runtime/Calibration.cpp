@@ -8,24 +8,13 @@
 
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 
+#include "Support.h"
+
 #include "mlir/IR/Diagnostics.h"
 
 using namespace qfx;
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-static std::string describe(mlir::Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
-       << fileLoc.getColumn();
-  else
-    os << loc;
-  return text;
-}
+using runtime::makeError;
 
 llvm::Expected<Calibrator> Calibrator::create(mlir::ModuleOp module) {
   Calibrator calibrator;
@@ -39,16 +28,17 @@ llvm::Expected<Calibrator> Calibrator::create(mlir::ModuleOp module) {
     auto [first, inserted] = firstOfId.try_emplace(id, op);
     if (!inserted) {
       if (first->second.getSpec() != op.getSpec()) {
-        error = makeError(llvm::Twine("observers with id ") + llvm::Twine(id) +
-                          " at " + describe(op.getLoc()) + " and " +
-                          describe(first->second.getLoc()) +
-                          " share qparams but have different specs");
+        error =
+            makeError(llvm::Twine("observers with id ") + llvm::Twine(id) +
+                      " at " + runtime::formatLocation(op.getLoc()) + " and " +
+                      runtime::formatLocation(first->second.getLoc()) +
+                      " share qparams but have different specs");
         return mlir::WalkResult::interrupt();
       }
     } else {
       llvm::Expected<Observer> observer = Observer::create(spec);
       if (!observer) {
-        error = makeError(describe(op.getLoc()) + ": " +
+        error = makeError(runtime::formatLocation(op.getLoc()) + ": " +
                           llvm::toString(observer.takeError()));
         return mlir::WalkResult::interrupt();
       }
@@ -57,7 +47,7 @@ llvm::Expected<Calibrator> Calibrator::create(mlir::ModuleOp module) {
     if (std::optional<mlir::Attribute> stats = op.getStats()) {
       if (llvm::Error err =
               calibrator.observers.at(id).setState(getObserverState(*stats))) {
-        error = makeError(describe(op.getLoc()) +
+        error = makeError(runtime::formatLocation(op.getLoc()) +
                           ": cannot resume from its "
                           "statistics: " +
                           llvm::toString(std::move(err)));
@@ -77,7 +67,7 @@ void Calibrator::observe(int64_t slot, llvm::ArrayRef<int64_t> shape,
     return;
   Observer &observer = observers.at(slotIds[slot]);
   std::string name = sampleName + ", the tensor observed at " +
-                     describe(observeOps[slot]->getLoc());
+                     runtime::formatLocation(observeOps[slot]->getLoc());
   if (llvm::Error err = observer.observe(data, shape, name))
     firstError = llvm::toString(std::move(err));
 }

@@ -9,6 +9,8 @@
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Runtime/CompiledModel.h"
 
+#include "Support.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,6 +21,7 @@
 #include <tuple>
 
 using namespace qfx;
+using runtime::makeError;
 
 std::string qfx::getLocationName(mlir::Location loc) {
   if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
@@ -137,10 +140,6 @@ ValueComparison compareValues(std::string name, std::string opName,
   comparison.sqnr = noise == 0 ? std::numeric_limits<double>::infinity()
                                : 10 * std::log10(signal / noise);
   return comparison;
-}
-
-llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
 /// The elements of an output as floats (outputs of either stage may be any

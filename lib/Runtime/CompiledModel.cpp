@@ -6,6 +6,8 @@
 
 #include "qfx/Runtime/CompiledModel.h"
 
+#include "Support.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -22,6 +24,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 using namespace qfx;
+using runtime::makeError;
 
 ObservationSink::~ObservationSink() = default;
 
@@ -95,10 +98,6 @@ static std::optional<NpyDType> getNpyDType(mlir::Type element) {
     }
   }
   return std::nullopt;
-}
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
 static llvm::Expected<TensorSignature> getSignature(mlir::Type type,
@@ -177,12 +176,7 @@ public:
 private:
   void append(mlir::Diagnostic &diagnostic) {
     llvm::raw_string_ostream os(text);
-    mlir::Location loc = diagnostic.getLocation();
-    if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
-         << fileLoc.getColumn() << ": ";
-    else
-      os << loc << ": ";
+    os << runtime::formatLocation(diagnostic.getLocation()) << ": ";
     switch (diagnostic.getSeverity()) {
     case mlir::DiagnosticSeverity::Error:
       os << "error: ";
