@@ -144,6 +144,7 @@ public:
     firstNewId = nextId;
   }
 
+  /// Inserts the observers of one function.
   LogicalResult prepare(mlir::FunctionOpInterface function);
 
   ArrayRef<NotQuantized> getNotQuantized() const { return notQuantized; }
@@ -156,18 +157,28 @@ private:
   /// The dtype `value` has as produced: the observed dtype of an observer's
   /// result, the output dtype of a quantized op, float32 otherwise.
   DType getProducedDType(Value value) const;
+  /// A new qfx.observe of `input` with the next id.
   ObserveOp createObserver(OpBuilder &builder, Location loc, Value input,
                            const ObserverSpec &spec);
   /// The observer of `value` for `spec` and `dtype`, created after the value's
   /// definition if there is none yet (PyTorch reuses an observer of the same
   /// class and dtype among the value's users).
   ObserveOp getOrCreateInputObserver(Value value, const ObserverSpec &spec);
+  /// Observes the weight `operand` of the pattern whose weight is carried by
+  /// `root` with qconfig.weight, its per-channel axis in TOSA's layout.
   LogicalResult observeWeight(mlir::OpOperand &operand, Operation *root,
                               const QConfig &qconfig);
+  /// PyTorch's maybe_insert_input_observers_for_node for the first op of
+  /// `match`: activations and weight.
   LogicalResult insertInputObservers(const PatternMatchResult &match,
                                      const QConfig &qconfig);
+  /// PyTorch's maybe_insert_output_observer_for_node for the last op of
+  /// `match`, then the sharing of output_share_observer_with_input.
   void insertOutputObserver(const PatternMatchResult &match,
                             const QConfig &qconfig);
+  /// PyTorch's maybe_make_input_output_share_observers: gives `output` (and
+  /// a concat's inputs) the id and spec of the first input's observer;
+  /// false if there is none.
   bool shareInputObserver(Operation *inputOp, ObserveOp output);
 
   MLIRContext *context;
