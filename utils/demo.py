@@ -13,10 +13,12 @@
         Prints the bytes of constants the two models use (dead constants
         excluded): float32 in the float model; int8 weights plus the float32
         constants and per-channel scales that remain in the reference model.
-    demo.py torch-int8 DIGITS_DIR
+    demo.py torch-int8 DIGITS_DIR [--qfx-logits LOGITS.npy]
         Prints PyTorch 1.13's int8 accuracy on the test set, computed now
         (prepare_fx / convert_fx on the committed weights), or read from
-        DIGITS_DIR/reference.json when torch is not installed.
+        DIGITS_DIR/reference.json when torch is not installed; given qfx's
+        logits, also (on a second line) how many predictions and logits
+        agree with PyTorch's.
     demo.py bench-median BENCH_OUTPUT...
         Prints the median in ms of each `quant-run --bench` output line.
 """
@@ -137,14 +139,16 @@ def constant_bytes(text: str) -> dict[str, int]:
     return sizes
 
 
-def _torch_int8(digits: pathlib.Path) -> str:
+def torch_int8(digits: pathlib.Path, qfx_logits: np.ndarray | None) -> str:
+    """PyTorch 1.13's int8 accuracy on the test set and, given qfx's logits,
+    how far qfx's quantized model is from PyTorch's."""
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         reference = json.loads((digits / "reference.json").read_text())
         return (
-            f"{reference['torch_int8_accuracy'] * 100:.2f} "
-            "(torch is not installed: recorded in reference.json)"
+            f"{reference['torch_int8_accuracy'] * 100:.2f} %  "
+            "(torch is not installed: as recorded in reference.json)"
         )
     import warnings
 
@@ -159,8 +163,17 @@ def _torch_int8(digits: pathlib.Path) -> str:
     calib = np.load(digits / "calib.npy")
     x_test = np.load(digits / "test_inputs.npy")
     y_test = np.load(digits / "test_labels.npy")
-    int8 = make_digits.torch_int8_accuracy(model, calib, x_test, y_test)
-    return f"{int8 * 100:.2f}"
+    logits = make_digits.torch_int8_logits(model, calib, x_test)
+    text = f"{accuracy(logits, y_test):.2f} %"
+    if qfx_logits is not None:
+        agree = int((logits.argmax(axis=1) == qfx_logits.argmax(axis=1)).sum())
+        differ = int((np.abs(logits - qfx_logits) > 1e-5).sum())
+        text += (
+            f"\nqfx vs PyTorch int8: predictions agree on {agree} of {len(y_test)} images; "
+            f"{differ} of {logits.size} logits differ, by at most "
+            f"{np.abs(logits - qfx_logits).max():.3g}"
+        )
+    return text
 
 
 def main() -> int:
@@ -178,6 +191,7 @@ def main() -> int:
     p.add_argument("reference_model")
     p = sub.add_parser("torch-int8")
     p.add_argument("digits")
+    p.add_argument("--qfx-logits")
     p = sub.add_parser("bench-median")
     p.add_argument("outputs", nargs="+")
     args = parser.parse_args()
@@ -199,7 +213,8 @@ def main() -> int:
             f"{f_total / r_total:.2f}x smaller"
         )
     elif args.command == "torch-int8":
-        print(_torch_int8(pathlib.Path(args.digits)))
+        qfx_logits = np.load(args.qfx_logits) if args.qfx_logits else None
+        print(torch_int8(pathlib.Path(args.digits), qfx_logits))
     elif args.command == "bench-median":
         for path in args.outputs:
             text = pathlib.Path(path).read_text()

@@ -65,7 +65,10 @@ show "$QUANT_RUN" "$DIGITS/digits_eval.mlir" --input="$DIGITS/test_inputs.npy" -
 show "$QUANT_RUN" "$OUT/reference-eval.mlir" --input="$DIGITS/test_inputs.npy" -o "$OUT/reference-logits.npy"
 float_acc=$("$PY" "$DEMO_PY" accuracy "$OUT/float-logits.npy" "$DIGITS/test_labels.npy")
 ref_acc=$("$PY" "$DEMO_PY" accuracy "$OUT/reference-logits.npy" "$DIGITS/test_labels.npy")
-torch_acc=$("$PY" "$DEMO_PY" torch-int8 "$DIGITS")
+torch_out=$("$PY" "$DEMO_PY" torch-int8 "$DIGITS" --qfx-logits "$OUT/reference-logits.npy")
+torch_acc=${torch_out%%$'\n'*}
+torch_agree=""
+[[ "$torch_out" == *$'\n'* ]] && torch_agree=${torch_out#*$'\n'}
 
 step "5. compare: the reference model against float, layer by layer, on test image 0"
 # Against the fused float model (batch norm folded, conv+relu in one region,
@@ -93,7 +96,8 @@ print(f'{f:.4f} {r:.4f} {r / f:.2f}')" "$f1" "$r1" "$f2" "$r2")
 step "summary (docs/example/digits, 360 test images)"
 printf '  float accuracy                  %s %%\n' "$float_acc"
 printf '  qfx int8 (reference) accuracy   %s %%\n' "$ref_acc"
-printf '  PyTorch 1.13 int8 accuracy      %s %%  (prepare_fx/convert_fx, default x86 qconfig, onednn engine)\n' "$torch_acc"
+printf '  PyTorch 1.13 int8 accuracy      %s  (prepare_fx/convert_fx, default x86 qconfig, onednn engine)\n' "$torch_acc"
+[ -n "$torch_agree" ] && printf '    %s\n' "$torch_agree"
 printf '  model size                      %s\n' "$("$PY" "$DEMO_PY" size "$DIGITS/digits.mlir" "$OUT/reference.mlir")"
 printf '  latency per image (median)      float %s ms, reference %s ms: reference/float = %sx\n' \
   "$float_ms" "$ref_ms" "$ratio"

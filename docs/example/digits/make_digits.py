@@ -120,8 +120,9 @@ def accuracy(logits: torch.Tensor, labels: np.ndarray) -> float:
     return float((logits.argmax(dim=1).numpy() == labels).mean())
 
 
-def torch_int8_accuracy(model: nn.Module, calib: np.ndarray, x_test, y_test) -> float:
-    """PyTorch 1.13's own post-training quantization of the same model."""
+def torch_int8_logits(model: nn.Module, calib: np.ndarray, x_test: np.ndarray) -> np.ndarray:
+    """PyTorch 1.13's own post-training quantization of the same model: its
+    int8 model's logits on `x_test`."""
     import copy
 
     from torch.ao.quantization import get_default_qconfig_mapping
@@ -134,7 +135,12 @@ def torch_int8_accuracy(model: nn.Module, calib: np.ndarray, x_test, y_test) -> 
         for sample in calib:
             prepared(torch.from_numpy(sample))
         quantized = convert_fx(prepared)
-        return accuracy(quantized(torch.from_numpy(x_test)), y_test)
+        return quantized(torch.from_numpy(x_test)).numpy()
+
+
+def torch_int8_accuracy(model: nn.Module, calib: np.ndarray, x_test, y_test) -> float:
+    logits = torch_int8_logits(model, calib, x_test)
+    return float((logits.argmax(axis=1) == y_test).mean())
 
 
 def export(model: nn.Module, batch: int) -> str:
