@@ -39,3 +39,21 @@ func.func @depthwise(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
   %d = tosa.depthwise_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<1x1x2x1xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32> loc("dw")
   return %d : tensor<1x3x3x2xf32>
 }
+
+// -----
+
+// A fused region that no config of the backend was fused from stays float.
+// UNKNOWN: remark: loc("blk"): not quantized: no pattern of backend 'x86' matches qfx.fused "mystery"
+// UNKNOWN-LABEL: func.func @unknown_fused
+// UNKNOWN-NOT: qfx.observe
+// UNKNOWN: return
+// RUN: quant-opt %s --split-input-file --mlir-print-op-on-diagnostic=false \
+// RUN:   --qfx-prepare 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+func.func @unknown_fused(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = qfx.fused "mystery" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %0 = tosa.sigmoid %a : (tensor<4xf32>) -> tensor<4xf32>
+    qfx.yield %0 : tensor<4xf32>
+  } loc("blk")
+  return %r : tensor<4xf32>
+}
