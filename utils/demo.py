@@ -19,8 +19,11 @@
         DIGITS_DIR/reference.json when torch is not installed; given qfx's
         logits, also (on a second line) how many predictions and logits
         agree with PyTorch's.
-    demo.py bench-median BENCH_OUTPUT...
-        Prints the median in ms of each `quant-run --bench` output line.
+    demo.py bench-summary DIR
+        Reads the `quant-run --bench` outputs DIR/bench-MODEL-ROUND.txt of
+        the models float, fused and reference and prints each model's
+        latency (the lowest of its rounds' medians: noise only adds time)
+        and the ratios of the reference model's to the float models'.
 """
 
 from __future__ import annotations
@@ -176,6 +179,25 @@ def torch_int8(digits: pathlib.Path, qfx_logits: np.ndarray | None) -> str:
     return text
 
 
+def bench_summary(directory: pathlib.Path) -> str:
+    latency = {}
+    for model in ("float", "fused", "reference"):
+        medians = []
+        for path in sorted(directory.glob(f"bench-{model}-*.txt")):
+            match = re.search(r"median ([0-9.]+) ms", path.read_text())
+            if not match:
+                raise ValueError(f"{path}: no 'median ... ms' in quant-run --bench output")
+            medians.append(float(match.group(1)))
+        if not medians:
+            raise ValueError(f"{directory}: no bench-{model}-*.txt")
+        latency[model] = min(medians)
+    f, u, r = latency["float"], latency["fused"], latency["reference"]
+    return (
+        f"float {f:.4f} ms, float after fusion {u:.4f} ms, reference {r:.4f} ms; "
+        f"reference/float = {r / f:.2f}x, reference/fused float = {r / u:.2f}x"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -192,8 +214,8 @@ def main() -> int:
     p = sub.add_parser("torch-int8")
     p.add_argument("digits")
     p.add_argument("--qfx-logits")
-    p = sub.add_parser("bench-median")
-    p.add_argument("outputs", nargs="+")
+    p = sub.add_parser("bench-summary")
+    p.add_argument("dir")
     args = parser.parse_args()
 
     if args.command == "apply-stats":
@@ -215,13 +237,8 @@ def main() -> int:
     elif args.command == "torch-int8":
         qfx_logits = np.load(args.qfx_logits) if args.qfx_logits else None
         print(torch_int8(pathlib.Path(args.digits), qfx_logits))
-    elif args.command == "bench-median":
-        for path in args.outputs:
-            text = pathlib.Path(path).read_text()
-            match = re.search(r"median ([0-9.]+) ms", text)
-            if not match:
-                raise SystemExit(f"{path}: no 'median ... ms' in quant-run --bench output")
-            print(match.group(1))
+    elif args.command == "bench-summary":
+        print(bench_summary(pathlib.Path(args.dir)))
     return 0
 
 

@@ -8,7 +8,7 @@
 #   convert    quant-opt --qfx-convert               -> reference model
 #   evaluate   quant-run on the 360 held-out digits, float and reference
 #   compare    quant-run --compare: per-layer error of the reference model
-#   bench      quant-run --bench: latency of float vs reference, batch 1
+#   bench      quant-run --bench: latency of float, fused float and reference
 #
 # The intermediate IR is left in $QFX_DEMO_OUT (default build/demo).
 # QFX_DEMO_SKIP_SETUP=1 skips utils/setup.sh (the tests use it);
@@ -34,7 +34,15 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 
 step() { printf '\n== %s\n' "$*"; }
-show() { printf '$ %s\n' "$*" | sed "s|$ROOT/||g; s|$BUILD/|build/|g"; "$@"; }
+# Prints a command (arguments with spaces quoted, paths relative) and runs it.
+show() {
+  local shown=() arg
+  for arg in "$@"; do
+    if [[ "$arg" == *" "* ]]; then shown+=("\"$arg\""); else shown+=("$arg"); fi
+  done
+  printf '$ %s\n' "${shown[*]}" | sed "s|$ROOT/||g; s|$BUILD/|build/|g"
+  "$@"
+}
 
 echo "qfx demo: post-training int8 quantization of docs/example/digits"
 echo "(a 3-conv CNN trained on sklearn's 8x8 digits; test set: 360 held-out images)"
@@ -78,20 +86,18 @@ step "5. compare: the reference model against float, layer by layer, on test ima
   "$DIGITS/test_inputs.npy" "$OUT/x0.npy"
 show "$QUANT_RUN" "$OUT/fused.mlir" --compare="$OUT/reference.mlir" --input="$OUT/x0.npy"
 
-step "6. bench: latency per image (batch 1), float and reference, interleaved"
+step "6. bench: latency per image (batch 1): float, float after fusion, reference; two interleaved rounds"
 for round in 1 2; do
-  for model in float reference; do
-    file="$DIGITS/digits.mlir"
-    [ "$model" = reference ] && file="$OUT/reference.mlir"
+  for model in float fused reference; do
+    case $model in
+      float) file="$DIGITS/digits.mlir" ;;
+      fused) file="$OUT/fused.mlir" ;;
+      reference) file="$OUT/reference.mlir" ;;
+    esac
     show "$QUANT_RUN" "$file" --input="$OUT/x0.npy" --bench="$BENCH_RUNS" | tee "$OUT/bench-$model-$round.txt"
   done
 done
-read -r f1 r1 f2 r2 < <("$PY" "$DEMO_PY" bench-median "$OUT/bench-float-1.txt" \
-  "$OUT/bench-reference-1.txt" "$OUT/bench-float-2.txt" "$OUT/bench-reference-2.txt" | tr '\n' ' '; echo)
-read -r float_ms ref_ms ratio < <("$PY" -c "
-import sys; f1, r1, f2, r2 = map(float, sys.argv[1:])
-f, r = (f1 + f2) / 2, (r1 + r2) / 2
-print(f'{f:.4f} {r:.4f} {r / f:.2f}')" "$f1" "$r1" "$f2" "$r2")
+latency=$("$PY" "$DEMO_PY" bench-summary "$OUT")
 
 step "summary (docs/example/digits, 360 test images)"
 printf '  float accuracy                  %s %%\n' "$float_acc"
@@ -99,13 +105,12 @@ printf '  qfx int8 (reference) accuracy   %s %%\n' "$ref_acc"
 printf '  PyTorch 1.13 int8 accuracy      %s  (prepare_fx/convert_fx, default x86 qconfig, onednn engine)\n' "$torch_acc"
 [ -n "$torch_agree" ] && printf '    %s\n' "$torch_agree"
 printf '  model size                      %s\n' "$("$PY" "$DEMO_PY" size "$DIGITS/digits.mlir" "$OUT/reference.mlir")"
-printf '  latency per image (median)      float %s ms, reference %s ms: reference/float = %sx\n' \
-  "$float_ms" "$ref_ms" "$ratio"
+printf '  latency per image (batch 1)     %s\n' "$latency"
 cat <<'EOF'
 
   Native int8 kernels (qfx-lower, qfx-codegen) are not built yet: the quantized
   model runs as the simulated reference model (dequantize -> float op ->
-  quantize around every layer, all in float), so the latency ratio above is
-  that of the simulation, not of int8 code; expect no speed-up until
+  quantize around every layer, all in float), so the latency ratios above are
+  those of the simulation, not of int8 code; expect no speed-up until
   qfx-codegen lands.
 EOF
