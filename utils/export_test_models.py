@@ -127,6 +127,23 @@ class Depthwise(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class DepthwiseMultiplier(nn.Module):
+    """A depthwise conv with channel multiplier 2 (TOSA weight HWCM with
+    M = 2) and batch norm: per-channel weights along PyTorch's C*M axis."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(4, 8, 3, padding=1, groups=4)
+        self.bn = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.bn(self.dw(x))))
+        return self.fc(torch.flatten(x, 1))
+
+
 # name -> (model class, input shape without the batch axis)
 MODELS = {
     "mlp": (MLP, (16,)),
@@ -135,6 +152,7 @@ MODELS = {
     "concat": (Concat, (4, 6, 6)),
     "sigmoid_head": (SigmoidHead, (12,)),
     "depthwise": (Depthwise, (8, 6, 6)),
+    "depthwise_multiplier": (DepthwiseMultiplier, (4, 5, 5)),
 }
 
 

@@ -24,7 +24,7 @@ from qfx._tosa_text import format_f32  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MODELS = REPO / "test" / "Inputs" / "models"
-MODEL_NAMES = ["mlp", "cnn", "residual", "concat", "sigmoid_head", "depthwise"]
+MODEL_NAMES = ["mlp", "cnn", "residual", "concat", "sigmoid_head", "depthwise", "depthwise_multiplier"]
 
 
 def validate(text: str) -> str:
