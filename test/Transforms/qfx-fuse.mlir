@@ -2,6 +2,10 @@
 // RUN:   --mlir-print-local-scope | FileCheck %s
 // RUN: quant-opt %s --split-input-file --qfx-fuse="fold-batch-norm=false" \
 // RUN:   | FileCheck %s --check-prefix=NOFOLD
+// Fusing again changes nothing.
+// RUN: quant-opt %s --split-input-file --qfx-fuse > %t.once.mlir
+// RUN: quant-opt %t.once.mlir --split-input-file --qfx-fuse > %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
 // RUN: not quant-opt %s --qfx-fuse="backend=%t.missing.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ERROR
 

@@ -100,8 +100,14 @@ def QFXAnnotateQConfig : Pass<"qfx-annotate-qconfig", "::mlir::ModuleOp"> {
     // with qconfig-mapping=default:x86 backend=x86 becomes
     %0 = tosa.sigmoid %x {qfx.origin = "torch.nn.Sigmoid",
         qfx.pattern = ["tosa.sigmoid"],
-        qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<fixed_qparams,
-            scale = 3.906250e-03, zero_point = 0>, weight = ...>} : ...
+        qfx.qconfig = #qfx.qconfig<
+            activation = #qfx.observer<fixed_qparams, dtype = quint8,
+                quant_min = 0, quant_max = 255, scale = 3.906250e-03,
+                zero_point = 0>,
+            weight = #qfx.observer<minmax, dtype = qint8,
+                qscheme = per_tensor_symmetric>>} : ...
+    %1 = tosa.exp %0 : ... loc("head"("exp"))
+    // remark: not quantized: no pattern of backend 'x86' matches tosa.exp
     ```
   }];
   let options = [
