@@ -23,6 +23,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXFUSE
@@ -83,31 +86,134 @@ Value createF32Constant(OpBuilder &builder, Location loc,
                                      llvm::cast<mlir::ElementsAttr>(attr));
 }
 
-/// Folds `mul` by per-channel scale s (and the `add` of shift t that follows,
-/// if any) after the conv/matmul `producer` into its weight and bias:
-/// w' = w * s along the output channel, b' = b * s + t. For a matmul,
-/// `biasAdd` is its bias tosa.add, if it has one.
-LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
-                         mlir::tosa::MulOp mul, mlir::tosa::AddOp shiftAdd,
-                         llvm::SmallVectorImpl<Value> &replaced) {
+/// The per-channel values of `value` if it is computed from constants only:
+/// a constant (see getPerChannelConstant), or tosa.rsqrt, tosa.reciprocal,
+/// tosa.add, tosa.sub, tosa.mul (shift 0) of such values, evaluated in
+/// float32 (batch norm's `(x - mean) * rsqrt(var + eps) * gamma + beta` with
+/// its parameters as constants).
+std::optional<std::vector<float>> evaluatePerChannel(Value value, int64_t rank,
+                                                     int64_t channels) {
+  if (std::optional<std::vector<float>> values =
+          getPerChannelConstant(value, rank, channels))
+    return values;
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumResults() != 1)
+    return std::nullopt;
+  auto unary = [&](float (*fn)(float)) -> std::optional<std::vector<float>> {
+    std::optional<std::vector<float>> x =
+        evaluatePerChannel(op->getOperand(0), rank, channels);
+    if (x)
+      for (float &v : *x)
+        v = fn(v);
+    return x;
+  };
+  auto binary =
+      [&](float (*fn)(float, float)) -> std::optional<std::vector<float>> {
+    std::optional<std::vector<float>> x =
+        evaluatePerChannel(op->getOperand(0), rank, channels);
+    std::optional<std::vector<float>> y =
+        evaluatePerChannel(op->getOperand(1), rank, channels);
+    if (!x || !y)
+      return std::nullopt;
+    for (int64_t c = 0; c < channels; ++c)
+      (*x)[c] = fn((*x)[c], (*y)[c]);
+    return x;
+  };
+  if (llvm::isa<mlir::tosa::RsqrtOp>(op))
+    return unary([](float v) { return 1.0f / std::sqrt(v); });
+  if (llvm::isa<mlir::tosa::ReciprocalOp>(op))
+    return unary([](float v) { return 1.0f / v; });
+  if (llvm::isa<mlir::tosa::AddOp>(op))
+    return binary([](float x, float y) { return x + y; });
+  if (llvm::isa<mlir::tosa::SubOp>(op))
+    return binary([](float x, float y) { return x - y; });
+  if (auto mul = llvm::dyn_cast<mlir::tosa::MulOp>(op))
+    if (isZeroShift(mul.getShift()))
+      return binary([](float x, float y) { return x * y; });
+  return std::nullopt;
+}
+
+/// A per-channel affine map y = x * scale + shift.
+struct PerChannelAffine {
+  std::vector<float> scale, shift;
+  /// The ops it was read from, in order, and the values they used.
+  SmallVector<Operation *> ops;
+};
+
+/// Reads the longest chain of tosa.add / tosa.sub / tosa.mul (shift 0) by
+/// per-channel values computed from constants that follows `output`, each
+/// op the only user of the previous result and taking it as operand 0.
+PerChannelAffine readAffineChain(Value output, int64_t rank, int64_t channels) {
+  PerChannelAffine affine{std::vector<float>(channels, 1.0f),
+                          std::vector<float>(channels, 0.0f),
+                          {}};
+  Value current = output;
+  while (current.hasOneUse()) {
+    Operation *user = *current.getUsers().begin();
+    if (!llvm::isa<mlir::tosa::AddOp, mlir::tosa::SubOp, mlir::tosa::MulOp>(
+            user) ||
+        user->getOperand(0) != current)
+      break;
+    if (auto mul = llvm::dyn_cast<mlir::tosa::MulOp>(user))
+      if (!isZeroShift(mul.getShift()))
+        break;
+    std::optional<std::vector<float>> c =
+        evaluatePerChannel(user->getOperand(1), rank, channels);
+    if (!c)
+      break;
+    for (int64_t i = 0; i < channels; ++i) {
+      if (llvm::isa<mlir::tosa::AddOp>(user)) {
+        affine.shift[i] += (*c)[i];
+      } else if (llvm::isa<mlir::tosa::SubOp>(user)) {
+        affine.shift[i] -= (*c)[i];
+      } else {
+        affine.scale[i] *= (*c)[i];
+        affine.shift[i] *= (*c)[i];
+      }
+    }
+    affine.ops.push_back(user);
+    current = user->getResult(0);
+  }
+  return affine;
+}
+
+/// Erases `op` if it has no use, then the ops that computed its operands and
+/// are left without use (the constants and rsqrt of a folded batch norm).
+void eraseDeadTree(Operation *op) {
+  if (!op || !op->use_empty() || op->getNumRegions() != 0 ||
+      !mlir::isMemoryEffectFree(op))
+    return;
+  SmallVector<Value> operands(op->getOperands());
+  op->erase();
+  for (Value operand : operands)
+    eraseDeadTree(operand.getDefiningOp());
+}
+
+/// Folds the per-channel affine ops that follow the conv/matmul `producer`
+/// (after its bias tosa.add `biasAdd` for a matmul, if any) into its weight
+/// and bias: w' = w * scale along the output channel, b' = b * scale + shift.
+LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   Value output = biasAdd ? Value(biasAdd.getResult()) : producer->getResult(0);
   auto outputType = llvm::cast<mlir::RankedTensorType>(output.getType());
   int64_t rank = outputType.getRank();
   int64_t channels = outputType.getDimSize(rank - 1);
   if (mlir::ShapedType::isDynamic(channels))
     return failure();
-  std::optional<std::vector<float>> scale =
-      getPerChannelConstant(mul.getInput2(), rank, channels);
-  if (!scale || !isZeroShift(mul.getShift()))
+  PerChannelAffine affine = readAffineChain(output, rank, channels);
+  // A batch norm scales each channel: the chain must hold a tosa.mul by a
+  // tensor with one value per channel (a lone add, or a multiplication by
+  // a scalar, is an op of the model, as in PyTorch).
+  bool scalesChannels = llvm::any_of(affine.ops, [&](Operation *op) {
+    auto type =
+        llvm::dyn_cast<mlir::RankedTensorType>(op->getOperand(1).getType());
+    return llvm::isa<mlir::tosa::MulOp>(op) && type &&
+           type.getDimSize(type.getRank() - 1) == channels;
+  });
+  if (affine.ops.empty() || !scalesChannels)
     return failure();
-  std::vector<float> shift(channels, 0.0f);
-  if (shiftAdd) {
-    std::optional<std::vector<float>> values =
-        getPerChannelConstant(shiftAdd.getInput2(), rank, channels);
-    if (!values)
-      return failure();
-    shift = *values;
-  }
+  const std::vector<float> &scale = affine.scale;
+  const std::vector<float> &shift = affine.shift;
+  bool hasShift = llvm::any_of(shift, [](float v) { return v != 0.0f; });
 
   // The weight, scaled along the output channel of TOSA's layout.
   Value weight = producer->getOperand(1);
@@ -132,7 +238,7 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
   if ((int64_t)weightValues->size() != size)
     return failure();
   for (int64_t i = 0; i < size; ++i)
-    (*weightValues)[i] *= (*scale)[channelOf(i)];
+    (*weightValues)[i] *= scale[channelOf(i)];
 
   // The bias: the conv's bias operand, the matmul's bias add, or none.
   Value bias;
@@ -152,17 +258,12 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
     biasValues = *values;
   }
   for (int64_t c = 0; c < channels; ++c)
-    biasValues[c] = biasValues[c] * (*scale)[c] + shift[c];
+    biasValues[c] = biasValues[c] * scale[c] + shift[c];
 
-  replaced.append({weight, mul.getInput2(), mul.getShift()});
-  if (bias)
-    replaced.push_back(bias);
-  if (shiftAdd)
-    replaced.push_back(shiftAdd.getInput2());
   OpBuilder builder(producer);
   producer->setOperand(1, createF32Constant(builder, weight.getLoc(),
                                             weightType, *weightValues));
-  Operation *last = shiftAdd ? shiftAdd.getOperation() : mul.getOperation();
+  Operation *last = affine.ops.back();
   Value folded = output;
   if (bias) {
     auto biasType = llvm::cast<mlir::RankedTensorType>(bias.getType());
@@ -172,7 +273,7 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
       biasAdd.setOperand(1, newBias);
     else
       producer->setOperand(2, newBias);
-  } else if (shiftAdd) {
+  } else if (hasShift) {
     // A matmul without bias gets one: the linear pattern's bias add.
     builder.setInsertionPointAfter(producer);
     SmallVector<int64_t> biasShape(rank - 1, 1);
@@ -180,7 +281,7 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
     auto biasType =
         mlir::RankedTensorType::get(biasShape, outputType.getElementType());
     Value newBias =
-        createF32Constant(builder, shiftAdd.getLoc(), biasType, biasValues);
+        createF32Constant(builder, last->getLoc(), biasType, biasValues);
     auto add = mlir::tosa::AddOp::create(builder, producer->getLoc(),
                                          outputType, output, newBias);
     if (Attribute origin = producer->getAttr(QFXDialect::getOriginAttrName()))
@@ -188,9 +289,13 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd,
     folded = add.getResult();
   }
   last->getResult(0).replaceAllUsesWith(folded);
-  if (shiftAdd)
-    shiftAdd.erase();
-  mul.erase();
+  // The affine ops, then what only they used (old weight and bias, the batch
+  // norm's constants and their computation).
+  for (Operation *op : llvm::reverse(affine.ops))
+    eraseDeadTree(op);
+  eraseDeadTree(weight.getDefiningOp());
+  if (bias)
+    eraseDeadTree(bias.getDefiningOp());
   return success();
 }
 
@@ -205,34 +310,13 @@ void foldBatchNorms(mlir::FunctionOpInterface function) {
   for (Operation *producer : producers) {
     Value output = producer->getResult(0);
     mlir::tosa::AddOp biasAdd;
-    auto singleUser = [](Value value) -> Operation * {
-      return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
-    };
-    if (llvm::isa<mlir::tosa::MatMulOp>(producer)) {
-      auto add = llvm::dyn_cast_or_null<mlir::tosa::AddOp>(singleUser(output));
+    if (llvm::isa<mlir::tosa::MatMulOp>(producer) && output.hasOneUse()) {
+      auto add = llvm::dyn_cast<mlir::tosa::AddOp>(*output.getUsers().begin());
       if (add && add.getInput1() == output &&
-          getConstantValues(add.getInput2())) {
+          getConstantValues(add.getInput2()))
         biasAdd = add;
-        output = add.getResult();
-      }
     }
-    auto mul = llvm::dyn_cast_or_null<mlir::tosa::MulOp>(singleUser(output));
-    if (!mul || mul.getInput1() != output ||
-        !getConstantValues(mul.getInput2()))
-      continue;
-    auto shiftAdd =
-        llvm::dyn_cast_or_null<mlir::tosa::AddOp>(singleUser(mul.getResult()));
-    if (shiftAdd && (shiftAdd.getInput1() != mul.getResult() ||
-                     !getConstantValues(shiftAdd.getInput2())))
-      shiftAdd = nullptr;
-    SmallVector<Value> replaced;
-    if (failed(foldAffine(producer, biasAdd, mul, shiftAdd, replaced)))
-      continue;
-    // The constants the folded ones replace.
-    for (Value value : replaced)
-      if (Operation *constant = value.getDefiningOp())
-        if (constant->use_empty())
-          constant->erase();
+    (void)foldAffine(producer, biasAdd);
   }
 }
 

@@ -159,3 +159,58 @@ func.func @linear_reshape_relu(%x: tensor<1x3x2xf32>) -> tensor<3x2xf32> {
   %c = tosa.clamp %r {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<3x2xf32>) -> tensor<3x2xf32>
   return %c : tensor<3x2xf32>
 }
+
+// -----
+
+// Batch norm in its sub/rsqrt form, (x - mean) * rsqrt(var + eps) * gamma +
+// beta, with the parameters as constants: scale [1, 2], shift [-1, 3], so
+// w' = [[1, 2]], [[6, 8]] and b' = b * scale + shift = [-0.5, 1]. The
+// constants and the rsqrt are gone.
+// CHECK-LABEL: func.func @conv_bn_rsqrt
+// CHECK-NOT: tosa.rsqrt
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00]]], {{\[\[\[}}6.000000e+00, 8.000000e+00]]]]> : tensor<2x1x1x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<[-5.000000e-01, 1.000000e+00]> : tensor<2xf32>}>
+// CHECK: %[[C:.*]] = tosa.conv2d %arg0, %[[W]], %[[B]]
+// CHECK-NEXT: return %[[C]]
+func.func @conv_bn_rsqrt(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %mean = "tosa.const"() <{values = dense<[[[[1.0, 0.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+  %var = "tosa.const"() <{values = dense<[[[[3.75, 0.125]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+  %eps = "tosa.const"() <{values = dense<[[[[0.25, 0.125]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+  %gamma = "tosa.const"() <{values = dense<[[[[2.0, 1.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+  %beta = "tosa.const"() <{values = dense<[[[[0.0, 3.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %ve = tosa.add %var, %eps : (tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %inv = tosa.rsqrt %ve : (tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %0 = tosa.sub %c, %mean : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32>
+  %1 = tosa.mul %0, %inv, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+  %2 = tosa.mul %1, %gamma, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+  %3 = tosa.add %2, %beta : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32>
+  return %3 : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// A lone add of a per-channel constant, or a multiplication by a scalar,
+// after a conv is an op of the model: not folded.
+// CHECK-LABEL: func.func @not_batch_norm
+// CHECK: tosa.conv2d
+// CHECK-NEXT: "tosa.const"
+// CHECK-NEXT: tosa.add
+// CHECK: tosa.mul
+func.func @not_batch_norm(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %t = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+  %a = tosa.add %c, %t : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32>
+  %c2 = tosa.conv2d %a, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %two = "tosa.const"() <{values = dense<2.0> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.mul %c2, %two, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+  return %m : tensor<1x3x3x2xf32>
+}

@@ -126,12 +126,14 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
   let summary = "Folds batch norm into convolutions and wraps the backend's "
                 "fusion patterns in qfx.fused regions";
   let description = [{
-    First folds per-channel affine constants that follow a `tosa.conv2d`,
+    First folds per-channel affine ops that follow a `tosa.conv2d`,
     `tosa.depthwise_conv2d` or `tosa.matmul` (with or without its bias
     `tosa.add`) into the weights and bias, as PyTorch's fusion folds
-    BatchNorm: a `tosa.mul` by a constant that varies only along the output
-    channel, then optionally a `tosa.add` of such a constant, when each
-    intermediate result has no other use.
+    BatchNorm: a chain of `tosa.mul`, `tosa.add` and `tosa.sub` by values
+    that vary only along the output channel and are computed from constants
+    (also through `tosa.rsqrt` and `tosa.reciprocal`: the `(x - mean) *
+    rsqrt(var + eps) * gamma + beta` form), each intermediate result used
+    once, and at least one multiplication by a per-channel tensor.
 
     A ReLU (`tosa.clamp` to [0, +inf)) that follows a reshape of a
     `tosa.matmul` or `tosa.add` result is moved above the reshape: the
