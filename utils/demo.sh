@@ -48,19 +48,15 @@ echo "qfx demo: post-training int8 quantization of docs/example/digits"
 echo "(a 3-conv CNN trained on sklearn's 8x8 digits; test set: 360 held-out images)"
 
 step "1. prepare: fold batch norm and fuse conv+relu, then insert observers (PyTorch's default x86 QConfigMapping)"
-show "$QUANT_OPT" "$DIGITS/digits.mlir" --qfx-fuse --mlir-print-debuginfo -o "$OUT/fused.mlir"
-show "$QUANT_OPT" "$OUT/fused.mlir" "${PREPARE[1]}" --mlir-print-debuginfo -o "$OUT/observed.mlir"
+show "$QUANT_OPT" "$DIGITS/digits.mlir" --qfx-fuse -o "$OUT/fused.mlir"
+show "$QUANT_OPT" "$OUT/fused.mlir" "${PREPARE[1]}" -o "$OUT/observed.mlir"
 echo "   $(grep -c '= qfx.observe ' "$OUT/observed.mlir") observers"
 
 step "2. calibrate: run the observed model on 200 training images"
 show "$QUANT_RUN" "$OUT/observed.mlir" --calibrate="$DIGITS/calib.npy" -o "$OUT/calibrated.mlir"
-# quant-run --calibrate prints the module without its locations; the layer
-# names that --compare needs come back by writing the same statistics into
-# the observed model (same observers, same ids; demo.py checks).
-"$PY" "$DEMO_PY" apply-stats "$OUT/calibrated.mlir" "$OUT/observed.mlir" -o "$OUT/calibrated-loc.mlir"
 
 step "3. convert: observers become quantize/dequantize (the reference model)"
-show "$QUANT_OPT" "$OUT/calibrated-loc.mlir" --qfx-convert --mlir-print-debuginfo -o "$OUT/reference.mlir"
+show "$QUANT_OPT" "$OUT/calibrated.mlir" --qfx-convert -o "$OUT/reference.mlir"
 
 step "4. evaluate on the test set"
 # digits_eval.mlir is the same model exported with batch 360, so one quant-run
