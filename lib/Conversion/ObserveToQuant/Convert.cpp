@@ -149,6 +149,7 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     auto quantizedTensor = tensorType.clone(qtype);
 
     Value quantized;
+    mlir::Operation *floatConstant = nullptr;
     if (constant) {
       mlir::FailureOr<Value> storage =
           quantizeConstant(builder, op, *constant, *qparams, tensorType);
@@ -156,12 +157,18 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
         return mlir::failure();
       quantized =
           quant::StorageCastOp::create(builder, loc, quantizedTensor, *storage);
+      floatConstant = input.getDefiningOp();
     } else {
       quantized =
           quant::QuantizeCastOp::create(builder, loc, quantizedTensor, input);
     }
-    return replace(
+    (void)replace(
         op, quant::DequantizeCastOp::create(builder, loc, type, quantized));
+    // The integer constant replaces the float one unless something else
+    // still reads it.
+    if (floatConstant && floatConstant->use_empty())
+      floatConstant->erase();
+    return mlir::success();
   }
 
   /// quantize_per_tensor_dynamic(x, dtype, reduce_range), then dequantize.

@@ -18,7 +18,9 @@ func.func @activation(%x: tensor<4xf32>) -> tensor<4xf32> {
 // (values from torch): scales 1/127.5 and 4/127.5; -4 * float(1 / scale) is
 // -127.49999, so it rounds to -127, not -128. A weight observer without
 // statistics observes its constant here, as PyTorch's convert does.
+// The float constant is gone once nothing reads it.
 // CHECK-LABEL: func.func @weight
+// CHECK-NOT: xf32>}> : () -> tensor<2x3xf32>
 // CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[}}127, -64, 32], [64, 32, -127]]> : tensor<2x3xi8>}> : () -> tensor<2x3xi8>
 // CHECK: %[[S:.*]] = quant.scast %[[W]] : tensor<2x3xi8> to tensor<2x3x!quant.uniform<i8:f32:0, {0.0078431377187371254,0.031372550874948502}>>
 // CHECK: %[[D:.*]] = quant.dcast %[[S]]
@@ -72,4 +74,17 @@ func.func @kinds(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @dynamic(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// A weight that something else also reads keeps its float constant.
+// CHECK-LABEL: func.func @shared_weight
+// CHECK: %[[F:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<2xf32>}>
+// CHECK: "tosa.const"() <{values = dense<{{.*}}> : tensor<2xi8>}>
+// CHECK: return %{{.*}}, %[[F]]
+func.func @shared_weight() -> (tensor<2xf32>, tensor<2xf32>) {
+  %w = "tosa.const"() <{values = dense<[1.0, -2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %0 = qfx.observe %w id 0 spec(#qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>) : tensor<2xf32>
+  return %0, %w : tensor<2xf32>, tensor<2xf32>
 }
