@@ -235,6 +235,45 @@ static bool isReLUClamp(Operation *op) {
          max.getValueAsDouble() >= 3.4028234e38;
 }
 
+/// The PyTorch type of an op by the public names of getTorchToTOSAPatterns
+/// ("torch.Tensor.view" is "Tensor.view"), or "" without origin.
+static std::string getTorchName(Operation *op) {
+  auto origin =
+      op->getAttrOfType<mlir::StringAttr>(QFXDialect::getOriginAttrName());
+  if (!origin)
+    return "";
+  StringRef name = origin.getValue();
+  if (name.consume_front("torch.Tensor."))
+    return ("Tensor." + name).str();
+  return name.str();
+}
+
+/// True if the origins of `chain` are a PyTorch pattern that becomes
+/// `pattern` (getTorchToTOSAPatterns), or if there is nothing to check: no
+/// origins, or a TOSA pattern no PyTorch pattern becomes. PyTorch only
+/// matches its own patterns: nn.Flatten, for one, is a reshape of no
+/// pattern, while torch.flatten shares its input's observer.
+static bool originsFitPattern(ArrayRef<Operation *> chain,
+                              ArrayRef<std::string> pattern) {
+  SmallVector<std::string, 3> origins;
+  for (Operation *op : chain)
+    if (std::string name = getTorchName(op); !name.empty())
+      origins.push_back(name);
+  if (origins.empty())
+    return true;
+  bool known = false;
+  for (const TorchToTOSAPattern &correspondence : getTorchToTOSAPatterns()) {
+    if (!llvm::equal(correspondence.tosaPattern, pattern))
+      continue;
+    known = true;
+    if (llvm::all_of(origins, [&](const std::string &origin) {
+          return llvm::is_contained(correspondence.torchPattern, origin);
+        }))
+      return true;
+  }
+  return !known;
+}
+
 PatternMatches qfx::matchBackendPatterns(Block &block,
                                          const BackendConfig &backend) {
   // PyTorch's sorted_patterns_dict: longer patterns first, stable.
@@ -285,7 +324,7 @@ PatternMatches qfx::matchBackendPatterns(Block &block,
         if (matched)
           chain.insert(chain.begin(), producer);
       }
-      if (!matched)
+      if (!matched || !originsFitPattern(chain, pattern))
         continue;
       matches.add({chain, config});
       break;
@@ -352,6 +391,8 @@ OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
     std::string name = op->getName().getStringRef().str();
     if (auto fused = llvm::dyn_cast<FusedOp>(op))
       name = "qfx.fused \"" + fused.getName().str() + "\"";
+    if (std::string torchName = getTorchName(op); !torchName.empty())
+      name += " (" + torchName + ")";
     result.whyNotQuantized = "no pattern of backend '" +
                              backend.getName().str() + "' matches " + name;
     return result;

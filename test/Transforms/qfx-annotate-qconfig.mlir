@@ -125,3 +125,29 @@ func.func @fused(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   } loc(fused["features.0", "head.act"])
   return %r : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// With an origin, a backend pattern matches only if PyTorch has the pattern
+// (the table's torch -> TOSA correspondence): torch.flatten shares its
+// input's observer, the nn.Flatten module is no pattern; an add that is part
+// of a Hardswish is no add pattern. Without origin, the op name decides.
+// CHECK-LABEL: func.func @origins
+// CHECK: tosa.reshape {{.*}}qfx.origin = "torch.flatten", qfx.pattern = ["tosa.reshape"]
+// CHECK: tosa.reshape
+// CHECK-NOT: qfx.pattern
+// CHECK-SAME: qfx.origin = "torch.nn.Flatten"
+// CHECK: tosa.add
+// CHECK-NOT: qfx.pattern
+// CHECK-SAME: qfx.origin = "torch.nn.Hardswish"
+// CHECK: tosa.add {{.*}}qfx.pattern = ["tosa.add"]
+// REMARK: remark: loc("flat"): not quantized: no pattern of backend 'x86' matches tosa.reshape (torch.nn.Flatten)
+// REMARK: remark: loc("hs"): not quantized: no pattern of backend 'x86' matches tosa.add (torch.nn.Hardswish)
+func.func @origins(%x: tensor<2x4xf32>) -> tensor<8xf32> {
+  %s = tosa.const_shape {values = dense<[8]> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %0 = tosa.reshape %x, %s {qfx.origin = "torch.flatten"} : (tensor<2x4xf32>, !tosa.shape<1>) -> tensor<8xf32> loc(""("flatten"))
+  %1 = tosa.reshape %x, %s {qfx.origin = "torch.nn.Flatten"} : (tensor<2x4xf32>, !tosa.shape<1>) -> tensor<8xf32> loc("flat")
+  %2 = tosa.add %0, %1 {qfx.origin = "torch.nn.Hardswish"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> loc("hs")
+  %3 = tosa.add %2, %2 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> loc(""("add"))
+  return %3 : tensor<8xf32>
+}
