@@ -82,9 +82,10 @@ def test_quantized_accuracy_within_one_point_of_float(pipeline):
 def test_quantized_model_is_pytorchs(pipeline):
     # PyTorch 1.13's prepare_fx / convert_fx of the same weights, calibrated
     # on the same images, predicts what qfx's model predicts; logits differ by
-    # at most one step of the output's scale (0.196). They are not identical:
-    # PyTorch observes the output of nn.Flatten anew, qfx-prepare shares
-    # conv3's observer with it (docs/tutorial.md).
+    # at most one step of the output's scale (0.196). They are not all
+    # identical: float convolutions round differently from PyTorch's in the
+    # last bit, which can move a value across a rounding boundary
+    # (docs/tutorial.md).
     pytest.importorskip("torch")
     out = demo.torch_int8(DIGITS, np.load(pipeline["reference-logits"]))
     agree = re.search(r"predictions agree on (\d+) of 360 images", out)
