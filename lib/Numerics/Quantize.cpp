@@ -122,15 +122,24 @@ static llvm::Error checkSizes(size_t in, size_t out) {
   return llvm::Error::success();
 }
 
-llvm::Error qfx::quantizePerTensor(llvm::ArrayRef<float> input,
-                                   const AffineQParams &qparams,
-                                   llvm::MutableArrayRef<int32_t> output) {
-  if (llvm::Error err = checkSizes(input.size(), output.size()))
+/// The checks every per-tensor entry point makes: sizes, range, scale and
+/// zero point; `what` names the operation in errors.
+static llvm::Error checkPerTensor(size_t in, size_t out,
+                                  const AffineQParams &qparams,
+                                  llvm::StringRef what) {
+  if (llvm::Error err = checkSizes(in, out))
     return err;
   if (llvm::Error err = checkRange(qparams.range))
     return err;
-  if (llvm::Error err = checkScaleAndZeroPoint(qparams.scale, qparams.zeroPoint,
-                                               qparams.range, "quantize"))
+  return checkScaleAndZeroPoint(qparams.scale, qparams.zeroPoint, qparams.range,
+                                what);
+}
+
+llvm::Error qfx::quantizePerTensor(llvm::ArrayRef<float> input,
+                                   const AffineQParams &qparams,
+                                   llvm::MutableArrayRef<int32_t> output) {
+  if (llvm::Error err =
+          checkPerTensor(input.size(), output.size(), qparams, "quantize"))
     return err;
   for (size_t i = 0, e = input.size(); i < e; ++i)
     output[i] = static_cast<int32_t>(quantizeValue(
@@ -141,12 +150,8 @@ llvm::Error qfx::quantizePerTensor(llvm::ArrayRef<float> input,
 llvm::Error qfx::dequantizePerTensor(llvm::ArrayRef<int32_t> input,
                                      const AffineQParams &qparams,
                                      llvm::MutableArrayRef<float> output) {
-  if (llvm::Error err = checkSizes(input.size(), output.size()))
-    return err;
-  if (llvm::Error err = checkRange(qparams.range))
-    return err;
-  if (llvm::Error err = checkScaleAndZeroPoint(qparams.scale, qparams.zeroPoint,
-                                               qparams.range, "dequantize"))
+  if (llvm::Error err =
+          checkPerTensor(input.size(), output.size(), qparams, "dequantize"))
     return err;
   for (size_t i = 0, e = input.size(); i < e; ++i)
     output[i] = dequantizeValue(input[i], qparams.scale, qparams.zeroPoint);
@@ -156,12 +161,8 @@ llvm::Error qfx::dequantizePerTensor(llvm::ArrayRef<int32_t> input,
 llvm::Error qfx::fakeQuantizePerTensor(llvm::ArrayRef<float> input,
                                        const AffineQParams &qparams,
                                        llvm::MutableArrayRef<float> output) {
-  if (llvm::Error err = checkSizes(input.size(), output.size()))
-    return err;
-  if (llvm::Error err = checkRange(qparams.range))
-    return err;
-  if (llvm::Error err = checkScaleAndZeroPoint(qparams.scale, qparams.zeroPoint,
-                                               qparams.range, "fake-quantize"))
+  if (llvm::Error err =
+          checkPerTensor(input.size(), output.size(), qparams, "fake-quantize"))
     return err;
   float scale = static_cast<float>(qparams.scale);
   for (size_t i = 0, e = input.size(); i < e; ++i)
