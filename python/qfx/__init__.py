@@ -9,6 +9,7 @@ from typing import Any, List
 
 from qfx.tools import ToolError, find_tool, quant_opt
 from qfx.exporter import ExportError, export_tosa
+from qfx.quantize_fx import PreparedModel, QuantizedModel, convert_fx, load, prepare_fx
 from qfx import config
 from qfx.config import *  # noqa: F401,F403 - the torch.ao.quantization-style names
 from qfx.config import OBSERVER_PRESETS as _OBSERVER_PRESETS
@@ -16,6 +17,7 @@ from qfx.config import QCONFIG_PRESET_NAMES as _QCONFIG_PRESET_NAMES
 from qfx.config import __all__ as _config_all
 
 __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
+           "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel",
            "config"] + list(_config_all)
 
 

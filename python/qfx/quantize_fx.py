@@ -1,0 +1,599 @@
+"""PyTorch-style post-training quantization: `prepare_fx` and `convert_fx`.
+
+The API of `torch.ao.quantization.quantize_fx`, over qfx's tools:
+
+    prepared = qfx.prepare_fx(model, qconfig_mapping, example_inputs)
+    for x in calibration_data:
+        prepared(x)                          # records x as a calibration sample
+    quantized = qfx.convert_fx(prepared)     # calibrate + convert
+    y = quantized(x)
+
+`prepare_fx` exports the eval-mode model to float TOSA (`qfx.export_tosa`),
+writes the QConfigMapping and the BackendConfig to a working directory and
+runs `quant-opt --qfx-fuse --qfx-prepare` (observed.mlir). Calls of the
+prepared model record their inputs as calibration samples (one `.npy` file
+per sample and argument, so memory does not grow) and return the float
+model's outputs. `convert_fx` runs one `quant-run --calibrate` over all
+recorded samples and `quant-opt --qfx-convert`, giving the reference model.
+
+What runs where, and what it costs:
+
+- Every model has the static input shapes of `example_inputs`; each call
+  takes inputs of exactly those shapes (float32, torch tensors or NumPy
+  arrays) and returns torch tensors when given torch tensors, NumPy arrays
+  otherwise.
+- A call runs the model with `quant-run`, which JIT-compiles it each time:
+  about 0.3-0.5 s per call for small models, almost all of it compilation.
+  `run_samples(samples)` runs many samples (stacked along a new leading axis)
+  in one quant-run process and one compilation, through a wrapper function
+  that loops over the samples and calls the model's `@main`.
+- The prepared model's calls return the outputs of the float TOSA model run
+  by quant-run (`outputs="jit"`, the default). For a calibration loop that
+  ignores them, `prepare_fx(..., outputs=None)` (or setting
+  `prepared.outputs = None`) makes calls only record their inputs, with no
+  compilation at all; `outputs="torch"` returns the PyTorch model's own
+  float outputs (which the exported model matches to about 1e-5).
+- Native int8 kernels are not built yet (qfx-lower / qfx-codegen): the
+  quantized model runs the *reference* model, which quantizes and
+  dequantizes around every layer and computes in float — PyTorch's
+  `convert_to_reference_fx` numerics, simulated. Its outputs are the int8
+  model's; its speed is not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import weakref
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from qfx import config as _config
+from qfx.exporter import export_tosa
+from qfx.tools import ToolError, find_tool
+
+__all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel"]
+
+STAGES = ("float", "observed", "calibrated", "reference")
+_MANIFEST = "qfx_model.json"
+_FORMAT = "qfx-quantized-model"
+_BATCHED_ENTRY = "qfx_run_samples"
+_OUTPUT_MODES = ("jit", "torch", None)
+
+
+# ----- helpers ------------------------------------------------------------
+
+
+def _is_torch_tensor(x: Any) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _is_torch_object(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] == "torch"
+
+
+def _as_tuple(inputs: Any) -> tuple:
+    if isinstance(inputs, (tuple, list)):
+        return tuple(inputs)
+    return (inputs,)
+
+
+def _to_numpy(x: Any, what: str) -> np.ndarray:
+    if _is_torch_tensor(x):
+        return x.detach().cpu().numpy()
+    if isinstance(x, np.ndarray):
+        return x
+    raise TypeError(f"{what}: expected a torch.Tensor or a numpy.ndarray, got {type(x).__name__}")
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _tensor_type(shape: Sequence[int], lead: Optional[int] = None) -> str:
+    dims = ([lead] if lead is not None else []) + list(shape)
+    return "tensor<" + "".join(f"{d}x" for d in dims) + "f32>"
+
+
+def _run(tool: str, args: List[str], cwd: pathlib.Path) -> str:
+    result = subprocess.run([str(find_tool(tool)), *args], cwd=cwd,
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise ToolError(tool, result.returncode, result.stderr)
+    return result.stdout
+
+
+class _Signature:
+    """The static shapes (all float32) of the model's inputs and outputs, and
+    whether the PyTorch model returned one tensor or a tuple."""
+
+    def __init__(self, inputs: List[Tuple[int, ...]], outputs: List[Tuple[int, ...]],
+                 single_output: bool):
+        self.inputs = [tuple(s) for s in inputs]
+        self.outputs = [tuple(s) for s in outputs]
+        self.single_output = single_output
+
+    def to_dict(self) -> dict:
+        return {
+            "inputs": [{"shape": list(s), "dtype": "float32"} for s in self.inputs],
+            "outputs": [{"shape": list(s), "dtype": "float32"} for s in self.outputs],
+            "single_output": self.single_output,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "_Signature":
+        for entry in d["inputs"] + d["outputs"]:
+            if entry.get("dtype") != "float32":
+                raise ValueError(f"unsupported dtype {entry.get('dtype')!r} in the manifest")
+        return cls([e["shape"] for e in d["inputs"]], [e["shape"] for e in d["outputs"]],
+                   bool(d["single_output"]))
+
+    def check_inputs(self, inputs: tuple, what: str, lead: Optional[int] = None) -> List[np.ndarray]:
+        """The inputs as C-ordered float32 arrays; ValueError/TypeError for a
+        wrong count, dtype or shape. With `lead`, each input has a leading
+        sample axis (of any length if lead == -1, the same for all)."""
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"{what}: the model takes {len(self.inputs)} input(s), "
+                             f"{len(inputs)} given")
+        arrays = []
+        count = None
+        for index, (x, shape) in enumerate(zip(inputs, self.inputs)):
+            a = _to_numpy(x, f"{what}: input {index}")
+            if a.dtype != np.float32:
+                raise TypeError(f"{what}: input {index} has dtype {a.dtype}; the model takes float32")
+            if lead is None:
+                if tuple(a.shape) != shape:
+                    raise ValueError(f"{what}: input {index} has shape {_shape_text(a.shape)}; the "
+                                     f"model was prepared for {_shape_text(shape)} (example_inputs)")
+            else:
+                if a.ndim != len(shape) + 1 or tuple(a.shape[1:]) != shape:
+                    raise ValueError(
+                        f"{what}: input {index} has shape {_shape_text(a.shape)}; expected "
+                        f"[N, {', '.join(map(str, shape))}] (samples of shape {_shape_text(shape)} "
+                        "stacked along a new leading axis)")
+                if count is not None and a.shape[0] != count:
+                    raise ValueError(f"{what}: inputs have different sample counts "
+                                     f"({count} and {a.shape[0]})")
+                count = a.shape[0]
+            arrays.append(np.ascontiguousarray(a))
+        if lead is not None and count == 0:
+            raise ValueError(f"{what}: no samples given")
+        return arrays
+
+    def wrap_outputs(self, outputs: List[np.ndarray], as_torch: bool) -> Any:
+        if as_torch:
+            import torch
+            outputs = [torch.from_numpy(o) for o in outputs]
+        return outputs[0] if self.single_output else tuple(outputs)
+
+
+def _batched_wrapper(signature: _Signature, count: int) -> str:
+    """A function taking `count` samples of every input stacked along a new
+    leading axis, calling @main on each in an scf.for loop and returning
+    every output stacked the same way."""
+    ins = [_tensor_type(s, count) for s in signature.inputs]
+    outs = [_tensor_type(s, count) for s in signature.outputs]
+    lines = [f"  func.func @{_BATCHED_ENTRY}("
+             + ", ".join(f"%in{i}: {t}" for i, t in enumerate(ins))
+             + ") -> (" + ", ".join(outs) + ") {",
+             "    %c0 = arith.constant 0 : index",
+             "    %c1 = arith.constant 1 : index",
+             f"    %cn = arith.constant {count} : index"]
+    for k, t in enumerate(outs):
+        lines.append(f"    %init{k} = tensor.empty() : {t}")
+    accs = ", ".join(f"%acc{k} = %init{k}" for k in range(len(outs)))
+    lines.append(f"    %r:{len(outs)} = scf.for %i = %c0 to %cn step %c1 iter_args({accs}) -> ("
+                 + ", ".join(outs) + ") {")
+    for k, (shape, t) in enumerate(zip(signature.inputs, ins)):
+        offsets = ", ".join(["%i"] + ["0"] * len(shape))
+        sizes = ", ".join(["1"] + [str(d) for d in shape])
+        strides = ", ".join(["1"] * (len(shape) + 1))
+        lines.append(f"      %x{k} = tensor.extract_slice %in{k}[{offsets}] [{sizes}] [{strides}] "
+                     f": {t} to {_tensor_type(shape)}")
+    arg_types = ", ".join(_tensor_type(s) for s in signature.inputs)
+    res_types = ", ".join(_tensor_type(s) for s in signature.outputs)
+    args = ", ".join(f"%x{k}" for k in range(len(signature.inputs)))
+    lines.append(f"      %y:{len(outs)} = func.call @main({args}) : ({arg_types}) -> ({res_types})")
+    yields = []
+    for k, (shape, t) in enumerate(zip(signature.outputs, outs)):
+        offsets = ", ".join(["%i"] + ["0"] * len(shape))
+        sizes = ", ".join(["1"] + [str(d) for d in shape])
+        strides = ", ".join(["1"] * (len(shape) + 1))
+        lines.append(f"      %z{k} = tensor.insert_slice %y#{k} into %acc{k}[{offsets}] [{sizes}] "
+                     f"[{strides}] : {_tensor_type(shape)} into {t}")
+        yields.append(f"%z{k}")
+    lines.append(f"      scf.yield {', '.join(yields)} : {', '.join(outs)}")
+    lines.append("    }")
+    lines.append("    return " + ", ".join(f"%r#{k}" for k in range(len(outs)))
+                 + " : " + ", ".join(outs))
+    lines.append("  }")
+    return "\n".join(lines) + "\n"
+
+
+_MODULE_END = re.compile(r"^\}.*$", re.MULTILINE)
+
+
+def _with_batched_entry(mlir: str, signature: _Signature, count: int) -> str:
+    ends = list(_MODULE_END.finditer(mlir))
+    if not ends:
+        raise ValueError("cannot find the end of the module in the model's IR")
+    at = ends[-1].start()
+    return mlir[:at] + _batched_wrapper(signature, count) + mlir[at:]
+
+
+class _Runner:
+    """Runs one stage (IR text) of a model with quant-run in a scratch
+    directory under `workdir`."""
+
+    def __init__(self, workdir: pathlib.Path, signature: _Signature):
+        self.workdir = workdir
+        self.signature = signature
+        self._counter = 0
+
+    def _scratch(self) -> pathlib.Path:
+        self._counter += 1
+        path = self.workdir / "runs" / f"run{self._counter:06d}"
+        path.mkdir(parents=True)
+        return path
+
+    def run_one(self, mlir_path: pathlib.Path, arrays: List[np.ndarray]) -> List[np.ndarray]:
+        scratch = self._scratch()
+        try:
+            inputs = []
+            for k, a in enumerate(arrays):
+                np.save(scratch / f"in{k}.npy", a)
+                inputs.append(str(scratch / f"in{k}.npy"))
+            outputs = [str(scratch / f"out{k}.npy") for k in range(len(self.signature.outputs))]
+            _run("quant-run", [str(mlir_path), "--input=" + ",".join(inputs),
+                               "-o", ",".join(outputs)], self.workdir)
+            return [np.load(o) for o in outputs]
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def run_samples(self, mlir_path: pathlib.Path, arrays: List[np.ndarray]) -> List[np.ndarray]:
+        count = arrays[0].shape[0]
+        scratch = self._scratch()
+        try:
+            model = scratch / "batched.mlir"
+            model.write_text(_with_batched_entry(mlir_path.read_text(), self.signature, count))
+            inputs = []
+            for k, a in enumerate(arrays):
+                np.save(scratch / f"in{k}.npy", a)
+                inputs.append(str(scratch / f"in{k}.npy"))
+            outputs = [str(scratch / f"out{k}.npy") for k in range(len(self.signature.outputs))]
+            _run("quant-run", [str(model), f"--entry={_BATCHED_ENTRY}",
+                               "--input=" + ",".join(inputs), "-o", ",".join(outputs)],
+                 self.workdir)
+            return [np.load(o) for o in outputs]
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _make_workdir(workdir: Any, owner: Any) -> pathlib.Path:
+    if workdir is not None:
+        path = pathlib.Path(workdir).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    path = pathlib.Path(tempfile.mkdtemp(prefix="qfx-"))
+    weakref.finalize(owner, shutil.rmtree, str(path), True)
+    return path
+
+
+def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
+    """The qconfig-mapping option of qfx-prepare: a preset name or a file
+    written to `workdir`."""
+    if mapping is None:
+        raise TypeError("prepare_fx: qconfig_mapping is required (a qfx.QConfigMapping, a torch "
+                        "QConfigMapping or a preset such as 'default:x86')")
+    if isinstance(mapping, str):
+        _config.QConfigMapping.from_dict(mapping)  # ValueError for an unknown preset
+        return mapping
+    if isinstance(mapping, dict):
+        mapping = _config.QConfigMapping.from_dict(mapping)
+    elif not isinstance(mapping, _config.QConfigMapping):
+        converted = _config.from_torch(mapping) if _is_torch_object(mapping) else None
+        if not isinstance(converted, _config.QConfigMapping):
+            raise TypeError("prepare_fx: qconfig_mapping must be a QConfigMapping (qfx's or "
+                            f"torch's) or a preset string, got {type(mapping).__name__}")
+        mapping = converted
+    mapping.save(workdir / "qconfig_mapping.json")
+    return "qconfig_mapping.json"
+
+
+def _write_backend_config(backend: Any, workdir: pathlib.Path) -> str:
+    """The backend option of qfx-prepare: a built-in table's name or a file
+    written to `workdir`."""
+    if backend is None:
+        return "x86"
+    if isinstance(backend, str):
+        _config.get_backend_config(backend)  # ValueError for an unknown name
+        return backend
+    if not isinstance(backend, _config.BackendConfig):
+        converted = _config.from_torch(backend) if _is_torch_object(backend) else None
+        if not isinstance(converted, _config.BackendConfig):
+            raise TypeError("prepare_fx: backend_config must be a BackendConfig (qfx's or "
+                            f"torch's) or a backend name, got {type(backend).__name__}")
+        backend = converted
+    backend.save(workdir / "backend_config.json")
+    return "backend_config.json"
+
+
+# ----- the models -----------------------------------------------------------
+
+
+class _Model:
+    """What the prepared and the quantized model share: the signature, the
+    working directory with the stage files, running a stage."""
+
+    _run_stage = "float"
+
+    def __init__(self, workdir: pathlib.Path, signature: _Signature):
+        self.workdir = workdir
+        self.signature = signature
+        self._runner = _Runner(workdir, signature)
+
+    def _stage_path(self, stage: str) -> pathlib.Path:
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; expected one of {', '.join(STAGES)}")
+        path = self.workdir / f"{stage}.mlir"
+        if not path.is_file():
+            raise ValueError(f"this model has no {stage!r} stage"
+                             + (" (call qfx.convert_fx first)" if stage in STAGES[2:] else ""))
+        return path
+
+    def mlir(self, stage: str) -> str:
+        """The IR text of one stage: "float" (the exported TOSA), "observed"
+        (after qfx-fuse and qfx-prepare), "calibrated" (observers with their
+        statistics) or "reference" (after qfx-convert)."""
+        return self._stage_path(stage).read_text()
+
+    def run_samples(self, samples: Any) -> Any:
+        """Runs many samples in one quant-run call (one JIT compilation):
+        `samples` holds, per input, an array (or tensor) whose leading axis
+        indexes samples, each of the input's shape — a single array for a
+        one-input model, else a tuple. Returns the outputs stacked the same
+        way (torch tensors if given torch tensors). Records nothing."""
+        inputs = _as_tuple(samples)
+        arrays = self.signature.check_inputs(inputs, "run_samples", lead=-1)
+        outputs = self._runner.run_samples(self._stage_path(self._run_stage), arrays)
+        return self.signature.wrap_outputs(outputs, any(map(_is_torch_tensor, inputs)))
+
+    def _run_one(self, inputs: tuple, what: str) -> Tuple[List[np.ndarray], bool]:
+        arrays = self.signature.check_inputs(inputs, what)
+        return arrays, any(map(_is_torch_tensor, inputs))
+
+
+class PreparedModel(_Model):
+    """The observed model `prepare_fx` returns (PyTorch's `ObservedGraphModule`).
+
+    Calling it with inputs of the shapes of `example_inputs` records them as a
+    calibration sample for `convert_fx` and returns the float outputs:
+
+    - `outputs="jit"` (default): the float TOSA model run by quant-run. Each
+      call JIT-compiles the model again (about 0.3-0.5 s for small models).
+    - `outputs=None`: returns None; only records (no compilation; the
+      cheapest calibration loop).
+    - `outputs="torch"`: the PyTorch model's float outputs.
+
+    `num_samples` counts the recorded samples; `run_samples` runs the float
+    model on many samples at once; `mlir("float")` / `mlir("observed")` give
+    the IR.
+    """
+
+    def __init__(self, model: Any, workdir: pathlib.Path, signature: _Signature,
+                 qconfig_option: str, backend_option: str, outputs: Optional[str]):
+        super().__init__(workdir, signature)
+        self._model = model
+        self.qconfig_mapping = qconfig_option
+        self.backend_config = backend_option
+        self.outputs = outputs
+        self.num_samples = 0
+
+    @property
+    def outputs(self) -> Optional[str]:
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, mode: Optional[str]) -> None:
+        if mode not in _OUTPUT_MODES:
+            raise ValueError(f"outputs must be 'jit', 'torch' or None, got {mode!r}")
+        self._outputs = mode
+
+    def _sample_dir(self, index: int) -> pathlib.Path:
+        return self.workdir / "samples" / f"input{index}"
+
+    def __call__(self, *inputs: Any) -> Any:
+        arrays, as_torch = self._run_one(inputs, "prepared model")
+        for k, a in enumerate(arrays):
+            directory = self._sample_dir(k)
+            directory.mkdir(parents=True, exist_ok=True)
+            np.save(directory / f"{self.num_samples:09d}.npy", a)
+        self.num_samples += 1
+        if self.outputs is None:
+            return None
+        if self.outputs == "torch":
+            import torch
+            with torch.no_grad():
+                result = self._model(*[torch.from_numpy(a) for a in arrays])
+            outs = [t.detach().numpy() for t in _as_tuple(result)]
+        else:
+            outs = self._runner.run_one(self._stage_path("float"), arrays)
+        return self.signature.wrap_outputs(outs, as_torch)
+
+    def __repr__(self) -> str:
+        return (f"PreparedModel(inputs={self.signature.inputs}, "
+                f"qconfig_mapping={self.qconfig_mapping!r}, backend={self.backend_config!r}, "
+                f"samples={self.num_samples}, workdir='{self.workdir}')")
+
+
+class QuantizedModel(_Model):
+    """The model `convert_fx` returns (or `qfx.load` reads).
+
+    Native int8 kernels are not built yet: calling it runs the *reference*
+    model (reference.mlir) with quant-run — every layer dequantizes its int8
+    inputs and weights, computes in float and quantizes its output, PyTorch's
+    reference-model numerics. The outputs are those of the int8 model; the
+    speed is not (each call also JIT-compiles the model, about 0.3-0.5 s for
+    small models; `run_samples` runs many samples with one compilation).
+
+    `mlir(stage)` returns the IR of "float", "observed", "calibrated" and
+    "reference"; `save(dir)` writes them with a manifest that `qfx.load`
+    reads.
+    """
+
+    _run_stage = "reference"
+
+    def __call__(self, *inputs: Any) -> Any:
+        arrays, as_torch = self._run_one(inputs, "quantized model")
+        outs = self._runner.run_one(self._stage_path("reference"), arrays)
+        return self.signature.wrap_outputs(outs, as_torch)
+
+    def save(self, directory: Any) -> None:
+        """Writes float.mlir, observed.mlir, calibrated.mlir, reference.mlir
+        and qfx_model.json (input and output shapes and dtypes) to
+        `directory`, created if needed."""
+        directory = pathlib.Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for stage in STAGES:
+            shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
+        manifest = {"format": _FORMAT, "version": 1,
+                    "stages": {s: f"{s}.mlir" for s in STAGES}}
+        manifest.update(self.signature.to_dict())
+        (directory / _MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+    def __repr__(self) -> str:
+        return f"QuantizedModel(inputs={self.signature.inputs}, workdir='{self.workdir}')"
+
+
+# ----- the API ---------------------------------------------------------------
+
+
+def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
+               backend_config: Any = None, *, outputs: Optional[str] = "jit",
+               workdir: Any = None) -> PreparedModel:
+    """qfx's `torch.ao.quantization.quantize_fx.prepare_fx` (post-training).
+
+    - `model`: a torch.nn.Module in eval mode (ValueError otherwise); it is
+      exported with `qfx.export_tosa`, which raises `qfx.ExportError` for a
+      module or function it does not support.
+    - `qconfig_mapping`: a `qfx.QConfigMapping`, a torch QConfigMapping
+      (converted with `qfx.from_torch`), its dict, or a preset such as
+      "default:x86".
+    - `example_inputs`: a tuple of float32 tensors; they fix the shapes every
+      call takes.
+    - `backend_config`: a `qfx.BackendConfig`, a torch BackendConfig, or a
+      built-in table's name; default "x86".
+    - `outputs`: what calls of the prepared model return ("jit", None or
+      "torch", see `PreparedModel`).
+    - `workdir`: where the stage files and samples go; default a temporary
+      directory removed with the model.
+
+    Runs `quant-opt --qfx-fuse=backend=B --qfx-prepare=...`; a failing tool
+    raises `qfx.ToolError` with its diagnostics.
+    """
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"prepare_fx expects a torch.nn.Module, got {type(model).__name__}")
+    training = [name or "the model" for name, m in model.named_modules() if m.training]
+    if training:
+        raise ValueError("prepare_fx is post-training quantization: call model.eval() first ("
+                         + ", ".join(training[:5]) + (", ..." if len(training) > 5 else "")
+                         + " in training mode)")
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    for index, x in enumerate(example_inputs):
+        if not isinstance(x, torch.Tensor) or x.dtype != torch.float32:
+            raise TypeError(f"example_inputs[{index}]: expected a float32 torch.Tensor, got "
+                            + (f"a tensor of {x.dtype}" if isinstance(x, torch.Tensor)
+                               else type(x).__name__))
+    if outputs not in _OUTPUT_MODES:
+        raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
+
+    float_mlir = export_tosa(model, example_inputs)
+    with torch.no_grad():
+        result = model(*example_inputs)
+    results = _as_tuple(result)
+    if not all(isinstance(r, torch.Tensor) for r in results):
+        raise TypeError("prepare_fx: the model must return a tensor or a tuple of tensors")
+    signature = _Signature([tuple(x.shape) for x in example_inputs],
+                           [tuple(r.shape) for r in results],
+                           single_output=isinstance(result, torch.Tensor))
+
+    prepared = PreparedModel.__new__(PreparedModel)
+    directory = _make_workdir(workdir, prepared)
+    qconfig_option = _write_qconfig_mapping(qconfig_mapping, directory)
+    backend_option = _write_backend_config(backend_config, directory)
+    shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
+    (directory / "float.mlir").write_text(float_mlir)
+    _run("quant-opt", ["float.mlir", f"--qfx-fuse=backend={backend_option}",
+                       f"--qfx-prepare=qconfig-mapping={qconfig_option} backend={backend_option}",
+                       "-o", "observed.mlir"], directory)
+    PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
+                           backend_option, outputs)
+    return prepared
+
+
+def convert_fx(prepared: PreparedModel) -> QuantizedModel:
+    """qfx's `torch.ao.quantization.quantize_fx.convert_fx`.
+
+    Calibrates the observed model on every sample the prepared model has
+    recorded, in one `quant-run --calibrate` (calibrated.mlir), and converts
+    it with `quant-opt --qfx-convert` (reference.mlir). The prepared model
+    stays usable: more calls record more samples, and converting again
+    calibrates from scratch on all of them.
+
+    The result runs the simulated reference model: native int8 kernels are
+    not built yet (see `QuantizedModel`). ValueError if nothing was
+    recorded; `qfx.ToolError` with the tool's diagnostics if a step fails.
+    """
+    if not isinstance(prepared, PreparedModel):
+        raise TypeError("convert_fx expects the model qfx.prepare_fx returned, got "
+                        f"{type(prepared).__name__}")
+    if prepared.num_samples == 0:
+        raise ValueError("convert_fx: no calibration samples; call the prepared model on "
+                         "calibration data first")
+    quantized = QuantizedModel.__new__(QuantizedModel)
+    directory = _make_workdir(None, quantized)
+    for stage in ("float", "observed"):
+        shutil.copyfile(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
+    sources = ",".join(str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs)))
+    _run("quant-run", ["observed.mlir", f"--calibrate={sources}", "-o", "calibrated.mlir"],
+         directory)
+    _run("quant-opt", ["calibrated.mlir", "--qfx-convert", "-o", "reference.mlir"], directory)
+    QuantizedModel.__init__(quantized, directory, prepared.signature)
+    return quantized
+
+
+def load(directory: Any) -> QuantizedModel:
+    """Reads a model `QuantizedModel.save` wrote. The files are copied to a
+    working directory, so `directory` may change or go afterwards."""
+    directory = pathlib.Path(directory)
+    manifest_path = directory / _MANIFEST
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"{manifest_path}: no such file; not a directory written by "
+                                "QuantizedModel.save")
+    manifest = json.loads(manifest_path.read_text())
+    if manifest.get("format") != _FORMAT or manifest.get("version") != 1:
+        raise ValueError(f"{manifest_path}: not a qfx quantized model manifest (format "
+                         f"{manifest.get('format')!r}, version {manifest.get('version')!r})")
+    signature = _Signature.from_dict(manifest)
+    quantized = QuantizedModel.__new__(QuantizedModel)
+    work = _make_workdir(None, quantized)
+    for stage in STAGES:
+        source = directory / manifest["stages"][stage]
+        if not source.is_file():
+            raise FileNotFoundError(f"{source}: the {stage} stage named by {manifest_path} "
+                                    "is missing")
+        shutil.copyfile(source, work / f"{stage}.mlir")
+    QuantizedModel.__init__(quantized, work, signature)
+    return quantized

@@ -1,0 +1,337 @@
+"""qfx.prepare_fx / qfx.convert_fx against PyTorch 1.13's own.
+
+The same float model, QConfigMapping and calibration data go through
+torch.ao.quantization.quantize_fx (prepare_fx, calibrate, convert_fx; and
+convert_to_reference_fx) and through qfx (export, quant-opt --qfx-fuse
+--qfx-prepare, quant-run --calibrate, --qfx-convert, quant-run of the
+reference model). Every output of qfx's quantized model must be within one
+step of the output's quantization scale (read from PyTorch's converted model)
+of PyTorch's. Needs torch (Debian's python3-torch: run with /usr/bin/python3).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import qfx  # noqa: E402
+from torch.ao.quantization import QConfigMapping as TorchQConfigMapping  # noqa: E402
+from torch.ao.quantization import get_default_qconfig_mapping  # noqa: E402
+from torch.ao.quantization.backend_config import get_qnnpack_backend_config  # noqa: E402
+from torch.ao.quantization.quantize_fx import (  # noqa: E402
+    convert_fx as torch_convert_fx,
+    convert_to_reference_fx as torch_convert_to_reference_fx,
+    prepare_fx as torch_prepare_fx,
+)
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32)
+        self.relu1 = nn.ReLU()
+        self.fc2 = nn.Linear(32, 24)
+        self.relu2 = nn.ReLU()
+        self.fc3 = nn.Linear(24, 6)
+
+    def forward(self, x):
+        return self.fc3(self.relu2(self.fc2(self.relu1(self.fc1(x)))))
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu1 = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.relu2 = nn.ReLU()
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        x = self.pool(self.relu1(self.bn1(self.conv1(x))))
+        x = self.avg(self.relu2(self.conv2(x)))
+        return self.fc(torch.flatten(x, 1))
+
+
+def make_mlp():
+    torch.manual_seed(1)
+    return MLP().eval()
+
+
+def make_cnn():
+    torch.manual_seed(2)
+    model = SmallCNN()
+    with torch.no_grad():  # a batch norm that does something
+        model.bn1.running_mean.uniform_(-0.3, 0.3)
+        model.bn1.running_var.uniform_(0.5, 2.0)
+        model.bn1.weight.uniform_(0.5, 1.5)
+        model.bn1.bias.uniform_(-0.2, 0.2)
+    return model.eval()
+
+
+def samples(shape, count, seed):
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(*shape, generator=generator) for _ in range(count)]
+
+
+def torch_quantized(model, mapping, example, calibration, backend_config=None, reference=False):
+    kwargs = {} if backend_config is None else {"backend_config": backend_config}
+    prepared = torch_prepare_fx(model, mapping, example, **kwargs)
+    with torch.no_grad():
+        for x in calibration:
+            prepared(*x) if isinstance(x, tuple) else prepared(x)
+    convert = torch_convert_to_reference_fx if reference else torch_convert_fx
+    return convert(prepared, **kwargs)
+
+
+@pytest.fixture
+def onednn():
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "onednn"
+    yield
+    torch.backends.quantized.engine = saved
+
+
+@pytest.fixture
+def qnnpack():
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "qnnpack"
+    yield
+    torch.backends.quantized.engine = saved
+
+
+def check_parity(quantized, torch_model, tests, scale, zero_point, float_model):
+    """qfx's outputs on `tests` are within one output step of PyTorch's, lie on
+    the output's quantization grid, and differ from the float model's."""
+    ours = quantized.run_samples(torch.stack(tests))
+    with torch.no_grad():
+        theirs = torch.stack([torch_model(x) for x in tests])
+        floats = torch.stack([float_model(x) for x in tests])
+    assert ours.shape == theirs.shape
+    steps = ((ours - theirs).abs() / scale).max().item()
+    assert steps <= 1.0 + 1e-3, f"qfx and PyTorch differ by {steps:.3f} output steps"
+    grid = ours / scale + zero_point
+    assert (grid - grid.round()).abs().max().item() < 1e-2, "outputs are not on the int8 grid"
+    assert (ours - floats).abs().max().item() > 0.1 * scale, "the outputs were not quantized"
+    return ours, steps, (ours != theirs).float().mean().item()
+
+
+def test_mlp_matches_pytorch_convert_fx(onednn):
+    model = make_mlp()
+    example = (torch.randn(4, 16),)
+    calibration = samples((4, 16), 24, seed=10)
+    tests = samples((4, 16), 12, seed=11)
+
+    prepared = qfx.prepare_fx(model, qfx.get_default_qconfig_mapping("x86"), example)
+    # The first call returns the float model's outputs, run by quant-run.
+    first = prepared(calibration[0])
+    with torch.no_grad():
+        assert torch.allclose(first, model(calibration[0]), atol=1e-5)
+    prepared.outputs = None  # the rest only records: no JIT compile per call
+    for x in calibration[1:]:
+        assert prepared(x) is None
+    assert prepared.num_samples == len(calibration)
+    quantized = qfx.convert_fx(prepared)
+
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
+    check_parity(quantized, torch_model, tests, torch_model.fc3.scale,
+                 torch_model.fc3.zero_point, model)
+
+    # PyTorch's reference model: the numerics quant-run simulates.
+    reference = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration,
+                                reference=True)
+    ours = quantized.run_samples(torch.stack(tests))
+    with torch.no_grad():
+        theirs = torch.stack([reference(x) for x in tests])
+    assert ((ours - theirs).abs() / torch_model.fc3.scale).max().item() <= 1.0 + 1e-3
+
+
+def test_cnn_matches_pytorch_convert_fx_with_torch_configs(qnnpack):
+    # The torch QConfigMapping and BackendConfig objects themselves, converted
+    # by qfx.from_torch.
+    model = make_cnn()
+    example = (torch.randn(1, 3, 8, 8),)
+    calibration = samples((1, 3, 8, 8), 20, seed=20)
+    tests = samples((1, 3, 8, 8), 10, seed=21)
+    mapping = get_default_qconfig_mapping("qnnpack")
+    backend = get_qnnpack_backend_config()
+
+    prepared = qfx.prepare_fx(model, mapping, example, backend, outputs=None)
+    for x in calibration:
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    assert "qfx.observe" in quantized.mlir("observed")
+    assert "stats(" in quantized.mlir("calibrated")
+    assert "quant.qcast" in quantized.mlir("reference")
+
+    torch_model = torch_quantized(model, mapping, example, calibration, backend)
+    check_parity(quantized, torch_model, tests, torch_model.fc.scale,
+                 torch_model.fc.zero_point, model)
+
+
+def test_cnn_x86_preset_string_and_reference_model(onednn):
+    model = make_cnn()
+    example = (torch.randn(2, 3, 8, 8),)
+    calibration = samples((2, 3, 8, 8), 16, seed=30)
+    tests = samples((2, 3, 8, 8), 8, seed=31)
+
+    prepared = qfx.prepare_fx(model, "default:x86", example, "x86", outputs=None)
+    for x in calibration:
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
+    check_parity(quantized, torch_model, tests, torch_model.fc.scale,
+                 torch_model.fc.zero_point, model)
+
+
+def test_calls_accept_numpy_and_torch(onednn):
+    model = make_mlp()
+    example = (torch.randn(4, 16),)
+    x = samples((4, 16), 3, seed=40)
+    prepared = qfx.prepare_fx(model, "default:x86", example)
+    out_numpy = prepared(x[0].numpy())
+    assert isinstance(out_numpy, np.ndarray) and out_numpy.dtype == np.float32
+    with torch.no_grad():
+        expected = model(x[0]).numpy()
+    np.testing.assert_allclose(out_numpy, expected, atol=1e-5)
+    prepared.outputs = "torch"
+    out_torch = prepared(x[1])
+    assert isinstance(out_torch, torch.Tensor)
+    with torch.no_grad():
+        assert torch.equal(out_torch, model(x[1]))
+    prepared.outputs = None
+    prepared(x[2])
+    assert prepared.num_samples == 3
+
+    quantized = qfx.convert_fx(prepared)
+    y_torch = quantized(x[0])
+    y_numpy = quantized(x[0].numpy())
+    assert isinstance(y_torch, torch.Tensor) and isinstance(y_numpy, np.ndarray)
+    assert y_torch.shape == (4, 6)
+    np.testing.assert_array_equal(y_torch.numpy(), y_numpy)
+    # One call and the batched runner compute the same.
+    batched = quantized.run_samples(np.stack([a.numpy() for a in x]))
+    assert isinstance(batched, np.ndarray) and batched.shape == (3, 4, 6)
+    np.testing.assert_array_equal(batched[0], y_numpy)
+    # The prepared model's batched runner is the float model.
+    floats = prepared.run_samples(torch.stack(x))
+    with torch.no_grad():
+        assert torch.allclose(floats, torch.stack([model(a) for a in x]), atol=1e-5)
+
+
+class TwoInTwoOut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 4)
+        self.b = nn.Linear(8, 4)
+
+    def forward(self, x, y):
+        u = self.a(x)
+        return u, torch.relu(u + self.b(y))
+
+
+def test_two_inputs_and_two_outputs(onednn):
+    torch.manual_seed(3)
+    model = TwoInTwoOut().eval()
+    xs = samples((2, 8), 12, seed=50)
+    ys = samples((2, 8), 12, seed=51)
+    prepared = qfx.prepare_fx(model, "default:x86", (xs[0], ys[0]))
+    u, v = prepared(xs[0], ys[0])
+    with torch.no_grad():
+        eu, ev = model(xs[0], ys[0])
+    assert torch.allclose(u, eu, atol=1e-5) and torch.allclose(v, ev, atol=1e-5)
+    prepared.outputs = None
+    for x, y in zip(xs[1:], ys[1:]):
+        prepared(x, y)
+    quantized = qfx.convert_fx(prepared)
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), (xs[0], ys[0]),
+                                  list(zip(xs, ys)))
+    ours_u, ours_v = quantized.run_samples((torch.stack(xs), torch.stack(ys)))
+    with torch.no_grad():
+        theirs = [torch_model(x, y) for x, y in zip(xs, ys)]
+    theirs_u = torch.stack([t[0] for t in theirs])
+    theirs_v = torch.stack([t[1] for t in theirs])
+    assert ((ours_u - theirs_u).abs() / torch_model.a.scale).max() <= 1 + 1e-3
+    # The output scale of PyTorch's quantized add_relu.
+    v_scale = float(torch_model._scale_0)
+    assert ((ours_v - theirs_v).abs() / v_scale).max() <= 1 + 1e-3
+
+
+def test_save_and_load_round_trip(onednn, tmp_path):
+    model = make_mlp()
+    example = (torch.randn(4, 16),)
+    calibration = samples((4, 16), 6, seed=60)
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    for x in calibration:
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    quantized.save(tmp_path / "saved")
+    manifest = json.loads((tmp_path / "saved" / "qfx_model.json").read_text())
+    assert manifest["inputs"] == [{"shape": [4, 16], "dtype": "float32"}]
+    assert manifest["outputs"] == [{"shape": [4, 6], "dtype": "float32"}]
+    for stage in qfx.quantize_fx.STAGES:
+        assert (tmp_path / "saved" / f"{stage}.mlir").read_text() == quantized.mlir(stage)
+
+    loaded = qfx.load(tmp_path / "saved")
+    for stage in qfx.quantize_fx.STAGES:
+        assert loaded.mlir(stage) == quantized.mlir(stage)
+    tests = torch.stack(samples((4, 16), 4, seed=61))
+    assert torch.equal(loaded.run_samples(tests), quantized.run_samples(tests))
+
+    # A damaged stage file: quant-run's diagnostics come back as a ToolError.
+    (tmp_path / "saved" / "reference.mlir").write_text("func.func @main(")
+    broken = qfx.load(tmp_path / "saved")
+    with pytest.raises(qfx.ToolError) as failure:
+        broken(tests[0])
+    assert failure.value.tool == "quant-run" and "reference.mlir" in failure.value.diagnostics
+    with pytest.raises(FileNotFoundError, match="qfx_model.json"):
+        qfx.load(tmp_path / "nothing-here")
+
+
+def test_errors(onednn):
+    model = make_mlp()
+    example = (torch.randn(4, 16),)
+
+    with pytest.raises(ValueError, match="model.eval()"):
+        qfx.prepare_fx(MLP().train(), "default:x86", example)
+    with pytest.raises(qfx.ExportError, match="LSTM"):
+        qfx.prepare_fx(nn.Sequential(nn.LSTM(16, 4)).eval(), "default:x86", example)
+    with pytest.raises(ValueError, match="unknown qconfig mapping preset"):
+        qfx.prepare_fx(model, "default:tpu", example)
+    with pytest.raises(TypeError, match="qconfig_mapping"):
+        qfx.prepare_fx(model, 42, example)
+    with pytest.raises(ValueError, match="tpu"):
+        qfx.prepare_fx(model, "default:x86", example, "tpu")
+    with pytest.raises(TypeError, match="float32"):
+        qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16, dtype=torch.int64),))
+
+    prepared = qfx.prepare_fx(model, TorchQConfigMapping(), example, outputs=None)
+    with pytest.raises(ValueError, match="no calibration samples"):
+        qfx.convert_fx(prepared)
+    with pytest.raises(ValueError, match=r"shape \[2, 16\].*\[4, 16\]"):
+        prepared(torch.randn(2, 16))
+    with pytest.raises(ValueError, match="1 input"):
+        prepared(torch.randn(4, 16), torch.randn(4, 16))
+    with pytest.raises(TypeError, match="float32"):
+        prepared(np.zeros((4, 16)))  # float64
+    with pytest.raises(TypeError, match="list"):
+        prepared([1.0] * 16)
+    with pytest.raises(ValueError, match=r"\[N, 4, 16\]"):
+        prepared.run_samples(torch.randn(4, 16))
+    assert prepared.num_samples == 0  # rejected calls record nothing
+    with pytest.raises(TypeError, match="prepare_fx returned"):
+        qfx.convert_fx(model)
+    with pytest.raises(ValueError, match="convert_fx"):
+        prepared.mlir("reference")
+    with pytest.raises(ValueError, match="unknown stage"):
+        prepared.mlir("int8")
+    with pytest.raises(ValueError, match="outputs"):
+        prepared.outputs = "numpy"
