@@ -335,3 +335,22 @@ def test_errors(onednn):
         prepared.mlir("int8")
     with pytest.raises(ValueError, match="outputs"):
         prepared.outputs = "numpy"
+
+
+def test_docs_example_runs(onednn):
+    """The prepare_fx / convert_fx block of docs/python.md runs as written."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
+    section = text[text.index("## `prepare_fx` and `convert_fx`"):]
+    blocks = re.findall(r"```py\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    namespace = {}
+    exec(compile(blocks[0], "docs/python.md", "exec"), namespace)
+    quantized, model, x = namespace["quantized"], namespace["model"], namespace["x"]
+    assert namespace["prepared"].num_samples == 8
+    assert "quant.qcast" in namespace["reference_ir"]
+    with torch.no_grad():
+        error = (quantized(x) - model(x)).abs().max().item()
+    assert 0 < error < 0.1
