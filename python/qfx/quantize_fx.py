@@ -222,11 +222,17 @@ _MODULE_END = re.compile(r"^\}.*$", re.MULTILINE)
 
 
 def _with_batched_entry(mlir: str, signature: _Signature, count: int) -> str:
+    """`mlir` with the wrapper function added to its module: before the
+    module's closing brace (the last line starting with '}'), or at the end
+    when the functions are at the top level without `module {`."""
+    wrapper = _batched_wrapper(signature, count)
+    if not re.search(r"^module\b", mlir, re.MULTILINE):
+        return mlir.rstrip("\n") + "\n" + wrapper
     ends = list(_MODULE_END.finditer(mlir))
     if not ends:
         raise ValueError("cannot find the end of the module in the model's IR")
     at = ends[-1].start()
-    return mlir[:at] + _batched_wrapper(signature, count) + mlir[at:]
+    return mlir[:at] + wrapper + mlir[at:]
 
 
 class _Runner:

@@ -354,3 +354,29 @@ def test_docs_example_runs(onednn):
     with torch.no_grad():
         error = (quantized(x) - model(x)).abs().max().item()
     assert 0 < error < 0.1
+
+
+def test_converting_again_calibrates_on_all_samples(onednn, tmp_path):
+    model = make_mlp()
+    example = (torch.randn(4, 16),)
+    data = samples((4, 16), 12, seed=70)
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    for x in data[:6]:
+        prepared(x)
+    first = qfx.convert_fx(prepared)
+    for x in data[6:]:
+        prepared(x)
+    second = qfx.convert_fx(prepared)
+    fresh = qfx.prepare_fx(model, "default:x86", example, outputs=None, workdir=tmp_path / "w")
+    for x in data:
+        fresh(x)
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == [
+        "float.mlir", "observed.mlir", "samples"]
+    all_at_once = qfx.convert_fx(fresh)
+    assert second.mlir("calibrated") == all_at_once.mlir("calibrated")
+    assert first.mlir("calibrated") != second.mlir("calibrated")
+    # The batched wrapper also works on IR without a `module {` around it.
+    bare = qfx.quantize_fx._with_batched_entry(
+        "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n",
+        qfx.quantize_fx._Signature([(2,)], [(2,)], True), 3)
+    assert "func.func @qfx_run_samples" in qfx.quant_opt(bare)
