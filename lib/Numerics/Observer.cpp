@@ -275,6 +275,53 @@ static void combineHistograms(std::vector<float> &newHist,
   }
 }
 
+namespace {
+/// The outcome of HistogramObserver._adjust_min_max.
+struct RangeAdjustment {
+  /// The combined maximum, grown to a whole number of downsampled bins.
+  float combinedMax;
+  int64_t downsampleRate;
+  /// Where the old histogram starts in the upsampled combined range.
+  int64_t startIdx;
+};
+} // namespace
+
+/// PyTorch's _adjust_min_max, in float32: the downsample rate that fits the
+/// old histogram [minVal, maxVal] into [combinedMin, combinedMax], and the
+/// grown maximum. None if the range cannot be re-binned (a degenerate or
+/// absurd ratio).
+static std::optional<RangeAdjustment>
+adjustMinMax(float minVal, float maxVal, float combinedMin, float combinedMax,
+             int64_t bins, int64_t upsampleRate) {
+  float histBinWidth =
+      (maxVal - minVal) / static_cast<float>(bins * upsampleRate);
+  float histSpan = static_cast<float>(bins) * histBinWidth;
+  float ratio = std::ceil((combinedMax - combinedMin) / histSpan);
+  if (!(ratio >= 1 && ratio < 1e9f))
+    return std::nullopt;
+  auto downsampleRate = static_cast<int64_t>(ratio);
+  float grown = static_cast<float>(downsampleRate) * histSpan;
+  float excess = grown - (combinedMax - combinedMin);
+  auto startIdx = static_cast<int64_t>(
+      std::nearbyint((minVal - combinedMin) / histBinWidth));
+  return RangeAdjustment{combinedMax + excess, downsampleRate, startIdx};
+}
+
+/// Adds the old histogram to `target`: bin by bin when the range did not
+/// change, else re-binned as PyTorch's _combine_histograms does.
+static void addOldHistogram(std::vector<float> &target,
+                            const std::vector<float> &old, bool sameRange,
+                            int64_t upsampleRate,
+                            const RangeAdjustment &adjusted) {
+  if (sameRange) {
+    for (size_t i = 0; i < target.size(); ++i)
+      target[i] = target[i] + old[i];
+    return;
+  }
+  combineHistograms(target, old, upsampleRate, adjusted.downsampleRate,
+                    adjusted.startIdx);
+}
+
 llvm::Error Observer::observeHistogram(llvm::ArrayRef<float> values,
                                        float batchMin, float batchMax) {
   int64_t bins = spec.getBins();
@@ -294,33 +341,21 @@ llvm::Error Observer::observeHistogram(llvm::ArrayRef<float> values,
   float combinedMin = std::min(batchMin, minVal);
   float combinedMax = std::max(batchMax, maxVal);
 
-  // _adjust_min_max, in float32.
   int64_t upsampleRate = spec.getUpsampleRate();
-  float histBinWidth =
-      (maxVal - minVal) / static_cast<float>(bins * upsampleRate);
-  float histSpan = static_cast<float>(bins) * histBinWidth;
-  float ratio = std::ceil((combinedMax - combinedMin) / histSpan);
-  if (!(ratio >= 1 && ratio < 1e9f))
+  std::optional<RangeAdjustment> adjusted = adjustMinMax(
+      minVal, maxVal, combinedMin, combinedMax, bins, upsampleRate);
+  if (!adjusted)
     return makeError(llvm::formatv(
         "histogram observer: cannot re-bin the range [{0}, {1}] onto "
-        "[{2}, {3}] (downsample rate {4})",
-        minVal, maxVal, combinedMin, combinedMax, ratio));
-  int64_t downsampleRate = static_cast<int64_t>(ratio);
-  float grown = static_cast<float>(downsampleRate) * histSpan;
-  float excess = grown - (combinedMax - combinedMin);
-  combinedMax = combinedMax + excess;
-  int64_t startIdx = static_cast<int64_t>(
-      std::nearbyint((minVal - combinedMin) / histBinWidth));
+        "[{2}, {3}]",
+        minVal, maxVal, combinedMin, combinedMax));
+  combinedMax = adjusted->combinedMax;
 
   std::vector<float> combined =
       histc(values, bins, combinedMin, combinedMax, batchMin, batchMax);
-  if (combinedMin == minVal && combinedMax == maxVal) {
-    for (int64_t i = 0; i < bins; ++i)
-      combined[i] = combined[i] + state.histogram[i];
-  } else {
-    combineHistograms(combined, state.histogram, upsampleRate, downsampleRate,
-                      startIdx);
-  }
+  addOldHistogram(combined, state.histogram,
+                  combinedMin == minVal && combinedMax == maxVal, upsampleRate,
+                  *adjusted);
   state.histogram = std::move(combined);
   minVal = combinedMin;
   maxVal = combinedMax;
@@ -702,30 +737,19 @@ llvm::Error Observer::mergeHistogram(const ObserverState &other) {
     }
   } else {
     int64_t upsampleRate = spec.getUpsampleRate();
-    float histBinWidth =
-        (maxVal - minVal) / static_cast<float>(bins * upsampleRate);
-    float histSpan = static_cast<float>(bins) * histBinWidth;
-    float ratio = std::ceil((combinedMax - combinedMin) / histSpan);
-    if (!(ratio >= 1 && ratio < 1e9f))
+    std::optional<RangeAdjustment> adjusted = adjustMinMax(
+        minVal, maxVal, combinedMin, combinedMax, bins, upsampleRate);
+    if (!adjusted)
       return makeError(llvm::formatv(
           "histogram observer: cannot merge the ranges [{0}, {1}] and "
           "[{2}, {3}]",
           minVal, maxVal, otherMin, otherMax));
-    int64_t downsampleRate = static_cast<int64_t>(ratio);
-    float grown = static_cast<float>(downsampleRate) * histSpan;
-    float excess = grown - (combinedMax - combinedMin);
-    combinedMax = combinedMax + excess;
-    int64_t startIdx = static_cast<int64_t>(
-        std::nearbyint((minVal - combinedMin) / histBinWidth));
+    combinedMax = adjusted->combinedMax;
     rebinOnto(incoming->histogram, otherMin, otherMax, combinedMin, combinedMax,
               merged);
-    if (combinedMin == minVal && combinedMax == maxVal) {
-      for (int64_t i = 0; i < bins; ++i)
-        merged[i] = merged[i] + self->histogram[i];
-    } else {
-      combineHistograms(merged, self->histogram, upsampleRate, downsampleRate,
-                        startIdx);
-    }
+    addOldHistogram(merged, self->histogram,
+                    combinedMin == minVal && combinedMax == maxVal,
+                    upsampleRate, *adjusted);
   }
   state.histogram = std::move(merged);
   state.minVals[0] = combinedMin;
