@@ -12,6 +12,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
 namespace arith {
 class ArithDialect;
 } // namespace arith

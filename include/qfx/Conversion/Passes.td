@@ -110,4 +110,67 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   ];
 }
 
+def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
+  let summary = "Lowers reference quantized patterns to int8 TOSA";
+  let description = [{
+    PyTorch's lowering of the reference model to quantized ops, as TOSA's
+    integer profile: each pattern `quant.dcast → op (or qfx.fused) →
+    quant.qcast` whose op the backend table supports becomes integer TOSA
+    that computes on the stored integers, and the qcast's result becomes a
+    `quant.scast` of its output.
+
+    - conv2d / depthwise_conv2d / matmul (a Linear's `qfx.fused "linear"`):
+      int8 operands with their zero points, int32 accumulation, the bias
+      quantized to int32 as `round(bias / (input_scale * weight_scale))`,
+      and a `tosa.rescale` by `input_scale * weight_scale / output_scale`
+      (per channel when the weights are); a fused ReLU / ReLU6 / Hardtanh
+      becomes an integer `tosa.clamp`.
+    - add / mul (with a fused ReLU): inputs rescaled to int32 (add: onto a
+      common scale with 20 fractional bits), the integer op, a rescale to the
+      output.
+    - max_pool2d / avg_pool2d / concat / reshape / transpose / slice: on the
+      integers, with a rescale where input and output qparams differ.
+    - sigmoid / tanh / clamp: a 256-entry `tosa.table` evaluated from the
+      input and output qparams.
+
+    TOSA's integer ops take signed int8: a `u8` value is carried as int8
+    shifted by -128 (`tosa.rescale` with `input_unsigned` where it enters,
+    `output_unsigned` where a `u8` result leaves), which changes no value.
+    Shape ops between a dequantize and a pattern (the reshapes around a
+    Linear) are replayed on the integers.
+
+    ```mlir
+    %x = quant.dcast %q : tensor<1x2x16x!quant.uniform<u8:f32, 0.04:63>> to tensor<1x2x16xf32>
+    %y = qfx.fused "linear"(%x, %w, %b) ...
+    %r = quant.qcast %y : tensor<1x2x8xf32> to tensor<1x2x8x!quant.uniform<u8:f32, 0.01:59>>
+    // becomes
+    %xi = tosa.rescale %qi ... {input_unsigned = true}     // u8 → int8 domain
+    %acc = tosa.matmul %xi, %wi, %xzp, %wzp : ... -> tensor<1x2x8xi32>
+    %sum = tosa.add %acc, %bias_i32 : ... -> tensor<1x2x8xi32>
+    %o = tosa.rescale %sum ... {per_channel = true}        // -> int8
+    %u = tosa.rescale %o ... {output_unsigned = true}      // -> u8
+    %r = quant.scast %u : tensor<1x2x8xi8> to tensor<1x2x8x!quant.uniform<u8:f32, 0.01:59>>
+    ```
+
+    Requantization rounds as `tosa.rescale` does (single rounding, half
+    away from zero after the 32-bit multiply), where PyTorch rounds a float
+    product half to even: results can differ by one step on ties.
+
+    A pattern that cannot be lowered stays in reference form, and a remark
+    on its op says why ("runs in float: ..."): no pattern in the backend
+    table, an operand that is not a dequantized value or a constant weight,
+    per-channel weight zero points, a requantization scale outside
+    `tosa.rescale`'s range, an output that is not quantized to 8 bits.
+  }];
+  let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
+           "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
+           "qnnpack, onednn, tosa): only its patterns are lowered">
+  ];
+  let dependentDialects = [
+    "::mlir::quant::QuantDialect",
+    "::mlir::tosa::TosaDialect"
+  ];
+}
+
 #endif // QFX_CONVERSION_PASSES_TD

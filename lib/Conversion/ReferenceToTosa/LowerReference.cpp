@@ -1,0 +1,1022 @@
+//===- LowerReference.cpp - Reference quantized patterns to int8 TOSA -----===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// qfx-lower: every `dq -> op -> q` pattern of the reference model that the
+// backend supports becomes integer TOSA on the stored integers. All integer
+// ops work in the "int8 domain": a u8 value q with zero point z is carried as
+// the int8 q - 128 with zero point z - 128, so TOSA's signed int8 ops apply.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Conversion/Passes.h"
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+#include "qfx/Numerics/Quantize.h"
+#include "qfx/Transforms/ConfigResolution.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Tosa/Utils/QuantUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXLOWERREFERENCE
+#include "qfx/Conversion/Passes.h.inc"
+} // namespace qfx
+
+using mlir::RankedTensorType;
+namespace quant = mlir::quant;
+namespace tosa = mlir::tosa;
+using namespace qfx;
+
+namespace {
+
+constexpr int64_t kInt8Min = -128;
+constexpr int64_t kInt8Max = 127;
+
+/// A lowered value, or why the pattern cannot be lowered (the reason goes
+/// into the "runs in float" remark).
+template <typename T>
+using Lowered = llvm::Expected<T>;
+
+llvm::Error unsupported(const llvm::Twine &reason) {
+  return llvm::createStringError(reason.str());
+}
+
+/// Per-tensor 8-bit quantization in the int8 domain.
+struct ActQuant {
+  double scale;
+  int64_t zeroPoint; // int8 domain
+  bool isUnsigned;   // the quantized type's storage is u8
+
+  bool sameAs(const ActQuant &other) const {
+    return scale == other.scale && zeroPoint == other.zeroPoint;
+  }
+};
+
+/// The per-tensor 8-bit full-range quantization of a tensor type, if it is
+/// one.
+std::optional<ActQuant> getActQuant(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return std::nullopt;
+  auto uniform =
+      llvm::dyn_cast<quant::UniformQuantizedType>(tensor.getElementType());
+  if (!uniform || uniform.getStorageTypeIntegralWidth() != 8)
+    return std::nullopt;
+  bool isSigned = uniform.isSigned();
+  int64_t fullMin = isSigned ? kInt8Min : 0, fullMax = isSigned ? kInt8Max : 255;
+  if (uniform.getStorageTypeMin() != fullMin ||
+      uniform.getStorageTypeMax() != fullMax)
+    return std::nullopt;
+  int64_t shift = isSigned ? 0 : 128;
+  return ActQuant{uniform.getScale(), uniform.getZeroPoint() - shift,
+                  !isSigned};
+}
+
+/// A quantized activation: an int8-domain tensor and its qparams.
+struct Act {
+  Value value;
+  ActQuant quant;
+};
+
+/// A quantized constant (a weight) in the int8 domain: its values and, per
+/// element, the index of its (scale, zero point).
+struct QConst {
+  SmallVector<int64_t> shape;
+  std::vector<int32_t> values;
+  std::vector<uint32_t> group;
+  SmallVector<std::pair<double, int64_t>> params;
+};
+
+/// A weight's per-output-channel scales and its one zero point.
+struct ChannelQuant {
+  SmallVector<double> scales;
+  int64_t zeroPoint;
+};
+
+RankedTensorType withElement(Type type, Type element) {
+  return llvm::cast<RankedTensorType>(type).clone(element);
+}
+
+/// The float values of a constant (through reshapes), if `value` is one.
+std::optional<std::vector<double>> getFloatConstant(Value value) {
+  while (auto reshape = value.getDefiningOp<tosa::ReshapeOp>())
+    value = reshape.getInput1();
+  mlir::DenseFPElementsAttr elements;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&elements)))
+    return std::nullopt;
+  std::vector<double> values;
+  for (const llvm::APFloat &v : elements.getValues<llvm::APFloat>())
+    values.push_back(v.convertToDouble());
+  return values;
+}
+
+/// True for ops that move elements without changing them: they run on the
+/// integers as they are.
+bool isDataMovement(Operation *op) {
+  return llvm::isa<tosa::ReshapeOp, tosa::TransposeOp, tosa::SliceOp,
+                   tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(op);
+}
+
+/// The ops of a pattern: the op itself, or a qfx.fused op's body (constants
+/// left out), with the body's block arguments standing for the fused
+/// operands.
+struct PatternBody {
+  Operation *root;
+  SmallVector<Operation *, 4> ops;
+  mlir::IRMapping outside;
+
+  explicit PatternBody(Operation *root) : root(root) {
+    auto fused = llvm::dyn_cast<FusedOp>(root);
+    if (!fused) {
+      ops.push_back(root);
+      return;
+    }
+    Block &body = fused.getBody().front();
+    for (auto [arg, input] : llvm::zip(body.getArguments(), fused.getInputs()))
+      outside.map(arg, input);
+    for (Operation &op : body.without_terminator())
+      if (!op.hasTrait<mlir::OpTrait::ConstantLike>())
+        ops.push_back(&op);
+  }
+
+  /// `value` as seen outside the pattern.
+  Value external(Value value) const { return outside.lookupOrDefault(value); }
+};
+
+class Lowering {
+public:
+  Lowering(mlir::func::FuncOp func) : func(func) {}
+
+  /// Lowers the pattern rooted at `root` (one op or a qfx.fused op).
+  llvm::Error lowerPattern(Operation *root);
+
+  /// True if `root` consumes a dequantized value (through data movement).
+  static bool consumesQuantized(Operation *root);
+
+private:
+  // Values.
+  Lowered<Act> getAct(Value floatValue);
+  Lowered<QConst> getQConst(Value floatValue);
+  Lowered<ChannelQuant>
+  getChannelQuant(const QConst &weight, int64_t channels,
+                  const std::function<int64_t(int64_t)> &channelOf);
+  Value int8Constant(OpBuilder &b, Location loc, const QConst &weight,
+                     ArrayRef<int64_t> shape);
+
+  // Building blocks.
+  Value zeroPoint(OpBuilder &b, Location loc, Type element, int64_t zp);
+  Lowered<Value> rescale(OpBuilder &b, Location loc, Value input,
+                         ArrayRef<double> scales, int64_t inputZp,
+                         int64_t outputZp, Type outputElement,
+                         bool inputUnsigned = false,
+                         bool outputUnsigned = false);
+  Lowered<Value> requantize(OpBuilder &b, Location loc, Act act,
+                            const ActQuant &out);
+  Lowered<std::pair<int64_t, int64_t>>
+  getClampRange(ArrayRef<Operation *> ops, const ActQuant &out);
+  Value clamp(OpBuilder &b, Location loc, Value value,
+              std::pair<int64_t, int64_t> range);
+
+  // Patterns; each returns the int8-domain output.
+  Lowered<Value> lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out);
+  Lowered<Value> lowerAddOrMul(OpBuilder &b, PatternBody &body,
+                               const ActQuant &out);
+  Lowered<Value> lowerPool(OpBuilder &b, PatternBody &body,
+                           const ActQuant &out);
+  Lowered<Value> averageWithoutPadding(OpBuilder &b, Location loc,
+                                       tosa::AvgPool2dOp avg, const Act &input,
+                                       const ActQuant &out);
+  Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,
+                             const ActQuant &out);
+  Lowered<Value> lowerTable(OpBuilder &b, PatternBody &body,
+                            const ActQuant &out);
+  Lowered<Value> lowerDataMovement(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out);
+
+  mlir::func::FuncOp func;
+  /// Int8-domain values of quantized values (a quant.qcast's replacement or
+  /// a quantized value already converted) and of float values replayed on
+  /// integers (data movement after a dequantize).
+  llvm::DenseMap<Value, Act> acts;
+};
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+Lowered<Act> Lowering::getAct(Value floatValue) {
+  if (auto it = acts.find(floatValue); it != acts.end())
+    return it->second;
+  Operation *def = floatValue.getDefiningOp();
+  if (auto dcast = llvm::dyn_cast_or_null<quant::DequantizeCastOp>(def)) {
+    Value quantized = dcast.getInput();
+    if (auto it = acts.find(quantized); it != acts.end())
+      return it->second;
+    std::optional<ActQuant> quant = getActQuant(quantized.getType());
+    if (!quant)
+      return unsupported("an input is not quantized per tensor to 8 bits");
+    OpBuilder b(def);
+    Location loc = def->getLoc();
+    auto storageType = withElement(quantized.getType(), b.getIntegerType(8));
+    Value value =
+        quant::StorageCastOp::create(b, loc, storageType, quantized);
+    if (quant->isUnsigned) {
+      Lowered<Value> shifted = rescale(b, loc, value, {1.0},
+                                       quant->zeroPoint + 128,
+                                       quant->zeroPoint, b.getIntegerType(8),
+                                       /*inputUnsigned=*/true);
+      if (!shifted)
+        return shifted.takeError();
+      value = *shifted;
+    }
+    Act act{value, *quant};
+    acts[quantized] = act;
+    return act;
+  }
+  if (def && isDataMovement(def)) {
+    Lowered<Act> input = getAct(def->getOperand(0));
+    if (!input)
+      return input.takeError();
+    OpBuilder b(def);
+    mlir::IRMapping mapping;
+    mapping.map(def->getOperand(0), input->value);
+    Operation *replay = b.clone(*def, mapping);
+    replay->getResult(0).setType(
+        withElement(floatValue.getType(), b.getIntegerType(8)));
+    Act act{replay->getResult(0), input->quant};
+    acts[floatValue] = act;
+    return act;
+  }
+  return unsupported("an input is not a dequantized value");
+}
+
+Lowered<QConst> Lowering::getQConst(Value floatValue) {
+  Operation *def = floatValue.getDefiningOp();
+  if (auto reshape = llvm::dyn_cast_or_null<tosa::ReshapeOp>(def)) {
+    Lowered<QConst> input = getQConst(reshape.getInput1());
+    if (input)
+      input->shape = llvm::to_vector(reshape.getType().getShape());
+    return input;
+  }
+  if (auto transpose = llvm::dyn_cast_or_null<tosa::TransposeOp>(def)) {
+    Lowered<QConst> input = getQConst(transpose.getInput1());
+    if (!input)
+      return input;
+    ArrayRef<int32_t> perms = transpose.getPerms();
+    SmallVector<int64_t> inShape = input->shape, outShape;
+    for (int32_t p : perms)
+      outShape.push_back(inShape[p]);
+    SmallVector<int64_t> inStrides(inShape.size(), 1);
+    for (int64_t d = static_cast<int64_t>(inShape.size()) - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+    QConst out{outShape, {}, {}, input->params};
+    out.values.reserve(input->values.size());
+    SmallVector<int64_t> index(outShape.size(), 0);
+    for (size_t n = 0; n < input->values.size(); ++n) {
+      int64_t source = 0;
+      for (size_t d = 0; d < perms.size(); ++d)
+        source += index[d] * inStrides[perms[d]];
+      out.values.push_back(input->values[source]);
+      out.group.push_back(input->group[source]);
+      for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+        if (++index[d] < outShape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return out;
+  }
+  auto dcast = llvm::dyn_cast_or_null<quant::DequantizeCastOp>(def);
+  if (!dcast)
+    return unsupported("the weight is not a quantized constant");
+  auto type = llvm::cast<RankedTensorType>(dcast.getInput().getType());
+  auto element = llvm::cast<quant::QuantizedType>(type.getElementType());
+  if (element.getStorageTypeIntegralWidth() != 8)
+    return unsupported("the weight is not quantized to 8 bits");
+  int64_t shift = element.isSigned() ? 0 : 128;
+  QConst weight;
+  weight.shape = llvm::to_vector(type.getShape());
+  int64_t size = type.getNumElements();
+
+  // Per element: which parameters.
+  weight.group.assign(size, 0);
+  if (auto uniform = llvm::dyn_cast<quant::UniformQuantizedType>(element)) {
+    weight.params.push_back(
+        {uniform.getScale(), uniform.getZeroPoint() - shift});
+  } else if (auto perAxis =
+                 llvm::dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
+    int64_t axis = perAxis.getQuantizedDimension();
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+    int64_t channels = type.getDimSize(axis);
+    for (auto [s, z] :
+         llvm::zip(perAxis.getScales(), perAxis.getZeroPoints()))
+      weight.params.push_back({s, z - shift});
+    for (int64_t n = 0; n < size; ++n)
+      weight.group[n] = (n / inner) % channels;
+  } else {
+    return unsupported("the weight's quantized type is not uniform");
+  }
+
+  // The stored integers: an integer constant cast to the quantized type, or a
+  // float constant quantized now.
+  weight.values.reserve(size);
+  Value stored = dcast.getInput();
+  mlir::DenseElementsAttr elements;
+  if (auto scast = stored.getDefiningOp<quant::StorageCastOp>();
+      scast && mlir::matchPattern(scast.getInput(), mlir::m_Constant(&elements)) &&
+      llvm::isa<mlir::IntegerType>(elements.getElementType())) {
+    for (const llvm::APInt &v : elements.getValues<llvm::APInt>())
+      weight.values.push_back(static_cast<int32_t>(
+          (element.isSigned() ? v.getSExtValue()
+                              : static_cast<int64_t>(v.getZExtValue())) -
+          shift));
+    return weight;
+  }
+  auto qcast = stored.getDefiningOp<quant::QuantizeCastOp>();
+  std::optional<std::vector<double>> floats;
+  if (qcast)
+    floats = getFloatConstant(qcast.getInput());
+  if (!floats)
+    return unsupported("the weight is not a quantized constant");
+  QuantRange range{element.getStorageTypeMin(), element.getStorageTypeMax()};
+  for (int64_t n = 0; n < size; ++n) {
+    auto [scale, zp] = weight.params[weight.group[n]];
+    weight.values.push_back(static_cast<int32_t>(
+        quantizeValue(static_cast<float>((*floats)[n]), scale, zp + shift,
+                      range) -
+        shift));
+  }
+  return weight;
+}
+
+Lowered<ChannelQuant> Lowering::getChannelQuant(
+    const QConst &weight, int64_t channels,
+    const std::function<int64_t(int64_t)> &channelOf) {
+  SmallVector<std::optional<size_t>> groupOf(channels);
+  for (size_t n = 0; n < weight.values.size(); ++n) {
+    std::optional<size_t> &g = groupOf[channelOf(n)];
+    if (!g)
+      g = weight.group[n];
+    else if (weight.params[*g] != weight.params[weight.group[n]])
+      return unsupported("the weight is quantized along an axis other than "
+                         "its output channels");
+  }
+  ChannelQuant result;
+  result.zeroPoint = weight.params[groupOf[0].value_or(0)].second;
+  for (const std::optional<size_t> &g : groupOf) {
+    auto [scale, zp] = weight.params[g.value_or(0)];
+    if (zp != result.zeroPoint)
+      return unsupported("the weight's zero points differ between channels; "
+                         "TOSA takes one weight zero point");
+    result.scales.push_back(scale);
+  }
+  if (llvm::all_equal(result.scales))
+    result.scales.resize(1);
+  return result;
+}
+
+Value Lowering::int8Constant(OpBuilder &b, Location loc, const QConst &weight,
+                             ArrayRef<int64_t> shape) {
+  SmallVector<int8_t> values(weight.values.begin(), weight.values.end());
+  auto type = RankedTensorType::get(shape, b.getIntegerType(8));
+  auto attr = mlir::DenseElementsAttr::get(type, ArrayRef<int8_t>(values));
+  return tosa::ConstOp::create(b, loc, type, attr);
+}
+
+//===----------------------------------------------------------------------===//
+// Building blocks
+//===----------------------------------------------------------------------===//
+
+Value Lowering::zeroPoint(OpBuilder &b, Location loc, Type element,
+                          int64_t zp) {
+  return *tosa::createZeroPointTensor(b, loc, element, zp);
+}
+
+template <typename T>
+Value constant1D(OpBuilder &b, Location loc, ArrayRef<T> values,
+                 unsigned width) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getIntegerType(width));
+  return tosa::ConstOp::create(b, loc, type,
+                               mlir::DenseElementsAttr::get(type, values));
+}
+
+Lowered<Value> Lowering::rescale(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<double> scales, int64_t inputZp,
+                                 int64_t outputZp, Type outputElement,
+                                 bool inputUnsigned, bool outputUnsigned) {
+  SmallVector<int32_t> multipliers;
+  SmallVector<int8_t> shifts;
+  for (double scale : scales) {
+    int32_t multiplier = 0, shift = 0;
+    if (!(scale > 0) ||
+        !tosa::computeMultiplierAndShift(scale, multiplier, shift, 32) ||
+        shift < 2 || shift > 62)
+      return unsupported("the requantization scale " +
+                         llvm::formatv("{0:e}", scale).str() +
+                         " is outside tosa.rescale's range");
+    multipliers.push_back(multiplier);
+    shifts.push_back(static_cast<int8_t>(shift));
+  }
+  Type inputElement = mlir::getElementTypeOrSelf(input.getType());
+  Value result = tosa::RescaleOp::create(
+      b, loc, withElement(input.getType(), outputElement), input,
+      constant1D<int32_t>(b, loc, multipliers, 32),
+      constant1D<int8_t>(b, loc, shifts, 8),
+      zeroPoint(b, loc, inputElement, inputZp),
+      zeroPoint(b, loc, outputElement, outputZp), /*scale32=*/true,
+      tosa::RoundingMode::SINGLE_ROUND, /*per_channel=*/scales.size() > 1,
+      inputUnsigned, outputUnsigned);
+  return result;
+}
+
+Lowered<Value> Lowering::requantize(OpBuilder &b, Location loc, Act act,
+                                    const ActQuant &out) {
+  if (act.quant.sameAs(out))
+    return act.value;
+  return rescale(b, loc, act.value, {act.quant.scale / out.scale},
+                 act.quant.zeroPoint, out.zeroPoint, b.getIntegerType(8));
+}
+
+/// Quantizes a float bound to the int8 domain, saturating.
+int64_t quantizeBound(double value, const ActQuant &out) {
+  double q = std::nearbyint(value / out.scale) + out.zeroPoint;
+  return static_cast<int64_t>(
+      std::clamp(q, static_cast<double>(kInt8Min),
+                 static_cast<double>(kInt8Max)));
+}
+
+Lowered<std::pair<int64_t, int64_t>>
+Lowering::getClampRange(ArrayRef<Operation *> ops, const ActQuant &out) {
+  std::pair<int64_t, int64_t> range{kInt8Min, kInt8Max};
+  for (Operation *op : ops) {
+    auto clampOp = llvm::dyn_cast<tosa::ClampOp>(op);
+    if (!clampOp)
+      return unsupported("'" + op->getName().getStringRef() +
+                         "' after the pattern's main op is not supported");
+    auto lo = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMinValAttr());
+    auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
+    if (!lo || !hi)
+      return unsupported("a clamp without float bounds");
+    range.first = std::max(range.first, quantizeBound(lo.getValueAsDouble(), out));
+    range.second = std::min(range.second, quantizeBound(hi.getValueAsDouble(), out));
+  }
+  return range;
+}
+
+Value Lowering::clamp(OpBuilder &b, Location loc, Value value,
+                      std::pair<int64_t, int64_t> range) {
+  if (range.first == kInt8Min && range.second == kInt8Max)
+    return value;
+  return tosa::ClampOp::create(
+      b, loc, value.getType(), value,
+      b.getIntegerAttr(b.getIntegerType(8), range.first),
+      b.getIntegerAttr(b.getIntegerType(8), range.second));
+}
+
+/// Checks that each op of `ops` consumes the result of the previous one.
+llvm::Error checkChain(ArrayRef<Operation *> ops) {
+  for (size_t i = 1; i < ops.size(); ++i)
+    if (!llvm::is_contained(ops[i]->getOperands(), ops[i - 1]->getResult(0)))
+      return unsupported("the pattern's ops are not a chain");
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
+                                           const ActQuant &out) {
+  Operation *main = body.ops.front();
+  Location loc = body.root->getLoc();
+  ArrayRef<Operation *> tail = ArrayRef(body.ops).drop_front();
+  if (llvm::Error e = checkChain(body.ops))
+    return std::move(e);
+
+  Lowered<Act> input = getAct(body.external(main->getOperand(0)));
+  if (!input)
+    return input.takeError();
+  auto resultType = llvm::cast<RankedTensorType>(main->getResult(0).getType());
+  int64_t channels = resultType.getShape().back();
+
+  // The weight, and which output channel each of its elements feeds.
+  Value weightValue = body.external(main->getOperand(1));
+  std::function<int64_t(int64_t)> channelOf;
+  auto weightType = llvm::cast<RankedTensorType>(weightValue.getType());
+  ArrayRef<int64_t> ws = weightType.getShape();
+  if (llvm::isa<tosa::Conv2DOp>(main)) {
+    int64_t perChannel = weightType.getNumElements() / ws[0];
+    channelOf = [perChannel](int64_t n) { return n / perChannel; };
+  } else { // depthwise [KH, KW, C, M] and matmul [B, K, N]: the last dims
+    int64_t inner = llvm::isa<tosa::DepthwiseConv2DOp>(main) ? ws[2] * ws[3]
+                                                             : ws.back();
+    channelOf = [inner](int64_t n) { return n % inner; };
+  }
+
+  Value rhs;
+  ChannelQuant weightQuant;
+  Lowered<QConst> weight = getQConst(weightValue);
+  if (weight) {
+    Lowered<ChannelQuant> cq = getChannelQuant(*weight, channels, channelOf);
+    if (!cq)
+      return cq.takeError();
+    weightQuant = *cq;
+    rhs = int8Constant(b, loc, *weight, ws);
+  } else if (llvm::isa<tosa::MatMulOp>(main)) {
+    llvm::consumeError(weight.takeError());
+    Lowered<Act> other = getAct(weightValue); // activation x activation
+    if (!other)
+      return other.takeError();
+    rhs = other->value;
+    weightQuant = {{other->quant.scale}, other->quant.zeroPoint};
+  } else {
+    return weight.takeError();
+  }
+
+  // The bias: a conv's third operand, or the constant a Linear adds.
+  std::optional<std::vector<double>> bias;
+  if (!llvm::isa<tosa::MatMulOp>(main)) {
+    bias = getFloatConstant(body.external(main->getOperand(2)));
+    if (!bias)
+      return unsupported("the bias is not a float constant");
+  } else if (!tail.empty() && llvm::isa<tosa::AddOp>(tail.front())) {
+    Operation *add = tail.front();
+    Value other = add->getOperand(0) == main->getResult(0) ? add->getOperand(1)
+                                                           : add->getOperand(0);
+    bias = getFloatConstant(body.external(other));
+    if (!bias)
+      return unsupported("the matmul's addend is not a float constant");
+    tail = tail.drop_front();
+  }
+  auto scaleOf = [&](int64_t c) {
+    return weightQuant.scales[weightQuant.scales.size() == 1 ? 0 : c];
+  };
+  if (bias && bias->size() != 1 && bias->size() != static_cast<size_t>(channels))
+    return unsupported("the bias has neither 1 nor one value per channel");
+  auto biasOf = [&](int64_t c) {
+    return (*bias)[bias->size() == 1 ? 0 : c] /
+           (input->quant.scale * scaleOf(c));
+  };
+
+  // The bias keeps `fractionBits` fractional bits (PyTorch adds it in float):
+  // as many of up to 8 as the accumulator's bound leaves room for in int32.
+  int fractionBits = 0;
+  if (bias && weight) {
+    SmallVector<double> absSum(channels, 0);
+    for (size_t n = 0; n < weight->values.size(); ++n)
+      absSum[channelOf(n)] +=
+          std::abs(weight->values[n] - weightQuant.zeroPoint);
+    double bound = 0;
+    for (int64_t c = 0; c < channels; ++c)
+      bound = std::max(bound, 255 * absSum[c] + std::abs(biasOf(c)) + 1);
+    while (fractionBits < 8 && bound * (1 << (fractionBits + 1)) < 0x7fffffff)
+      ++fractionBits;
+  }
+  SmallVector<int32_t> biasInt(channels, 0);
+  for (int64_t c = 0; bias && c < channels; ++c) {
+    double q = std::nearbyint(biasOf(c) * (1 << fractionBits));
+    if (!(std::abs(q) <= std::numeric_limits<int32_t>::max()))
+      return unsupported("the quantized bias does not fit in int32");
+    biasInt[c] = static_cast<int32_t>(q);
+  }
+
+  Lowered<std::pair<int64_t, int64_t>> range = getClampRange(tail, out);
+  if (!range)
+    return range.takeError();
+
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  auto accType = withElement(resultType, i32);
+  Value inputZp = zeroPoint(b, loc, i8, input->quant.zeroPoint);
+  Value weightZp = zeroPoint(b, loc, i8, weightQuant.zeroPoint);
+  // A convolution adds a whole-number bias itself.
+  bool biasInConv = !llvm::isa<tosa::MatMulOp>(main) && fractionBits == 0;
+  Value convBias = constant1D<int32_t>(
+      b, loc, biasInConv ? biasInt : SmallVector<int32_t>(channels, 0), 32);
+  Value acc;
+  if (auto conv = llvm::dyn_cast<tosa::Conv2DOp>(main)) {
+    acc = tosa::Conv2DOp::create(b, loc, accType, input->value, rhs, convBias,
+                                 inputZp, weightZp, conv.getPad(),
+                                 conv.getStride(), conv.getDilation(), i32);
+  } else if (auto conv = llvm::dyn_cast<tosa::DepthwiseConv2DOp>(main)) {
+    acc = tosa::DepthwiseConv2DOp::create(
+        b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
+        conv.getPad(), conv.getStride(), conv.getDilation(), i32);
+  } else {
+    acc = tosa::MatMulOp::create(b, loc, accType, input->value, rhs, inputZp,
+                                 weightZp);
+  }
+  if (bias && !biasInConv) {
+    SmallVector<int64_t> shape(accType.getRank(), 1);
+    if (fractionBits > 0) {
+      auto type = RankedTensorType::get(shape, i32);
+      Value factor = tosa::ConstOp::create(
+          b, loc, type,
+          mlir::DenseElementsAttr::get(type, int32_t{1} << fractionBits));
+      Value noShift = tosa::ConstOp::create(
+          b, loc, RankedTensorType::get({1}, i8),
+          mlir::DenseElementsAttr::get(RankedTensorType::get({1}, i8),
+                                       ArrayRef<int8_t>{0}));
+      acc = tosa::MulOp::create(b, loc, accType, acc, factor, noShift);
+    }
+    shape.back() = channels;
+    auto type = RankedTensorType::get(shape, i32);
+    Value biasConst = tosa::ConstOp::create(
+        b, loc, type,
+        mlir::DenseElementsAttr::get(type, ArrayRef<int32_t>(biasInt)));
+    acc = tosa::AddOp::create(b, loc, accType, acc, biasConst);
+  }
+
+  SmallVector<double> scales;
+  for (size_t c = 0; c < weightQuant.scales.size(); ++c)
+    scales.push_back(input->quant.scale * weightQuant.scales[c] /
+                     (out.scale * (1 << fractionBits)));
+  Lowered<Value> result =
+      rescale(b, loc, acc, scales, 0, out.zeroPoint, i8);
+  if (!result)
+    return result.takeError();
+  return clamp(b, loc, *result, *range);
+}
+
+Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
+                                       const ActQuant &out) {
+  Operation *main = body.ops.front();
+  Location loc = body.root->getLoc();
+  if (llvm::Error e = checkChain(body.ops))
+    return std::move(e);
+  Lowered<Act> lhs = getAct(body.external(main->getOperand(0)));
+  if (!lhs)
+    return lhs.takeError();
+  Lowered<Act> rhs = getAct(body.external(main->getOperand(1)));
+  if (!rhs)
+    return rhs.takeError();
+  Lowered<std::pair<int64_t, int64_t>> range =
+      getClampRange(ArrayRef(body.ops).drop_front(), out);
+  if (!range)
+    return range.takeError();
+
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  auto resultType = withElement(main->getResult(0).getType(), i32);
+  bool isMul = llvm::isa<tosa::MulOp>(main);
+  // add: both onto twice the larger scale with 20 fractional bits (TFLite's
+  // scheme for 8-bit inputs); mul: the zero points removed.
+  constexpr double kFraction = 1 << 20;
+  double common = 2 * std::max(lhs->quant.scale, rhs->quant.scale);
+  auto widen = [&](const Act &a) {
+    double scale = isMul ? 1.0 : a.quant.scale / common * kFraction;
+    return rescale(b, loc, a.value, {scale}, a.quant.zeroPoint, 0, i32);
+  };
+  Lowered<Value> l = widen(*lhs);
+  if (!l)
+    return l.takeError();
+  Lowered<Value> r = widen(*rhs);
+  if (!r)
+    return r.takeError();
+  Value combined;
+  double scale;
+  if (isMul) {
+    Value shift = tosa::ConstOp::create(
+        b, loc, RankedTensorType::get({1}, i8),
+        mlir::DenseElementsAttr::get(RankedTensorType::get({1}, i8),
+                                     ArrayRef<int8_t>{0}));
+    combined = tosa::MulOp::create(b, loc, resultType, *l, *r, shift);
+    scale = lhs->quant.scale * rhs->quant.scale / out.scale;
+  } else {
+    combined = tosa::AddOp::create(b, loc, resultType, *l, *r);
+    scale = common / (kFraction * out.scale);
+  }
+  Lowered<Value> result = rescale(b, loc, combined, {scale}, 0, out.zeroPoint, i8);
+  if (!result)
+    return result.takeError();
+  return clamp(b, loc, *result, *range);
+}
+
+Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out) {
+  Operation *main = body.ops.front();
+  Location loc = body.root->getLoc();
+  if (body.ops.size() != 1)
+    return unsupported("a fused pool is not supported");
+  Lowered<Act> input = getAct(body.external(main->getOperand(0)));
+  if (!input)
+    return input.takeError();
+  auto type = withElement(main->getResult(0).getType(), b.getIntegerType(8));
+  if (auto pool = llvm::dyn_cast<tosa::MaxPool2dOp>(main)) {
+    Value pooled = tosa::MaxPool2dOp::create(b, loc, type, input->value,
+                                             pool.getKernel(),
+                                             pool.getStride(), pool.getPad());
+    return requantize(b, loc, Act{pooled, input->quant}, out);
+  }
+  auto avg = llvm::cast<tosa::AvgPool2dOp>(main);
+  if (llvm::any_of(avg.getPad(), [](int64_t p) { return p != 0; })) {
+    // The count varies at the borders: TOSA's average (which rounds ties
+    // up, where PyTorch rounds them to even).
+    Value zp = zeroPoint(b, loc, b.getIntegerType(8), input->quant.zeroPoint);
+    Value pooled = tosa::AvgPool2dOp::create(
+        b, loc, type, input->value, zp, zp, avg.getKernelAttr(),
+        avg.getStrideAttr(), avg.getPadAttr(),
+        mlir::TypeAttr::get(b.getIntegerType(32)));
+    return requantize(b, loc, Act{pooled, input->quant}, out);
+  }
+  return averageWithoutPadding(b, loc, avg, *input, out);
+}
+
+/// A rank-4 int32 splat to broadcast against NHWC tensors.
+Value splat4D(OpBuilder &b, Location loc, int32_t value) {
+  auto type = RankedTensorType::get({1, 1, 1, 1}, b.getIntegerType(32));
+  return tosa::ConstOp::create(b, loc, type,
+                               mlir::DenseElementsAttr::get(type, value));
+}
+
+Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
+                                               tosa::AvgPool2dOp avg,
+                                               const Act &input,
+                                               const ActQuant &out) {
+  // The window sums of x - zero point: a depthwise convolution with ones.
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  ArrayRef<int64_t> kernel = avg.getKernel();
+  int64_t channels =
+      llvm::cast<RankedTensorType>(input.value.getType()).getShape().back();
+  auto onesType =
+      RankedTensorType::get({kernel[0], kernel[1], channels, 1}, i8);
+  Value ones = tosa::ConstOp::create(
+      b, loc, onesType,
+      mlir::DenseElementsAttr::get(onesType, b.getIntegerAttr(i8, 1)));
+  SmallVector<int32_t> zeros(channels, 0);
+  auto sumType = withElement(avg.getType(), i32);
+  Value sum = tosa::DepthwiseConv2DOp::create(
+      b, loc, sumType, input.value, ones,
+      constant1D<int32_t>(b, loc, zeros, 32),
+      zeroPoint(b, loc, i8, input.quant.zeroPoint), zeroPoint(b, loc, i8, 0),
+      avg.getPad(), avg.getStride(), ArrayRef<int64_t>{1, 1}, i32);
+  int64_t count = kernel[0] * kernel[1];
+  if (input.quant.scale != out.scale)
+    return rescale(b, loc, sum, {input.quant.scale / (count * out.scale)}, 0,
+                   out.zeroPoint, i8);
+
+  // Same scale: sum / count rounded half to even, as PyTorch does, exactly.
+  // With s = sum + 256 * count > 0 (|x - zp| <= 255), num = 2s + count and
+  // q = num / (2 count) is s / count rounded half up; on a tie
+  // (q * 2 count == num) an odd q is one too high.
+  Value shift = tosa::ConstOp::create(
+      b, loc, RankedTensorType::get({1}, i8),
+      mlir::DenseElementsAttr::get(RankedTensorType::get({1}, i8),
+                                   ArrayRef<int8_t>{0}));
+  auto i32Const = [&](int64_t v) {
+    return splat4D(b, loc, static_cast<int32_t>(v));
+  };
+  Value twice = tosa::AddOp::create(b, loc, sumType, sum, sum);
+  Value num = tosa::AddOp::create(b, loc, sumType, twice, i32Const(513 * count));
+  Value q = tosa::IntDivOp::create(b, loc, sumType, num, i32Const(2 * count));
+  Value back =
+      tosa::MulOp::create(b, loc, sumType, q, i32Const(2 * count), shift);
+  Value tie = tosa::EqualOp::create(b, loc, withElement(sumType, b.getI1Type()),
+                                    back, num);
+  Value odd = tosa::BitwiseAndOp::create(b, loc, sumType, q, i32Const(1));
+  Value down = tosa::SelectOp::create(b, loc, sumType, tie, odd, i32Const(0));
+  Value rounded = tosa::SubOp::create(
+      b, loc, sumType, tosa::SubOp::create(b, loc, sumType, q, down),
+      i32Const(256));
+  return rescale(b, loc, rounded, {1.0}, 0, out.zeroPoint, i8);
+}
+
+Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
+                                     const ActQuant &out) {
+  auto concat = llvm::cast<tosa::ConcatOp>(body.ops.front());
+  if (body.ops.size() != 1)
+    return unsupported("a fused concat is not supported");
+  Location loc = body.root->getLoc();
+  SmallVector<Value> inputs;
+  for (Value operand : concat.getInput1()) {
+    Lowered<Act> input = getAct(body.external(operand));
+    if (!input)
+      return input.takeError();
+    Lowered<Value> value = requantize(b, loc, *input, out);
+    if (!value)
+      return value.takeError();
+    inputs.push_back(*value);
+  }
+  return tosa::ConcatOp::create(
+      b, loc, withElement(concat.getType(), b.getIntegerType(8)), inputs,
+      concat.getAxisAttr());
+}
+
+/// The float function a table-lowered op computes, if it is one.
+std::optional<std::function<float(float)>> getUnaryFunction(Operation *op) {
+  if (llvm::isa<tosa::SigmoidOp>(op))
+    return [](float x) { return 1.0f / (1.0f + std::exp(-x)); };
+  if (llvm::isa<tosa::TanhOp>(op))
+    return [](float x) { return std::tanh(x); };
+  if (auto clampOp = llvm::dyn_cast<tosa::ClampOp>(op)) {
+    auto lo = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMinValAttr());
+    auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
+    if (!lo || !hi)
+      return std::nullopt;
+    float l = static_cast<float>(lo.getValueAsDouble());
+    float h = static_cast<float>(hi.getValueAsDouble());
+    return [l, h](float x) { return std::min(std::max(x, l), h); };
+  }
+  return std::nullopt;
+}
+
+Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
+                                    const ActQuant &out) {
+  if (llvm::Error e = checkChain(body.ops))
+    return std::move(e);
+  Location loc = body.root->getLoc();
+  Lowered<Act> input = getAct(body.external(body.ops.front()->getOperand(0)));
+  if (!input)
+    return input.takeError();
+  SmallVector<std::function<float(float)>> functions;
+  for (Operation *op : body.ops) {
+    std::optional<std::function<float(float)>> f = getUnaryFunction(op);
+    if (!f)
+      return unsupported("'" + op->getName().getStringRef() +
+                         "' has no table lowering");
+    functions.push_back(*f);
+  }
+  // Entry i is the output for the int8-domain input i - 128: dequantize as
+  // PyTorch does, apply the float ops, quantize to the output.
+  int64_t outShift = out.isUnsigned ? 128 : 0;
+  QuantRange storage{kInt8Min + outShift, kInt8Max + outShift};
+  SmallVector<int8_t> table;
+  for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
+    float x = dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
+    for (const auto &f : functions)
+      x = f(x);
+    table.push_back(static_cast<int8_t>(
+        quantizeValue(x, out.scale, out.zeroPoint + outShift, storage) -
+        outShift));
+  }
+  Value tableConst = constant1D<int8_t>(b, loc, table, 8);
+  return tosa::TableOp::create(
+      b, loc, input->value.getType(), input->value, tableConst);
+}
+
+Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
+                                           const ActQuant &out) {
+  if (body.ops.size() != 1)
+    return unsupported("a fused data-movement op is not supported");
+  Lowered<Act> moved = getAct(body.ops.front()->getResult(0));
+  if (!moved)
+    return moved.takeError();
+  return requantize(b, body.root->getLoc(), *moved, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+/// The single 8-bit per-tensor quantization all users of `value` apply.
+Lowered<ActQuant> getOutputQuant(Value value) {
+  if (value.use_empty())
+    return unsupported("its result is unused");
+  std::optional<Type> type;
+  for (Operation *user : value.getUsers()) {
+    auto qcast = llvm::dyn_cast<quant::QuantizeCastOp>(user);
+    if (!qcast)
+      return unsupported("its result is used as a float");
+    if (type && *type != qcast.getType())
+      return unsupported("its result is quantized to different types");
+    type = qcast.getType();
+  }
+  std::optional<ActQuant> quant = getActQuant(*type);
+  if (!quant)
+    return unsupported("its output is not quantized per tensor to 8 bits");
+  return *quant;
+}
+
+llvm::Error Lowering::lowerPattern(Operation *root) {
+  if (root->getNumResults() != 1)
+    return unsupported("the pattern has more than one result");
+  Lowered<ActQuant> out = getOutputQuant(root->getResult(0));
+  if (!out)
+    return out.takeError();
+  PatternBody body(root);
+  if (body.ops.empty())
+    return unsupported("the pattern is empty");
+  Operation *main = body.ops.front();
+  OpBuilder b(root);
+  Lowered<Value> result = [&]() -> Lowered<Value> {
+    if (llvm::isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>(
+            main))
+      return lowerConvOrMatmul(b, body, *out);
+    if (llvm::isa<tosa::AddOp, tosa::MulOp>(main))
+      return lowerAddOrMul(b, body, *out);
+    if (llvm::isa<tosa::MaxPool2dOp, tosa::AvgPool2dOp>(main))
+      return lowerPool(b, body, *out);
+    if (llvm::isa<tosa::ConcatOp>(main))
+      return lowerConcat(b, body, *out);
+    if (getUnaryFunction(main))
+      return lowerTable(b, body, *out);
+    if (isDataMovement(main))
+      return lowerDataMovement(b, body, *out);
+    return unsupported("'" + main->getName().getStringRef() +
+                       "' has no int8 lowering");
+  }();
+  if (!result)
+    return result.takeError();
+
+  // Replace the quantize casts of the float result with the integers.
+  Location loc = root->getLoc();
+  Value stored = *result;
+  if (out->isUnsigned) {
+    Lowered<Value> unsignedValue =
+        rescale(b, loc, stored, {1.0}, out->zeroPoint, out->zeroPoint + 128,
+                b.getIntegerType(8), /*inputUnsigned=*/false,
+                /*outputUnsigned=*/true);
+    if (!unsignedValue)
+      return unsignedValue.takeError();
+    stored = *unsignedValue;
+  }
+  auto qcast =
+      llvm::cast<quant::QuantizeCastOp>(*root->getResult(0).getUsers().begin());
+  Value quantized =
+      quant::StorageCastOp::create(b, loc, qcast.getType(), stored);
+  acts[quantized] = Act{*result, *out};
+  for (Operation *user : llvm::make_early_inc_range(root->getResult(0).getUsers())) {
+    user->getResult(0).replaceAllUsesWith(quantized);
+    user->erase();
+  }
+  return llvm::Error::success();
+}
+
+bool Lowering::consumesQuantized(Operation *root) {
+  return llvm::any_of(root->getOperands(), [](Value operand) {
+    Operation *def = operand.getDefiningOp();
+    while (def && isDataMovement(def))
+      def = def->getOperand(0).getDefiningOp();
+    return llvm::isa_and_nonnull<quant::DequantizeCastOp>(def);
+  });
+}
+
+/// Erases ops whose results are unused and that have no side effects,
+/// latest first.
+void eraseDeadOps(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (op.use_empty() &&
+        (mlir::isOpTriviallyDead(&op) || llvm::isa<FusedOp>(op)))
+      op.erase();
+}
+
+struct QFXLowerReferencePass
+    : qfx::impl::QFXLowerReferenceBase<QFXLowerReferencePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    mlir::func::FuncOp func = getOperation();
+    FailureOr<BackendConfig> backendConfig =
+        loadBackendConfigOption(func, backend);
+    if (failed(backendConfig))
+      return signalPassFailure();
+    Block &block = func.getBody().front();
+    PatternMatches matches = matchBackendPatterns(block, *backendConfig);
+
+    Lowering lowering(func);
+    SmallVector<Operation *> roots;
+    for (Operation &op : block)
+      if (!op.hasTrait<mlir::OpTrait::ConstantLike>() &&
+          !llvm::isa<quant::QuantizeCastOp, quant::DequantizeCastOp,
+                     quant::StorageCastOp, tosa::ConstShapeOp>(op) &&
+          !op.hasTrait<mlir::OpTrait::IsTerminator>())
+        roots.push_back(&op);
+    for (Operation *root : roots) {
+      if (!Lowering::consumesQuantized(root))
+        continue;
+      // Data movement between a dequantize and a pattern is replayed on the
+      // integers when the pattern is lowered.
+      if (isDataMovement(root) && !llvm::any_of(root->getUsers(), [](Operation *u) {
+            return llvm::isa<quant::QuantizeCastOp>(u);
+          }))
+        continue;
+      llvm::Error error =
+          !isDataMovement(root) && !matches.lookup(root)
+              ? unsupported("backend '" + backend + "' has no pattern for it")
+              : lowering.lowerPattern(root);
+      if (error)
+        root->emitRemark() << "runs in float: "
+                           << llvm::toString(std::move(error));
+    }
+    eraseDeadOps(block);
+  }
+};
+
+} // namespace
