@@ -145,7 +145,8 @@ static std::string getLoweringPasses(bool calibrate) {
   // qfx.observe of the module, before symbol-dce drops other functions.
   return observers + ",symbol-dce,qfx-inline-fused" +
          ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
-         "tosa-to-linalg,tosa-to-arith,tosa-to-tensor,tosa-to-scf),"
+         "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
+         "tosa-to-scf),"
          "convert-elementwise-to-linalg,canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
