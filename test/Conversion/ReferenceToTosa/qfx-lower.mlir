@@ -1,0 +1,197 @@
+// RUN: quant-opt %s --qfx-lower --split-input-file --verify-diagnostics --mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s
+// The integer part is TOSA's integer profile:
+// RUN: quant-opt %s --qfx-lower --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int --tosa-validate -o /dev/null
+
+!in = !quant.uniform<u8:f32, 0.5:130>
+!out = !quant.uniform<u8:f32, 1.0:10>
+!w = !quant.uniform<i8:f32:0, {0.25, 0.5}>
+
+// conv2d + ReLU with per-channel weights. The u8 input enters the int8
+// domain (zero point 130 - 128 = 2); the bias is quantized with
+// input_scale * weight_scale and 8 fractional bits (1.0 / (0.5 * 0.25) * 256
+// = 2048, -2.0 / (0.5 * 0.5) * 256 = -2048); the rescale is per channel
+// (0.5 * 0.25 / 1.0 / 256 = 2^-11: multiplier 2^30, shift 41); the ReLU clamps
+// at the output zero point (10 - 128); the result leaves as u8. (An i8 zero
+// point constant of an unsigned input holds 130 as -126.)
+// CHECK-LABEL: func.func @conv_relu
+// CHECK-SAME: (%[[ARG:.*]]: tensor<1x4x4x3x!quant.uniform<u8:f32, 5.000000e-01:130>>)
+// CHECK: %[[S:.*]] = quant.scast %[[ARG]] : {{.*}} to tensor<1x4x4x3xi8>
+// CHECK-DAG: %[[IZP:.*]] = "tosa.const"() <{values = dense<-126> : tensor<1xi8>}>
+// CHECK-DAG: %[[OZP:.*]] = "tosa.const"() <{values = dense<2> : tensor<1xi8>}>
+// CHECK: %[[X:.*]] = tosa.rescale %[[S]], %{{.*}}, %{{.*}}, %[[IZP]], %[[OZP]] {input_unsigned = true, output_unsigned = false, per_channel = false
+// CHECK-SAME: -> tensor<1x4x4x3xi8>
+// CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1, 2, 3]]], {{\[\[\[}}-4, 5, -6]]]]> : tensor<2x1x1x3xi8>}>
+// CHECK: %[[CZP:.*]] = "tosa.const"() <{values = dense<2> : tensor<1xi8>}>
+// CHECK: %[[ACC:.*]] = tosa.conv2d %[[X]], %[[W]], %{{.*}}, %[[CZP]], %{{.*}} {acc_type = i32
+// CHECK: %[[FACTOR:.*]] = "tosa.const"() <{values = dense<256> : tensor<1x1x1x1xi32>}>
+// CHECK: %[[SCALED:.*]] = tosa.mul %[[ACC]], %[[FACTOR]]
+// CHECK: %[[BIAS:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2048, -2048]]]]> : tensor<1x1x1x2xi32>}>
+// CHECK: %[[SUM:.*]] = tosa.add %[[SCALED]], %[[BIAS]]
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<2xi32>}>
+// CHECK: %[[SH:.*]] = "tosa.const"() <{values = dense<[41, 40]> : tensor<2xi8>}>
+// CHECK: %[[R:.*]] = tosa.rescale %[[SUM]], %[[M]], %[[SH]], {{.*}} per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true}
+// CHECK: %[[C:.*]] = tosa.clamp %[[R]] {max_val = 127 : i8, min_val = -118 : i8}
+// CHECK: %[[U:.*]] = tosa.rescale %[[C]], {{.*}} output_unsigned = true
+// CHECK: %[[Q:.*]] = quant.scast %[[U]] : tensor<1x4x4x2xi8> to tensor<1x4x4x2x!quant.uniform<u8:f32, 1.000000e+00:10>>
+// CHECK: return %[[Q]]
+func.func @conv_relu(%arg0: tensor<1x4x4x3x!in>) -> tensor<1x4x4x2x!out> {
+  %x = quant.dcast %arg0 : tensor<1x4x4x3x!in> to tensor<1x4x4x3xf32>
+  %wi = "tosa.const"() <{values = dense<[[[[1, 2, 3]]], [[[-4, 5, -6]]]]> : tensor<2x1x1x3xi8>}> : () -> tensor<2x1x1x3xi8>
+  %ws = quant.scast %wi : tensor<2x1x1x3xi8> to tensor<2x1x1x3x!w>
+  %w = quant.dcast %ws : tensor<2x1x1x3x!w> to tensor<2x1x1x3xf32>
+  %b = "tosa.const"() <{values = dense<[1.0, -2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %y = qfx.fused "conv2d_relu"(%x, %w, %b) : (tensor<1x4x4x3xf32>, tensor<2x1x1x3xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%a: tensor<1x4x4x3xf32>, %aw: tensor<2x1x1x3xf32>, %ab: tensor<2xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %c = tosa.conv2d %a, %aw, %ab, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x3xf32>, tensor<2x1x1x3xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32>
+    %r = tosa.clamp %c {max_val = 3.40282347E+38 : f32, min_val = 0.0 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+    qfx.yield %r : tensor<1x4x4x2xf32>
+  }
+  %q = quant.qcast %y : tensor<1x4x4x2xf32> to tensor<1x4x4x2x!out>
+  return %q : tensor<1x4x4x2x!out>
+}
+
+// -----
+
+!in = !quant.uniform<i8:f32, 0.5:-3>
+!out = !quant.uniform<i8:f32, 0.25:4>
+!w = !quant.uniform<i8:f32, 0.125>
+
+// A Linear (matmul + bias add) with a per-tensor weight, after reshapes that
+// are replayed on the integers; int8 throughout, so no unsigned rescales.
+// CHECK-LABEL: func.func @linear
+// CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<2x4x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<2x4xi8>
+// CHECK-NOT: input_unsigned = true
+// CHECK: %[[X:.*]] = tosa.reshape %[[S]], %{{.*}} : (tensor<2x4xi8>, !tosa.shape<3>) -> tensor<1x2x4xi8>
+// CHECK: %[[ACC:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x2x4xi8>, tensor<1x4x3xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3xi32>
+// CHECK: tosa.mul %[[ACC]]
+// CHECK: tosa.add
+// CHECK: %[[R:.*]] = tosa.rescale {{.*}} per_channel = false
+// CHECK-SAME: -> tensor<1x2x3xi8>
+// CHECK-NOT: tosa.rescale
+// CHECK: quant.scast %[[R]] : tensor<1x2x3xi8> to tensor<1x2x3x!quant.uniform<i8:f32, 2.500000e-01:4>>
+func.func @linear(%arg0: tensor<2x4x!in>) -> tensor<1x2x3x!out> {
+  %x0 = quant.dcast %arg0 : tensor<2x4x!in> to tensor<2x4xf32>
+  %shape = tosa.const_shape {values = dense<[1, 2, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %x = tosa.reshape %x0, %shape : (tensor<2x4xf32>, !tosa.shape<3>) -> tensor<1x2x4xf32>
+  %wi = "tosa.const"() <{values = dense<1> : tensor<1x4x3xi8>}> : () -> tensor<1x4x3xi8>
+  %ws = quant.scast %wi : tensor<1x4x3xi8> to tensor<1x4x3x!w>
+  %w = quant.dcast %ws : tensor<1x4x3x!w> to tensor<1x4x3xf32>
+  %b = "tosa.const"() <{values = dense<[[[0.5, 0.0, -0.5]]]> : tensor<1x1x3xf32>}> : () -> tensor<1x1x3xf32>
+  %y = qfx.fused "linear"(%x, %w, %b) : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1x1x3xf32>) -> tensor<1x2x3xf32> {
+  ^bb0(%a: tensor<1x2x4xf32>, %aw: tensor<1x4x3xf32>, %ab: tensor<1x1x3xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %m = tosa.matmul %a, %aw, %zp, %zp : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3xf32>
+    %s = tosa.add %m, %ab : (tensor<1x2x3xf32>, tensor<1x1x3xf32>) -> tensor<1x2x3xf32>
+    qfx.yield %s : tensor<1x2x3xf32>
+  }
+  %q = quant.qcast %y : tensor<1x2x3xf32> to tensor<1x2x3x!out>
+  return %q : tensor<1x2x3x!out>
+}
+
+// -----
+
+!a = !quant.uniform<i8:f32, 0.5:1>
+!b = !quant.uniform<i8:f32, 0.25:-1>
+!out = !quant.uniform<i8:f32, 1.0:-10>
+
+// add + ReLU: both inputs onto 2 * max(0.5, 0.25) = 1.0 with 20 fractional
+// bits (0.5 * 2^20: multiplier 2^30, shift 11; 0.25 * 2^20: shift 12), an
+// int32 add, back by 2^-20 (shift 50), ReLU at the output zero point.
+// CHECK-LABEL: func.func @add_relu
+// CHECK-DAG: %[[S11:.*]] = "tosa.const"() <{values = dense<11> : tensor<1xi8>}>
+// CHECK-DAG: %[[S12:.*]] = "tosa.const"() <{values = dense<12> : tensor<1xi8>}>
+// CHECK-DAG: %[[L:.*]] = tosa.rescale %{{.*}}, %{{.*}}, %[[S11]], {{.*}} -> tensor<4xi32>
+// CHECK-DAG: %[[R:.*]] = tosa.rescale %{{.*}}, %{{.*}}, %[[S12]], {{.*}} -> tensor<4xi32>
+// CHECK: %[[SUM:.*]] = tosa.add %[[L]], %[[R]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK: %[[S50:.*]] = "tosa.const"() <{values = dense<50> : tensor<1xi8>}>
+// CHECK: %[[O:.*]] = tosa.rescale %[[SUM]], %{{.*}}, %[[S50]]
+// CHECK: tosa.clamp %[[O]] {max_val = 127 : i8, min_val = -10 : i8}
+func.func @add_relu(%arg0: tensor<4x!a>, %arg1: tensor<4x!b>) -> tensor<4x!out> {
+  %x = quant.dcast %arg0 : tensor<4x!a> to tensor<4xf32>
+  %y = quant.dcast %arg1 : tensor<4x!b> to tensor<4xf32>
+  %s = qfx.fused "add_relu"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%p: tensor<4xf32>, %r: tensor<4xf32>):
+    %0 = tosa.add %p, %r : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %1 = tosa.clamp %0 {max_val = 3.40282347E+38 : f32, min_val = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+    qfx.yield %1 : tensor<4xf32>
+  }
+  %q = quant.qcast %s : tensor<4xf32> to tensor<4x!out>
+  return %q : tensor<4x!out>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!t2 = !quant.uniform<i8:f32, 0.25:3>
+
+// Pools: max on the integers with no rescale (same qparams); a 2x2 average
+// without padding sums with a depthwise convolution of ones and divides with
+// ties to even (2 * sum + 513 * 4 over 8; odd quotients on a tie step down);
+// into a different scale it rescales the sums by 0.5 / (4 * 0.25).
+// CHECK-LABEL: func.func @pools
+// CHECK: %[[MAX:.*]] = tosa.max_pool2d %{{.*}} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
+// CHECK-NOT: tosa.rescale %[[MAX]]
+// CHECK: %[[ONES:.*]] = "tosa.const"() <{values = dense<1> : tensor<2x2x2x1xi8>}>
+// CHECK: %[[SUM:.*]] = tosa.depthwise_conv2d %{{.*}}, %[[ONES]]
+// CHECK: %[[K:.*]] = "tosa.const"() <{values = dense<2052> : tensor<1x1x1x1xi32>}>
+// CHECK: %[[NUM:.*]] = tosa.add %{{.*}}, %[[K]]
+// CHECK: %[[Q:.*]] = tosa.intdiv %[[NUM]]
+// CHECK: tosa.equal
+// CHECK: tosa.bitwise_and %[[Q]]
+// CHECK: tosa.select
+// CHECK: %[[SUM2:.*]] = tosa.depthwise_conv2d
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}>
+// CHECK: %[[SH:.*]] = "tosa.const"() <{values = dense<31> : tensor<1xi8>}>
+// CHECK: tosa.rescale %[[SUM2]], %[[M]], %[[SH]]
+func.func @pools(%arg0: tensor<1x4x4x2x!t>) -> (tensor<1x2x2x2x!t>, tensor<1x2x2x2x!t>, tensor<1x2x2x2x!t2>) {
+  %x = quant.dcast %arg0 : tensor<1x4x4x2x!t> to tensor<1x4x4x2xf32>
+  %m = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %qm = quant.qcast %m : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32>
+  %qa = quant.qcast %a : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
+  %a2 = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32>
+  %qa2 = quant.qcast %a2 : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t2>
+  return %qm, %qa, %qa2 : tensor<1x2x2x2x!t>, tensor<1x2x2x2x!t>, tensor<1x2x2x2x!t2>
+}
+
+// -----
+
+!a = !quant.uniform<i8:f32, 0.5:0>
+!b = !quant.uniform<i8:f32, 0.25:0>
+
+// concat requantizes the input whose qparams differ from the output's.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[A:.*]]: tensor<2x!quant.uniform<i8:f32, 5.000000e-01>>, %[[B:.*]]: tensor<2x!quant.uniform<i8:f32, 2.500000e-01>>)
+// CHECK-DAG: %[[SA:.*]] = quant.scast %[[A]]
+// CHECK-DAG: %[[SB:.*]] = quant.scast %[[B]]
+// CHECK: %[[RB:.*]] = tosa.rescale %[[SB]]
+// CHECK: tosa.concat %[[SA]], %[[RB]] {axis = 0 : i32} : (tensor<2xi8>, tensor<2xi8>) -> tensor<4xi8>
+func.func @concat(%arg0: tensor<2x!a>, %arg1: tensor<2x!b>) -> tensor<4x!a> {
+  %x = quant.dcast %arg0 : tensor<2x!a> to tensor<2xf32>
+  %y = quant.dcast %arg1 : tensor<2x!b> to tensor<2xf32>
+  %c = tosa.concat %x, %y {axis = 0 : i32} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  %q = quant.qcast %c : tensor<4xf32> to tensor<4x!a>
+  return %q : tensor<4x!a>
+}
+
+// -----
+
+!in = !quant.uniform<i8:f32, 0.0625:0>
+!out = !quant.uniform<u8:f32, 0.00390625>
+
+// sigmoid with PyTorch's fixed output qparams (1/256, u8 zero point 0) is a
+// 256-entry table in the int8 domain: input -128 is -8.0, sigmoid 0.000335,
+// 0 steps, stored as -128; input 0 is 0.5, 128 steps, stored as 0; input 127
+// is 7.9375, 0.99964, 256 steps clamped to 255, stored as 127.
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: %[[T:.*]] = "tosa.const"() <{values = dense<[-128, {{.*}}, 127]> : tensor<256xi8>}>
+// CHECK: %[[R:.*]] = tosa.table %{{.*}}, %[[T]] : (tensor<4xi8>, tensor<256xi8>) -> tensor<4xi8>
+// CHECK: tosa.rescale %[[R]], {{.*}} output_unsigned = true
+func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
+  %x = quant.dcast %arg0 : tensor<4x!in> to tensor<4xf32>
+  %s = tosa.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  %q = quant.qcast %s : tensor<4xf32> to tensor<4x!out>
+  return %q : tensor<4x!out>
+}

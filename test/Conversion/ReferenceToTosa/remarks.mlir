@@ -1,0 +1,97 @@
+// RUN: quant-opt %s --qfx-lower --split-input-file --verify-diagnostics | FileCheck %s
+
+// A pattern that cannot be lowered stays in reference form, with a remark
+// that says why.
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// The result is also used as a float: the op cannot drop its float result.
+// CHECK-LABEL: func.func @float_use
+// CHECK: tosa.max_pool2d %{{.*}} : (tensor<1x2x2x1xf32>)
+func.func @float_use(%arg0: tensor<1x2x2x1x!t>) -> (tensor<1x1x1x1x!t>, tensor<1x1x1x1xf32>) {
+  %x = quant.dcast %arg0 : tensor<1x2x2x1x!t> to tensor<1x2x2x1xf32>
+  // expected-remark @+1 {{runs in float: its result is used as a float}}
+  %m = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x2x2x1xf32>) -> tensor<1x1x1x1xf32>
+  %q = quant.qcast %m : tensor<1x1x1x1xf32> to tensor<1x1x1x1x!t>
+  return %q, %m : tensor<1x1x1x1x!t>, tensor<1x1x1x1xf32>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// No backend pattern for tosa.sin.
+// CHECK-LABEL: func.func @no_pattern
+// CHECK: tosa.sin
+func.func @no_pattern(%arg0: tensor<4x!t>) -> tensor<4x!t> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  // expected-remark @+1 {{runs in float: backend 'x86' has no pattern for it}}
+  %s = tosa.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+  %q = quant.qcast %s : tensor<4xf32> to tensor<4x!t>
+  return %q : tensor<4x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32:0, {0.5:0, 0.25:3}>
+
+// TOSA takes one weight zero point.
+// CHECK-LABEL: func.func @weight_zero_points
+// CHECK: tosa.conv2d {{.*}} -> tensor<1x1x1x2xf32>
+func.func @weight_zero_points(%arg0: tensor<1x1x1x1x!t>) -> tensor<1x1x1x2x!t> {
+  %x = quant.dcast %arg0 : tensor<1x1x1x1x!t> to tensor<1x1x1x1xf32>
+  %wi = "tosa.const"() <{values = dense<1> : tensor<2x1x1x1xi8>}> : () -> tensor<2x1x1x1xi8>
+  %ws = quant.scast %wi : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!w>
+  %w = quant.dcast %ws : tensor<2x1x1x1x!w> to tensor<2x1x1x1xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // expected-remark @+1 {{runs in float: the weight's zero points differ between channels; TOSA takes one weight zero point}}
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x1xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x2xf32>
+  %q = quant.qcast %c : tensor<1x1x1x2xf32> to tensor<1x1x1x2x!t>
+  return %q : tensor<1x1x1x2x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// A weight that is not a constant (a conv's second input is an activation).
+// CHECK-LABEL: func.func @activation_weight
+func.func @activation_weight(%arg0: tensor<1x1x1x1x!t>, %w: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1x!t> {
+  %x = quant.dcast %arg0 : tensor<1x1x1x1x!t> to tensor<1x1x1x1xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // expected-remark @+1 {{runs in float: the weight is not a quantized constant}}
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x1xf32>
+  %q = quant.qcast %c : tensor<1x1x1x1xf32> to tensor<1x1x1x1x!t>
+  return %q : tensor<1x1x1x1x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+!wide = !quant.uniform<i16:f32, 0.5:0>
+
+// The output is not quantized to 8 bits.
+func.func @wide_output(%arg0: tensor<4x!t>) -> tensor<4x!wide> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  // expected-remark @+1 {{runs in float: its output is not quantized per tensor to 8 bits}}
+  %s = tosa.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  %q = quant.qcast %s : tensor<4xf32> to tensor<4x!wide>
+  return %q : tensor<4x!wide>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// A requantization scale tosa.rescale cannot represent (2^40).
+func.func @scale_range(%arg0: tensor<4x!t>) -> tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  %s = tosa.const_shape {values = dense<4> : tensor<1xindex>} : () -> !tosa.shape<1>
+  // expected-remark @+1 {{runs in float: the requantization scale 1.099512e+12 is outside tosa.rescale's range}}
+  %m = tosa.reshape %x, %s : (tensor<4xf32>, !tosa.shape<1>) -> tensor<4xf32>
+  %q = quant.qcast %m : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>>
+  return %q : tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>>
+}
