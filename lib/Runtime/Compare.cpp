@@ -12,6 +12,8 @@
 #include "Support.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -102,15 +104,33 @@ Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
       continue;
     mlir::Value value = op->getResult(0);
     auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
-    if (!type || !llvm::isa<mlir::FloatType>(type.getElementType()) ||
-        op->hasTrait<mlir::OpTrait::ConstantLike>())
+    if (!type || op->hasTrait<mlir::OpTrait::ConstantLike>())
+      continue;
+    // A quantized value, or integers whose quantized type qfx-lower
+    // recorded (an int8 model's pattern outputs), is recorded dequantized.
+    auto quantized =
+        llvm::dyn_cast<mlir::quant::QuantizedType>(type.getElementType());
+    auto integerAs = op->getAttrOfType<mlir::TypeAttr>(
+        QFXDialect::getQuantizedAttrName());
+    if (integerAs)
+      quantized = llvm::cast<mlir::quant::QuantizedType>(integerAs.getValue());
+    if (!quantized && !llvm::isa<mlir::FloatType>(type.getElementType()))
       continue;
     mlir::OpBuilder builder(context);
     builder.setInsertionPointAfter(op);
-    auto recorder = ObserveOp::create(builder, op->getLoc(), value,
+    mlir::Value recorded = value;
+    if (integerAs)
+      recorded = mlir::quant::StorageCastOp::create(
+          builder, op->getLoc(), type.clone(quantized), value);
+    if (quantized)
+      recorded = mlir::quant::DequantizeCastOp::create(
+          builder, op->getLoc(), type.clone(quantized.getExpressedType()),
+          recorded);
+    auto recorder = ObserveOp::create(builder, op->getLoc(), recorded,
                                       builder.getI64IntegerAttr(0), spec,
                                       /*stats=*/nullptr);
-    value.replaceAllUsesExcept(recorder, recorder);
+    if (!quantized)
+      value.replaceAllUsesExcept(recorder, recorder);
     recorders[recorder] = name;
     result.opNames[name] = op->getName().getStringRef().str();
   }

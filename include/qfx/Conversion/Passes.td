@@ -169,7 +169,8 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",
-    "::mlir::tosa::TosaDialect"
+    "::mlir::tosa::TosaDialect",
+    "::qfx::QFXDialect"
   ];
 }
 

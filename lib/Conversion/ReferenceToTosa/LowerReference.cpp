@@ -87,6 +87,20 @@ std::optional<ActQuant> getActQuant(Type type) {
                   !isSigned};
 }
 
+/// Records on the op defining `value` (an int8-domain tensor) the quantized
+/// type it stands for, for `quant-run --compare`.
+void markQuantized(Value value, const ActQuant &quant) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return;
+  mlir::MLIRContext *context = def->getContext();
+  auto type = quant::UniformQuantizedType::get(
+      quant::QuantizationFlags::Signed, mlir::IntegerType::get(context, 8),
+      mlir::Float32Type::get(context), quant.scale, quant.zeroPoint, -128,
+      127);
+  def->setAttr(QFXDialect::getQuantizedAttrName(), mlir::TypeAttr::get(type));
+}
+
 /// A quantized activation: an int8-domain tensor and its qparams.
 struct Act {
   Value value;
@@ -244,6 +258,7 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
       if (!shifted)
         return shifted.takeError();
       value = *shifted;
+      markQuantized(value, *quant);
     }
     Act act{value, *quant};
     acts[quantized] = act;
@@ -937,6 +952,7 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
 
   // Replace the quantize casts of the float result with the integers.
   Location loc = root->getLoc();
+  markQuantized(*result, *out);
   Value stored = *result;
   if (out->isUnsigned) {
     Lowered<Value> unsignedValue =

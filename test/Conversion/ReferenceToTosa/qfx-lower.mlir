@@ -30,7 +30,7 @@
 // CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<2xi32>}>
 // CHECK: %[[SH:.*]] = "tosa.const"() <{values = dense<[41, 40]> : tensor<2xi8>}>
 // CHECK: %[[R:.*]] = tosa.rescale %[[SUM]], %[[M]], %[[SH]], {{.*}} per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true}
-// CHECK: %[[C:.*]] = tosa.clamp %[[R]] {max_val = 127 : i8, min_val = -118 : i8}
+// CHECK: %[[C:.*]] = tosa.clamp %[[R]] {max_val = 127 : i8, min_val = -118 : i8, qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-118>}
 // CHECK: %[[U:.*]] = tosa.rescale %[[C]], {{.*}} output_unsigned = true
 // CHECK: %[[Q:.*]] = quant.scast %[[U]] : tensor<1x4x4x2xi8> to tensor<1x4x4x2x!quant.uniform<u8:f32, 1.000000e+00:10>>
 // CHECK: return %[[Q]]
@@ -106,7 +106,7 @@ func.func @linear(%arg0: tensor<2x4x!in>) -> tensor<1x2x3x!out> {
 // CHECK: %[[SUM:.*]] = tosa.add %[[L]], %[[R]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
 // CHECK: %[[S50:.*]] = "tosa.const"() <{values = dense<50> : tensor<1xi8>}>
 // CHECK: %[[O:.*]] = tosa.rescale %[[SUM]], %{{.*}}, %[[S50]]
-// CHECK: tosa.clamp %[[O]] {max_val = 127 : i8, min_val = -10 : i8}
+// CHECK: tosa.clamp %[[O]] {max_val = 127 : i8, min_val = -10 : i8, qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-10>}
 func.func @add_relu(%arg0: tensor<4x!a>, %arg1: tensor<4x!b>) -> tensor<4x!out> {
   %x = quant.dcast %arg0 : tensor<4x!a> to tensor<4xf32>
   %y = quant.dcast %arg1 : tensor<4x!b> to tensor<4xf32>
@@ -167,7 +167,7 @@ func.func @pools(%arg0: tensor<1x4x4x2x!t>) -> (tensor<1x2x2x2x!t>, tensor<1x2x2
 // CHECK-DAG: %[[SA:.*]] = quant.scast %[[A]]
 // CHECK-DAG: %[[SB:.*]] = quant.scast %[[B]]
 // CHECK: %[[RB:.*]] = tosa.rescale %[[SB]]
-// CHECK: tosa.concat %[[SA]], %[[RB]] {axis = 0 : i32} : (tensor<2xi8>, tensor<2xi8>) -> tensor<4xi8>
+// CHECK: tosa.concat %[[SA]], %[[RB]] {axis = 0 : i32, qfx.quantized = !quant.uniform<i8:f32, 5.000000e-01>} : (tensor<2xi8>, tensor<2xi8>) -> tensor<4xi8>
 func.func @concat(%arg0: tensor<2x!a>, %arg1: tensor<2x!b>) -> tensor<4x!a> {
   %x = quant.dcast %arg0 : tensor<2x!a> to tensor<2xf32>
   %y = quant.dcast %arg1 : tensor<2x!b> to tensor<2xf32>
@@ -187,7 +187,7 @@ func.func @concat(%arg0: tensor<2x!a>, %arg1: tensor<2x!b>) -> tensor<4x!a> {
 // is 7.9375, 0.99964, 256 steps clamped to 255, stored as 127.
 // CHECK-LABEL: func.func @sigmoid
 // CHECK: %[[T:.*]] = "tosa.const"() <{values = dense<[-128, {{.*}}, 127]> : tensor<256xi8>}>
-// CHECK: %[[R:.*]] = tosa.table %{{.*}}, %[[T]] : (tensor<4xi8>, tensor<256xi8>) -> tensor<4xi8>
+// CHECK: %[[R:.*]] = tosa.table %{{.*}}, %[[T]] {qfx.quantized = !quant.uniform<i8:f32, 3.906250e-03:-128>} : (tensor<4xi8>, tensor<256xi8>) -> tensor<4xi8>
 // CHECK: tosa.rescale %[[R]], {{.*}} output_unsigned = true
 func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
   %x = quant.dcast %arg0 : tensor<4x!in> to tensor<4xf32>

@@ -426,7 +426,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.qconfig' or 'qfx.pattern'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.qconfig', 'qfx.pattern' or 'qfx.quantized'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -453,4 +453,23 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.pattern' must be an array of 1 to 3 op names}}
   %0 = tosa.sigmoid %x {qfx.pattern = ["a", "b", "c", "d"]} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// (The observe loads the qfx dialect, which verifies its attributes.)
+func.func @f(%x: tensor<4xi8>, %f: tensor<4xf32>) -> tensor<4xi8> {
+  %o = qfx.observe %f id 0 spec(#qfx.observer<minmax>) : tensor<4xf32>
+  // expected-error @+1 {{'tosa.clamp' op attribute 'qfx.quantized' must be a quantized type whose storage type is the element type of the op's one result}}
+  %0 = tosa.clamp %x {min_val = 0 : i8, max_val = 10 : i8, qfx.quantized = i8} : (tensor<4xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi8>, %f: tensor<4xf32>) -> tensor<4xi8> {
+  %o = qfx.observe %f id 0 spec(#qfx.observer<minmax>) : tensor<4xf32>
+  // expected-error @+1 {{'tosa.clamp' op attribute 'qfx.quantized' must be a quantized type whose storage type is the element type of the op's one result}}
+  %0 = tosa.clamp %x {min_val = 0 : i8, max_val = 10 : i8, qfx.quantized = !quant.uniform<i16:f32, 0.5>} : (tensor<4xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
 }

@@ -124,6 +124,13 @@ func.func @origin(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
+// CHECK-LABEL: func.func @quantized_integers
+// CHECK: tosa.clamp {{.*}} qfx.quantized = !quant.uniform<i8:f32, 5.000000e-01:-3>
+func.func @quantized_integers(%x: tensor<4xi8>) -> tensor<4xi8> {
+  %0 = tosa.clamp %x {min_val = -3 : i8, max_val = 127 : i8, qfx.quantized = !quant.uniform<i8:f32, 0.5:-3>} : (tensor<4xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
 // CHECK-LABEL: func.func @annotations
 // CHECK: tosa.sigmoid {{.*}} {qfx.pattern = ["tosa.sigmoid"], qfx.qconfig = "none"}
 // CHECK: tosa.tanh {{.*}} {qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax>, weight = #qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>>}

@@ -9,6 +9,8 @@
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace qfx;
 
@@ -55,9 +57,24 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                                   "[\"tosa.conv2d\", \"tosa.clamp\"]";
     return success();
   }
+  if (attr.getName() == getQuantizedAttrName()) {
+    auto type = llvm::dyn_cast<mlir::TypeAttr>(attr.getValue());
+    auto quantized =
+        type ? llvm::dyn_cast<mlir::quant::QuantizedType>(type.getValue())
+             : nullptr;
+    if (!quantized || op->getNumResults() != 1 ||
+        mlir::getElementTypeOrSelf(op->getResult(0).getType()) !=
+            quantized.getStorageType())
+      return op->emitOpError()
+             << "attribute '" << getQuantizedAttrName()
+             << "' must be a quantized type whose storage type is the "
+                "element type of the op's one result";
+    return success();
+  }
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
-                           << getQConfigAttrName() << "' or '"
-                           << getPatternAttrName() << "'";
+                           << getQConfigAttrName() << "', '"
+                           << getPatternAttrName() << "' or '"
+                           << getQuantizedAttrName() << "'";
 }

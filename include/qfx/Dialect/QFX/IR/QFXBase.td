@@ -39,6 +39,12 @@ def QFX_Dialect : Dialect {
     (`#qfx.qconfig<...>`) or the string `"none"` when the op is not to be
     quantized, and `qfx.pattern`, the op names of the backend pattern the op
     was matched in (an array of 1 to 3 strings, in forward order).
+
+    `qfx-lower` sets `qfx.quantized` on the op whose integer result is a
+    lowered pattern's output: the quantized type the integers stand for
+    (`!quant.uniform<i8:f32, 0.02:-65>`; u8 outputs appear in the int8
+    domain, zero point - 128). `quant-run --compare` reads it to dequantize
+    the value.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -56,6 +62,11 @@ def QFX_Dialect : Dialect {
     /// The discardable attribute naming the backend pattern an op matched.
     static constexpr ::llvm::StringLiteral getPatternAttrName() {
       return ::llvm::StringLiteral("qfx.pattern");
+    }
+    /// The discardable attribute giving the quantized type of an op's integer
+    /// result.
+    static constexpr ::llvm::StringLiteral getQuantizedAttrName() {
+      return ::llvm::StringLiteral("qfx.quantized");
     }
   }];
 }
