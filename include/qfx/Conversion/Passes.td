@@ -132,6 +132,11 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       integers, with a rescale where input and output qparams differ.
     - sigmoid / tanh / clamp: a 256-entry `tosa.table` evaluated from the
       input and output qparams.
+    - A dynamically quantized matmul (its input a `qfx.dequantize` of a
+      `qfx.quantize` with run-time qparams): an int8 `tosa.matmul`, the
+      input zero point's term subtracted with the weight's column sums, and
+      PyTorch's float epilogue `float(acc) * (scale * weight_scale) + bias`;
+      the output stays float.
 
     TOSA's integer ops take signed int8: a `u8` value is carried as int8
     shifted by -128 (`tosa.rescale` with `input_unsigned` where it enters,

@@ -209,6 +209,8 @@ private:
   // Patterns; each returns the int8-domain output.
   Lowered<Value> lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out);
+  Lowered<Value> lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
+                                    DequantizeOp input);
   Lowered<Value> lowerAddOrMul(OpBuilder &b, PatternBody &body,
                                const ActQuant &out);
   Lowered<Value> lowerPool(OpBuilder &b, PatternBody &body,
@@ -222,6 +224,8 @@ private:
                             const ActQuant &out);
   Lowered<Value> lowerDataMovement(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out);
+  Lowered<Value> lowerStatic(OpBuilder &b, PatternBody &body,
+                             const ActQuant &out);
 
   mlir::func::FuncOp func;
   /// Int8-domain values of quantized values (a quant.qcast's replacement or
@@ -432,6 +436,20 @@ Value constant1D(OpBuilder &b, Location loc, ArrayRef<T> values,
                                     b.getIntegerType(width));
   return tosa::ConstOp::create(b, loc, type,
                                mlir::DenseElementsAttr::get(type, values));
+}
+
+/// The zero shift operand of an integer tosa.mul.
+Value noShift(OpBuilder &b, Location loc) {
+  auto type = RankedTensorType::get({1}, b.getIntegerType(8));
+  return tosa::ConstOp::create(b, loc, type,
+                               mlir::DenseElementsAttr::get(type, int8_t{0}));
+}
+
+/// A tosa.const_shape of `shape`.
+Value constShape(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  return tosa::ConstShapeOp::create(
+      b, loc, tosa::shapeType::get(b.getContext(), shape.size()),
+      b.getIndexTensorAttr(shape));
 }
 
 Lowered<Value> Lowering::rescale(OpBuilder &b, Location loc, Value input,
@@ -646,11 +664,8 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
       Value factor = tosa::ConstOp::create(
           b, loc, type,
           mlir::DenseElementsAttr::get(type, int32_t{1} << fractionBits));
-      Value noShift = tosa::ConstOp::create(
-          b, loc, RankedTensorType::get({1}, i8),
-          mlir::DenseElementsAttr::get(RankedTensorType::get({1}, i8),
-                                       ArrayRef<int8_t>{0}));
-      acc = tosa::MulOp::create(b, loc, accType, acc, factor, noShift);
+      acc = tosa::MulOp::create(b, loc, accType, acc, factor,
+                                noShift(b, loc));
     }
     shape.back() = channels;
     auto type = RankedTensorType::get(shape, i32);
@@ -669,6 +684,129 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
+}
+
+Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
+                                            DequantizeOp input) {
+  // PyTorch's dynamic Linear: float(sum_k (q - z) (w - wz)) * (s * ws) + bias
+  // with q, s, z from the run-time quantization of the activation.
+  Operation *main = body.ops.front();
+  Location loc = body.root->getLoc();
+  if (llvm::Error e = checkChain(body.ops))
+    return std::move(e);
+  auto quantize = input.getInput().getDefiningOp<QuantizeOp>();
+  if (!quantize || quantize.getScale() != input.getScale() ||
+      quantize.getZeroPoint() != input.getZeroPoint())
+    return unsupported("the dynamically quantized input is not a "
+                       "qfx.quantize with the same scale and zero point");
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  auto qType = llvm::cast<RankedTensorType>(quantize.getType());
+  auto storage = llvm::cast<mlir::IntegerType>(qType.getElementType());
+  if (storage.getWidth() != 8)
+    return unsupported("the dynamically quantized input is not 8-bit");
+
+  Value weightValue = body.external(main->getOperand(1));
+  auto weightType = llvm::cast<RankedTensorType>(weightValue.getType());
+  if (weightType.getDimSize(0) != 1)
+    return unsupported("a batched weight is not supported");
+  int64_t channels = weightType.getShape().back();
+  auto channelOf = [channels](int64_t n) { return n % channels; };
+  Lowered<QConst> weight = getQConst(weightValue);
+  if (!weight)
+    return weight.takeError();
+  Lowered<ChannelQuant> cq = getChannelQuant(*weight, channels, channelOf);
+  if (!cq)
+    return cq.takeError();
+
+  ArrayRef<Operation *> tail = ArrayRef(body.ops).drop_front();
+  std::optional<std::vector<double>> bias;
+  if (!tail.empty() && llvm::isa<tosa::AddOp>(tail.front())) {
+    Operation *add = tail.front();
+    Value other = add->getOperand(0) == main->getResult(0) ? add->getOperand(1)
+                                                           : add->getOperand(0);
+    bias = getFloatConstant(body.external(other));
+    if (!bias || (bias->size() != 1 &&
+                  bias->size() != static_cast<size_t>(channels)))
+      return unsupported("the matmul's addend is not a constant bias");
+    tail = tail.drop_front();
+  }
+  for (Operation *op : tail)
+    if (!llvm::isa<tosa::ClampOp>(op))
+      return unsupported("'" + op->getName().getStringRef() +
+                         "' after the pattern's main op is not supported");
+
+  // The activation in the int8 domain: a u8 quantization is repeated into i8
+  // with the zero point - 128 (the same values shifted, as the clamp to
+  // [-128, 127] is the clamp to [0, 255] shifted).
+  auto scalarI32 = RankedTensorType::get({}, i32);
+  auto splat = [&](RankedTensorType type, Attribute value) -> Value {
+    return tosa::ConstOp::create(
+        b, loc, type, mlir::DenseElementsAttr::get(type, value));
+  };
+  Value q = quantize.getOutput(), zp = quantize.getZeroPoint();
+  if (storage.isUnsigned()) {
+    zp = tosa::SubOp::create(b, loc, scalarI32, zp,
+                             splat(scalarI32, b.getI32IntegerAttr(128)));
+    q = QuantizeOp::create(b, loc, qType.clone(i8), quantize.getInput(),
+                           quantize.getScale(), zp);
+  } else if (!storage.isSignless() && !storage.isSigned()) {
+    return unsupported("unexpected dynamically quantized element type");
+  }
+  auto resultType = llvm::cast<RankedTensorType>(main->getResult(0).getType());
+  auto accType = resultType.clone(i32);
+  Value acc = tosa::MatMulOp::create(
+      b, loc, accType, q, int8Constant(b, loc, *weight, weightType.getShape()),
+      zeroPoint(b, loc, i8, 0), zeroPoint(b, loc, i8, cq->zeroPoint));
+
+  // Subtract z * sum_k (w - wz), the zero-point term, per output channel.
+  SmallVector<int32_t> columnSums(channels, 0);
+  for (size_t n = 0; n < weight->values.size(); ++n)
+    columnSums[channelOf(n)] += weight->values[n] - cq->zeroPoint;
+  auto rowType = RankedTensorType::get({1, 1, channels}, i32);
+  Value sums = tosa::ConstOp::create(
+      b, loc, rowType,
+      mlir::DenseElementsAttr::get(rowType, ArrayRef<int32_t>(columnSums)));
+  auto shape3 = constShape(b, loc, {1, 1, 1});
+  auto scalar3 = RankedTensorType::get({1, 1, 1}, i32);
+  Value zp3 = tosa::ReshapeOp::create(b, loc, scalar3, zp, shape3);
+  Value correction =
+      tosa::MulOp::create(b, loc, rowType, zp3, sums, noShift(b, loc));
+  acc = tosa::SubOp::create(b, loc, accType, acc, correction);
+
+  // The float epilogue, in PyTorch's order.
+  Type f32 = resultType.getElementType();
+  Value accFloat = tosa::CastOp::create(b, loc, resultType, acc);
+  auto scalesType = RankedTensorType::get(
+      {1, 1, static_cast<int64_t>(cq->scales.size())}, f32);
+  SmallVector<float> weightScales(cq->scales.begin(), cq->scales.end());
+  Value scale3 = tosa::ReshapeOp::create(
+      b, loc, RankedTensorType::get({1, 1, 1}, f32), input.getScale(),
+      constShape(b, loc, {1, 1, 1}));
+  Value scales = tosa::MulOp::create(
+      b, loc, scalesType, scale3,
+      tosa::ConstOp::create(b, loc, scalesType,
+                            mlir::DenseElementsAttr::get(
+                                scalesType, ArrayRef<float>(weightScales))),
+      noShift(b, loc));
+  Value result =
+      tosa::MulOp::create(b, loc, resultType, accFloat, scales, noShift(b, loc));
+  if (bias) {
+    auto biasType = RankedTensorType::get(
+        {1, 1, static_cast<int64_t>(bias->size())}, f32);
+    SmallVector<float> values(bias->begin(), bias->end());
+    result = tosa::AddOp::create(
+        b, loc, resultType, result,
+        tosa::ConstOp::create(
+            b, loc, biasType,
+            mlir::DenseElementsAttr::get(biasType, ArrayRef<float>(values))));
+  }
+  for (Operation *op : tail) {
+    auto clampOp = llvm::cast<tosa::ClampOp>(op);
+    result = tosa::ClampOp::create(b, loc, resultType, result,
+                                   clampOp.getMinValAttr(),
+                                   clampOp.getMaxValAttr());
+  }
+  return result;
 }
 
 Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
@@ -708,11 +846,8 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   Value combined;
   double scale;
   if (isMul) {
-    Value shift = tosa::ConstOp::create(
-        b, loc, RankedTensorType::get({1}, i8),
-        mlir::DenseElementsAttr::get(RankedTensorType::get({1}, i8),
-                                     ArrayRef<int8_t>{0}));
-    combined = tosa::MulOp::create(b, loc, resultType, *l, *r, shift);
+    combined =
+        tosa::MulOp::create(b, loc, resultType, *l, *r, noShift(b, loc));
     scale = lhs->quant.scale * rhs->quant.scale / out.scale;
   } else {
     combined = tosa::AddOp::create(b, loc, resultType, *l, *r);
@@ -791,10 +926,6 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
   // With s = sum + 256 * count > 0 (|x - zp| <= 255), num = 2s + count and
   // q = num / (2 count) is s / count rounded half up; on a tie
   // (q * 2 count == num) an odd q is one too high.
-  Value shift = tosa::ConstOp::create(
-      b, loc, RankedTensorType::get({1}, i8),
-      mlir::DenseElementsAttr::get(RankedTensorType::get({1}, i8),
-                                   ArrayRef<int8_t>{0}));
   auto i32Const = [&](int64_t v) {
     return splat4D(b, loc, static_cast<int32_t>(v));
   };
@@ -802,7 +933,7 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
   Value num = tosa::AddOp::create(b, loc, sumType, twice, i32Const(513 * count));
   Value q = tosa::IntDivOp::create(b, loc, sumType, num, i32Const(2 * count));
   Value back =
-      tosa::MulOp::create(b, loc, sumType, q, i32Const(2 * count), shift);
+      tosa::MulOp::create(b, loc, sumType, q, i32Const(2 * count), noShift(b, loc));
   Value tie = tosa::EqualOp::create(b, loc, withElement(sumType, b.getI1Type()),
                                     back, num);
   Value odd = tosa::BitwiseAndOp::create(b, loc, sumType, q, i32Const(1));
@@ -922,14 +1053,28 @@ Lowered<ActQuant> getOutputQuant(Value value) {
 llvm::Error Lowering::lowerPattern(Operation *root) {
   if (root->getNumResults() != 1)
     return unsupported("the pattern has more than one result");
-  Lowered<ActQuant> out = getOutputQuant(root->getResult(0));
-  if (!out)
-    return out.takeError();
   PatternBody body(root);
   if (body.ops.empty())
     return unsupported("the pattern is empty");
   Operation *main = body.ops.front();
   OpBuilder b(root);
+
+  // Dynamic quantization: the input is quantized at run time and the output
+  // stays float.
+  if (auto dynamicInput =
+          body.external(main->getOperand(0)).getDefiningOp<DequantizeOp>()) {
+    if (!llvm::isa<tosa::MatMulOp>(main))
+      return unsupported("dynamic quantization is lowered for matmul only");
+    Lowered<Value> result = lowerDynamicMatmul(b, body, dynamicInput);
+    if (!result)
+      return result.takeError();
+    root->getResult(0).replaceAllUsesWith(*result);
+    return llvm::Error::success();
+  }
+
+  Lowered<ActQuant> out = getOutputQuant(root->getResult(0));
+  if (!out)
+    return out.takeError();
   Lowered<Value> result = [&]() -> Lowered<Value> {
     if (llvm::isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>(
             main))
@@ -980,7 +1125,7 @@ bool Lowering::consumesQuantized(Operation *root) {
     Operation *def = operand.getDefiningOp();
     while (def && isDataMovement(def))
       def = def->getOperand(0).getDefiningOp();
-    return llvm::isa_and_nonnull<quant::DequantizeCastOp>(def);
+    return llvm::isa_and_nonnull<quant::DequantizeCastOp, DequantizeOp>(def);
   });
 }
 

@@ -195,3 +195,50 @@ func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
   %q = quant.qcast %s : tensor<4xf32> to tensor<4x!out>
   return %q : tensor<4x!out>
 }
+
+// -----
+
+!w = !quant.uniform<i8:f32:2, {0.5, 0.25}>
+
+// A dynamically quantized Linear: the u8 run-time quantization is repeated
+// into i8 with the zero point - 128; an integer matmul; the zero-point term
+// z * sum_k w (column sums 1 + 2 = 3 and -1 + 4 = 3) subtracted; then PyTorch's
+// float epilogue: float(acc) * (scale * weight_scale) + bias, and the ReLU.
+// CHECK-LABEL: func.func @dynamic_linear
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x2xf32>)
+// CHECK: %[[S:.*]], %[[Z:.*]] = qfx.choose_qparams %[[X]] range [0, 255]
+// CHECK: %[[K128:.*]] = "tosa.const"() <{values = dense<128> : tensor<i32>}>
+// CHECK: %[[Z8:.*]] = tosa.sub %[[Z]], %[[K128]] : (tensor<i32>, tensor<i32>) -> tensor<i32>
+// CHECK: %[[Q:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z8]] : (tensor<1x2x2xf32>, tensor<f32>, tensor<i32>) -> tensor<1x2x2xi8>
+// CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}1, -1], [2, 4]]]> : tensor<1x2x2xi8>}>
+// CHECK: %[[ACC:.*]] = tosa.matmul %[[Q]], %[[W]], {{.*}} -> tensor<1x2x2xi32>
+// CHECK: %[[SUMS:.*]] = "tosa.const"() <{values = dense<3> : tensor<1x1x2xi32>}>
+// CHECK: %[[ZR:.*]] = tosa.reshape %[[Z8]]
+// CHECK: %[[CORR:.*]] = tosa.mul %[[ZR]], %[[SUMS]]
+// CHECK: %[[INT:.*]] = tosa.sub %[[ACC]], %[[CORR]]
+// CHECK: %[[F:.*]] = tosa.cast %[[INT]] : (tensor<1x2x2xi32>) -> tensor<1x2x2xf32>
+// CHECK: %[[SR:.*]] = tosa.reshape %[[S]]
+// CHECK: %[[WS:.*]] = "tosa.const"() <{values = dense<[{{\[\[}}5.000000e-01, 2.500000e-01]]]> : tensor<1x1x2xf32>}>
+// CHECK: %[[SCALES:.*]] = tosa.mul %[[SR]], %[[WS]]
+// CHECK: %[[Y:.*]] = tosa.mul %[[F]], %[[SCALES]]
+// CHECK: %[[B:.*]] = tosa.add %[[Y]], %{{.*}} : (tensor<1x2x2xf32>, tensor<1x1x2xf32>) -> tensor<1x2x2xf32>
+// CHECK: %[[R:.*]] = tosa.clamp %[[B]] {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32}
+// CHECK: return %[[R]]
+func.func @dynamic_linear(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
+  %s, %z = qfx.choose_qparams %x range [0, 255] : tensor<1x2x2xf32> -> tensor<f32>, tensor<i32>
+  %q = qfx.quantize %x, %s, %z : (tensor<1x2x2xf32>, tensor<f32>, tensor<i32>) -> tensor<1x2x2xui8>
+  %d = qfx.dequantize %q, %s, %z : (tensor<1x2x2xui8>, tensor<f32>, tensor<i32>) -> tensor<1x2x2xf32>
+  %wi = "tosa.const"() <{values = dense<[[[1, -1], [2, 4]]]> : tensor<1x2x2xi8>}> : () -> tensor<1x2x2xi8>
+  %ws = quant.scast %wi : tensor<1x2x2xi8> to tensor<1x2x2x!w>
+  %w = quant.dcast %ws : tensor<1x2x2x!w> to tensor<1x2x2xf32>
+  %b = "tosa.const"() <{values = dense<[[[0.5, -0.5]]]> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
+  %y = qfx.fused "linear_relu"(%d, %w, %b) : (tensor<1x2x2xf32>, tensor<1x2x2xf32>, tensor<1x1x2xf32>) -> tensor<1x2x2xf32> {
+  ^bb0(%a: tensor<1x2x2xf32>, %aw: tensor<1x2x2xf32>, %ab: tensor<1x1x2xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %m = tosa.matmul %a, %aw, %zp, %zp : (tensor<1x2x2xf32>, tensor<1x2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+    %r = tosa.add %m, %ab : (tensor<1x2x2xf32>, tensor<1x1x2xf32>) -> tensor<1x2x2xf32>
+    %c = tosa.clamp %r {max_val = 3.40282347E+38 : f32, min_val = 0.0 : f32} : (tensor<1x2x2xf32>) -> tensor<1x2x2xf32>
+    qfx.yield %c : tensor<1x2x2xf32>
+  }
+  return %y : tensor<1x2x2xf32>
+}
