@@ -1,15 +1,17 @@
 """qfx: PyTorch's graph-mode post-training quantization, compiled with MLIR.
 
-The package drives qfx's command-line tools (quant-opt, and later quant-run and
-quant-compile). Its configuration API (qfx.config, re-exported here) mirrors
-torch.ao.quantization and writes the JSON quant-opt reads; see docs/python.md.
+The package drives qfx's command-line tools (quant-opt and quant-run). Its
+configuration API (qfx.config, re-exported here) mirrors torch.ao.quantization
+and writes the JSON quant-opt reads; prepare_fx / convert_fx take a PyTorch
+model to an int8 TOSA program; see docs/python.md.
 """
 
 from typing import Any, List
 
 from qfx.tools import ToolError, find_tool, quant_opt
 from qfx.exporter import ExportError, export_tosa
-from qfx.quantize_fx import PreparedModel, QuantizedModel, convert_fx, load, prepare_fx
+from qfx.quantize_fx import (FloatOp, FloatOpWarning, PreparedModel, QuantizedModel, convert_fx,
+                             load, prepare_fx)
 from qfx import config
 from qfx.config import *  # noqa: F401,F403 - the torch.ao.quantization-style names
 from qfx.config import OBSERVER_PRESETS as _OBSERVER_PRESETS
@@ -17,8 +19,8 @@ from qfx.config import QCONFIG_PRESET_NAMES as _QCONFIG_PRESET_NAMES
 from qfx.config import __all__ as _config_all
 
 __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
-           "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel",
-           "config"] + list(_config_all)
+           "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
+           "FloatOpWarning", "config"] + list(_config_all)
 
 
 def __getattr__(name: str) -> Any:

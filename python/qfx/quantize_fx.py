@@ -5,7 +5,7 @@ The API of `torch.ao.quantization.quantize_fx`, over qfx's tools:
     prepared = qfx.prepare_fx(model, qconfig_mapping, example_inputs)
     for x in calibration_data:
         prepared(x)                          # records x as a calibration sample
-    quantized = qfx.convert_fx(prepared)     # calibrate + convert
+    quantized = qfx.convert_fx(prepared)     # calibrate, convert, lower to int8
     y = quantized(x)
 
 `prepare_fx` exports the eval-mode model to float TOSA (`qfx.export_tosa`),
@@ -33,11 +33,20 @@ What runs where, and what it costs:
   `prepared.outputs = None`) makes calls only record their inputs, with no
   compilation at all; `outputs="torch"` returns the PyTorch model's own
   float outputs (which the exported model matches to about 1e-5).
-- Native int8 kernels are not built yet (qfx-lower / qfx-codegen): the
-  quantized model runs the *reference* model, which quantizes and
-  dequantizes around every layer and computes in float — PyTorch's
-  `convert_to_reference_fx` numerics, simulated. Its outputs are the int8
-  model's; its speed is not.
+- The quantized model runs the int8 program: `convert_fx` lowers the
+  reference model with `quant-opt --qfx-lower=backend=B` (the backend the
+  model was prepared with) to int8 TOSA (int8.mlir): integer convolutions
+  and matmuls with int32 accumulators, `tosa.rescale` requantization,
+  integer pooling and lookup tables, quantizing the float inputs once and
+  dequantizing the outputs once. Its outputs are those of PyTorch's
+  quantized (`convert_fx`) model. quant-run's JIT executes it through
+  linalg loops compiled by LLVM, not native vectorized int8 kernels
+  (qfx-codegen does not exist yet): its speed is that of those loops.
+- A pattern qfx-lower cannot lower (no backend pattern for the op, a
+  weight it cannot use, ...) stays as in the reference model: dequantize,
+  float op, quantize. qfx-lower says so in a "runs in float" remark;
+  `convert_fx` collects them in `QuantizedModel.float_ops` and warns
+  (`FloatOpWarning`).
 """
 
 from __future__ import annotations
@@ -50,7 +59,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 import weakref
+from dataclasses import asdict, dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -59,11 +70,15 @@ from qfx import config as _config
 from qfx.exporter import export_tosa
 from qfx.tools import ToolError, find_tool
 
-__all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel"]
+__all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
+           "FloatOpWarning"]
 
-STAGES = ("float", "observed", "calibrated", "reference")
+STAGES = ("float", "observed", "calibrated", "reference", "int8")
 _MANIFEST = "qfx_model.json"
 _FORMAT = "qfx-quantized-model"
+# Version 1 (before the int8 stage): float, observed, calibrated, reference.
+_VERSION = 2
+_BACKEND_FILE = "backend_config.json"
 _BATCHED_ENTRY = "qfx_run_samples"
 _OUTPUT_MODES = ("jit", "torch", None)
 
@@ -109,6 +124,99 @@ def _run(tool: str, args: List[str], cwd: pathlib.Path) -> str:
     if result.returncode != 0:
         raise ToolError(tool, result.returncode, result.stderr)
     return result.stdout
+
+
+class FloatOpWarning(UserWarning):
+    """`convert_fx` left some ops of the quantized model in float: qfx-lower
+    could not lower their patterns to int8 (see `QuantizedModel.float_ops`)."""
+
+
+@dataclass(frozen=True)
+class FloatOp:
+    """An op that runs in float in the int8 model: qfx-lower kept its
+    pattern as in the reference model (dequantize, float op, quantize) and
+    said why in a "runs in float" remark.
+
+    - `op`: the op's name ("tosa.add"; "qfx.fused conv2d_relu" for a fused
+      region).
+    - `location`: its location, the PyTorch module's qualified name for an
+      exported model ("layer1.0.conv1"), or the remark's file:line:col.
+    - `origin`: the PyTorch type the exporter recorded ("torch.nn.Hardswish"),
+      or None.
+    - `reason`: why it was not lowered ("backend 'x86' has no pattern for
+      it").
+    """
+
+    op: str
+    location: str
+    origin: Optional[str]
+    reason: str
+
+    def __str__(self) -> str:
+        origin = f" ({self.origin})" if self.origin else ""
+        return f"{self.op} at '{self.location}'{origin}: {self.reason}"
+
+
+_REMARK = re.compile(r"^(?P<where>.*?): remark: (?:loc\((?P<loc>.*?)\): )?"
+                     r"runs in float: (?P<reason>.*)$")
+_DIAGNOSTIC = re.compile(r"^.*?: (?:remark|note|warning|error): ")
+_CURRENT_OP = re.compile(r"see current operation: (?:%[^=]*= )?\"?(?P<op>[\w.]+)\"?"
+                         r"(?: \"(?P<kind>[\w.]+)\")?")
+_ORIGIN = re.compile(r'qfx\.origin = "([^"]*)"')
+
+
+def _float_ops(remarks: str) -> List[FloatOp]:
+    """The "runs in float" remarks of qfx-lower's diagnostics (each possibly
+    followed by a note printing the op)."""
+    found = []
+    current = None
+    for line in remarks.splitlines():
+        match = _REMARK.match(line)
+        if match:
+            if current:
+                found.append(FloatOp(**current))
+            loc = match.group("loc")
+            if loc and loc.startswith('"') and loc.endswith('"'):
+                loc = loc[1:-1]
+            current = {"op": "?", "location": loc or match.group("where"), "origin": None,
+                       "reason": match.group("reason")}
+            continue
+        if current is None:
+            continue
+        if _DIAGNOSTIC.match(line) and "see current operation:" not in line:
+            found.append(FloatOp(**current))
+            current = None
+            continue
+        op = _CURRENT_OP.search(line)
+        if op and current["op"] == "?":
+            current["op"] = op.group("op") + (f" {op.group('kind')}" if op.group("kind") else "")
+            origin = _ORIGIN.search(line)
+            if origin:
+                current["origin"] = origin.group(1)
+    if current:
+        found.append(FloatOp(**current))
+    return found
+
+
+def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[FloatOp]]:
+    """Runs `quant-opt reference.mlir --qfx-lower=backend=B -o int8.mlir` in
+    `directory`; returns its remarks and the ops they leave in float."""
+    result = subprocess.run([str(find_tool("quant-opt")), "reference.mlir",
+                             f"--qfx-lower=backend={backend_option}", "-o", "int8.mlir"],
+                            cwd=directory, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise ToolError("quant-opt", result.returncode, result.stderr)
+    return result.stderr, _float_ops(result.stderr)
+
+
+def _warn_float_ops(float_ops: List[FloatOp], stacklevel: int) -> None:
+    if not float_ops:
+        return
+    shown = "; ".join(str(op) for op in float_ops[:5])
+    more = f"; and {len(float_ops) - 5} more" if len(float_ops) > 5 else ""
+    warnings.warn(f"{len(float_ops)} op(s) of the quantized model run in float (qfx-lower could "
+                  f"not lower their patterns to int8; see QuantizedModel.float_ops): {shown}{more}",
+                  FloatOpWarning, stacklevel=stacklevel + 1)
 
 
 class _Signature:
@@ -314,9 +422,9 @@ def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
     return "qconfig_mapping.json"
 
 
-def _write_backend_config(backend: Any, workdir: pathlib.Path) -> str:
-    """The backend option of qfx-prepare: a built-in table's name or a file
-    written to `workdir`."""
+def _write_backend_config(backend: Any, workdir: pathlib.Path, what: str = "prepare_fx") -> str:
+    """The backend option of qfx-prepare and qfx-lower: a built-in table's
+    name or a file written to `workdir`."""
     if backend is None:
         return "x86"
     if isinstance(backend, str):
@@ -325,11 +433,11 @@ def _write_backend_config(backend: Any, workdir: pathlib.Path) -> str:
     if not isinstance(backend, _config.BackendConfig):
         converted = _config.from_torch(backend) if _is_torch_object(backend) else None
         if not isinstance(converted, _config.BackendConfig):
-            raise TypeError("prepare_fx: backend_config must be a BackendConfig (qfx's or "
+            raise TypeError(f"{what}: backend_config must be a BackendConfig (qfx's or "
                             f"torch's) or a backend name, got {type(backend).__name__}")
         backend = converted
-    backend.save(workdir / "backend_config.json")
-    return "backend_config.json"
+    backend.save(workdir / _BACKEND_FILE)
+    return _BACKEND_FILE
 
 
 # ----- the models -----------------------------------------------------------
@@ -358,7 +466,8 @@ class _Model:
     def mlir(self, stage: str) -> str:
         """The IR text of one stage: "float" (the exported TOSA), "observed"
         (after qfx-fuse and qfx-prepare), "calibrated" (observers with their
-        statistics) or "reference" (after qfx-convert)."""
+        statistics), "reference" (after qfx-convert) or "int8" (after
+        qfx-lower: the int8 TOSA program the quantized model runs)."""
         return self._stage_path(stage).read_text()
 
     def run_samples(self, samples: Any) -> Any:
@@ -443,40 +552,65 @@ class PreparedModel(_Model):
 class QuantizedModel(_Model):
     """The model `convert_fx` returns (or `qfx.load` reads).
 
-    Native int8 kernels are not built yet: calling it runs the *reference*
-    model (reference.mlir) with quant-run — every layer dequantizes its int8
-    inputs and weights, computes in float and quantizes its output, PyTorch's
-    reference-model numerics. The outputs are those of the int8 model; the
-    speed is not (each call also JIT-compiles the model, about 0.3-0.5 s for
-    small models; `run_samples` runs many samples with one compilation).
+    Calling it runs the int8 TOSA program (int8.mlir, `qfx-lower`'s output)
+    with quant-run: the float inputs are quantized once, convolutions and
+    matmuls run on int8 values with int32 accumulators, `tosa.rescale`
+    requantizes between layers, and the outputs are dequantized once. Its
+    outputs are those of PyTorch's quantized (`convert_fx`) model. quant-run's
+    JIT executes it through linalg loops, not native vectorized int8
+    kernels (qfx-codegen does not exist yet), and each call also
+    JIT-compiles the model (about 0.3-0.5 s for small models; `run_samples`
+    runs many samples with one compilation).
 
-    `mlir(stage)` returns the IR of "float", "observed", "calibrated" and
-    "reference"; `save(dir)` writes them with a manifest that `qfx.load`
-    reads.
+    - `float_ops`: the `FloatOp`s qfx-lower could not lower ("runs in
+      float" remarks); they run as in the reference model, dequantize ->
+      float op -> quantize. Empty when the whole model is int8.
+    - `remarks`: qfx-lower's diagnostics as it printed them ("" if none).
+    - `backend_config`: the backend the model was prepared and lowered with:
+      a built-in table's name, or "backend_config.json" (a file in the
+      working directory) for a BackendConfig object.
+    - `mlir(stage)` returns the IR of "float", "observed", "calibrated",
+      "reference" and "int8"; `save(dir)` writes them with a manifest that
+      `qfx.load` reads.
     """
 
-    _run_stage = "reference"
+    _run_stage = "int8"
+
+    def __init__(self, workdir: pathlib.Path, signature: _Signature, backend_option: str,
+                 remarks: str, float_ops: List[FloatOp]):
+        super().__init__(workdir, signature)
+        self.backend_config = backend_option
+        self.remarks = remarks
+        self.float_ops = list(float_ops)
 
     def __call__(self, *inputs: Any) -> Any:
         arrays, as_torch = self._run_one(inputs, "quantized model")
-        outs = self._runner.run_one(self._stage_path("reference"), arrays)
+        outs = self._runner.run_one(self._stage_path(self._run_stage), arrays)
         return self.signature.wrap_outputs(outs, as_torch)
 
     def save(self, directory: Any) -> None:
-        """Writes float.mlir, observed.mlir, calibrated.mlir, reference.mlir
-        and qfx_model.json (input and output shapes and dtypes) to
-        `directory`, created if needed."""
+        """Writes float.mlir, observed.mlir, calibrated.mlir, reference.mlir,
+        int8.mlir, backend_config.json (for a BackendConfig object) and
+        qfx_model.json (input and output shapes and dtypes, the backend,
+        qfx-lower's remarks) to `directory`, created if needed."""
         directory = pathlib.Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         for stage in STAGES:
             shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
-        manifest = {"format": _FORMAT, "version": 1,
-                    "stages": {s: f"{s}.mlir" for s in STAGES}}
+        if self.backend_config == _BACKEND_FILE:
+            shutil.copyfile(self.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
+        manifest = {"format": _FORMAT, "version": _VERSION,
+                    "stages": {s: f"{s}.mlir" for s in STAGES},
+                    "backend": self.backend_config}
         manifest.update(self.signature.to_dict())
+        manifest["remarks"] = self.remarks
+        manifest["float_ops"] = [asdict(op) for op in self.float_ops]
         (directory / _MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
     def __repr__(self) -> str:
-        return f"QuantizedModel(inputs={self.signature.inputs}, workdir='{self.workdir}')"
+        return (f"QuantizedModel(inputs={self.signature.inputs}, "
+                f"backend={self.backend_config!r}, float_ops={len(self.float_ops)}, "
+                f"workdir='{self.workdir}')")
 
 
 # ----- the API ---------------------------------------------------------------
@@ -553,14 +687,17 @@ def convert_fx(prepared: PreparedModel) -> QuantizedModel:
     """qfx's `torch.ao.quantization.quantize_fx.convert_fx`.
 
     Calibrates the observed model on every sample the prepared model has
-    recorded, in one `quant-run --calibrate` (calibrated.mlir), and converts
-    it with `quant-opt --qfx-convert` (reference.mlir). The prepared model
-    stays usable: more calls record more samples, and converting again
-    calibrates from scratch on all of them.
+    recorded, in one `quant-run --calibrate` (calibrated.mlir), converts it
+    with `quant-opt --qfx-convert` (reference.mlir) and lowers that with
+    `quant-opt --qfx-lower=backend=B` (int8.mlir), B being the backend given
+    to `prepare_fx`. The prepared model stays usable: more calls record more
+    samples, and converting again calibrates from scratch on all of them.
 
-    The result runs the simulated reference model: native int8 kernels are
-    not built yet (see `QuantizedModel`). ValueError if nothing was
-    recorded; `qfx.ToolError` with the tool's diagnostics if a step fails.
+    The result runs the int8 TOSA program (see `QuantizedModel`). Patterns
+    qfx-lower cannot lower run in float: they are listed in
+    `QuantizedModel.float_ops` and reported with a `FloatOpWarning`.
+    ValueError if nothing was recorded; `qfx.ToolError` with the tool's
+    diagnostics if a step fails.
     """
     if not isinstance(prepared, PreparedModel):
         raise TypeError("convert_fx expects the model qfx.prepare_fx returned, got "
@@ -576,30 +713,72 @@ def convert_fx(prepared: PreparedModel) -> QuantizedModel:
     _run("quant-run", ["observed.mlir", f"--calibrate={sources}", "-o", "calibrated.mlir"],
          directory)
     _run("quant-opt", ["calibrated.mlir", "--qfx-convert", "-o", "reference.mlir"], directory)
-    QuantizedModel.__init__(quantized, directory, prepared.signature)
+    backend_option = prepared.backend_config
+    if backend_option == _BACKEND_FILE:
+        shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
+    remarks, float_ops = _lower(directory, backend_option)
+    QuantizedModel.__init__(quantized, directory, prepared.signature, backend_option, remarks,
+                            float_ops)
+    _warn_float_ops(float_ops, stacklevel=2)
     return quantized
 
 
-def load(directory: Any) -> QuantizedModel:
+def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     """Reads a model `QuantizedModel.save` wrote. The files are copied to a
-    working directory, so `directory` may change or go afterwards."""
+    working directory, so `directory` may change or go afterwards.
+
+    Directories saved before the int8 stage existed (manifest version 1: no
+    int8.mlir, no record of the backend) need `backend_config`, the backend
+    the model was prepared with (a built-in name, a `qfx.BackendConfig` or a
+    torch BackendConfig): their reference model is lowered with
+    `quant-opt --qfx-lower` now (warning, like `convert_fx`, if ops stay in
+    float). Without it they raise ValueError. Version 2 directories record
+    their backend, and `backend_config` must be None.
+    """
     directory = pathlib.Path(directory)
     manifest_path = directory / _MANIFEST
     if not manifest_path.is_file():
         raise FileNotFoundError(f"{manifest_path}: no such file; not a directory written by "
                                 "QuantizedModel.save")
     manifest = json.loads(manifest_path.read_text())
-    if manifest.get("format") != _FORMAT or manifest.get("version") != 1:
-        raise ValueError(f"{manifest_path}: not a qfx quantized model manifest (format "
-                         f"{manifest.get('format')!r}, version {manifest.get('version')!r})")
+    version = manifest.get("version")
+    if manifest.get("format") != _FORMAT or version not in (1, _VERSION):
+        raise ValueError(f"{manifest_path}: not a qfx quantized model manifest this qfx reads "
+                         f"(format {manifest.get('format')!r}, version {version!r}; expected "
+                         f"{_FORMAT!r}, version 1 or {_VERSION})")
+    if version == 1 and backend_config is None:
+        raise ValueError(
+            f"{manifest_path}: saved before qfx had the int8 stage (version 1: no int8.mlir, no "
+            "record of the backend); pass the backend the model was prepared with, e.g. "
+            f"qfx.load({str(directory)!r}, backend_config='x86'), to lower its reference model "
+            "to int8 now, or convert the model again with qfx.convert_fx")
+    if version == _VERSION and backend_config is not None:
+        raise ValueError(f"{manifest_path}: the model records its backend "
+                         f"({manifest.get('backend')!r}); backend_config is only for directories "
+                         "saved before the int8 stage (version 1)")
     signature = _Signature.from_dict(manifest)
     quantized = QuantizedModel.__new__(QuantizedModel)
     work = _make_workdir(None, quantized)
-    for stage in STAGES:
-        source = directory / manifest["stages"][stage]
+    stages = STAGES if version == _VERSION else STAGES[:-1]
+    for stage in stages:
+        source = directory / manifest["stages"].get(stage, f"{stage}.mlir")
         if not source.is_file():
             raise FileNotFoundError(f"{source}: the {stage} stage named by {manifest_path} "
                                     "is missing")
         shutil.copyfile(source, work / f"{stage}.mlir")
-    QuantizedModel.__init__(quantized, work, signature)
+    if version == 1:
+        backend_option = _write_backend_config(backend_config, work, "load")
+        remarks, float_ops = _lower(work, backend_option)
+        _warn_float_ops(float_ops, stacklevel=2)
+    else:
+        backend_option = manifest["backend"]
+        if backend_option == _BACKEND_FILE:
+            source = directory / _BACKEND_FILE
+            if not source.is_file():
+                raise FileNotFoundError(f"{source}: the BackendConfig named by {manifest_path} "
+                                        "is missing")
+            shutil.copyfile(source, work / _BACKEND_FILE)
+        remarks = manifest.get("remarks", "")
+        float_ops = [FloatOp(**op) for op in manifest.get("float_ops", [])]
+    QuantizedModel.__init__(quantized, work, signature, backend_option, remarks, float_ops)
     return quantized
