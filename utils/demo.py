@@ -9,10 +9,12 @@
         specs; anything else is an error.
     demo.py accuracy LOGITS.npy LABELS.npy
         Prints the top-1 accuracy in percent.
-    demo.py size FLOAT.mlir REFERENCE.mlir
+    demo.py size FLOAT.mlir QUANTIZED.mlir
         Prints the bytes of constants the two models use (dead constants
-        excluded): float32 in the float model; int8 weights plus the float32
-        constants and per-channel scales that remain in the reference model.
+        excluded), by element type: float32 in the float model; in the
+        quantized model, int8 weights plus int32 biases and requantization
+        multipliers (int8.mlir), or the float32 constants and per-channel
+        scales that remain (reference.mlir).
     demo.py torch-int8 DIGITS_DIR [--qfx-logits LOGITS.npy]
         Prints PyTorch 1.13's int8 accuracy on the test set, computed now
         (prepare_fx / convert_fx on the committed weights), or read from
@@ -21,9 +23,10 @@
         agree with PyTorch's.
     demo.py bench-summary DIR
         Reads the `quant-run --bench` outputs DIR/bench-MODEL-ROUND.txt of
-        the models float, fused and reference and prints each model's
+        the models float, fused, reference and int8 and prints each model's
         latency (the lowest of its rounds' medians: noise only adds time)
-        and the ratios of the reference model's to the float models'.
+        and the ratios of the int8 and the reference model's to the float
+        model's.
 """
 
 from __future__ import annotations
@@ -181,7 +184,7 @@ def torch_int8(digits: pathlib.Path, qfx_logits: np.ndarray | None) -> str:
 
 def bench_summary(directory: pathlib.Path) -> str:
     latency = {}
-    for model in ("float", "fused", "reference"):
+    for model in ("float", "fused", "reference", "int8"):
         medians = []
         for path in sorted(directory.glob(f"bench-{model}-*.txt")):
             match = re.search(r"median ([0-9.]+) ms", path.read_text())
@@ -191,10 +194,11 @@ def bench_summary(directory: pathlib.Path) -> str:
         if not medians:
             raise ValueError(f"{directory}: no bench-{model}-*.txt")
         latency[model] = min(medians)
-    f, u, r = latency["float"], latency["fused"], latency["reference"]
+    f, u, r, i = latency["float"], latency["fused"], latency["reference"], latency["int8"]
     return (
-        f"float {f:.4f} ms, float after fusion {u:.4f} ms, reference {r:.4f} ms; "
-        f"reference/float = {r / f:.2f}x, reference/fused float = {r / u:.2f}x"
+        f"float {f:.4f} ms, float after fusion {u:.4f} ms, reference {r:.4f} ms, "
+        f"int8 {i:.4f} ms; int8/float = {i / f:.2f}x, reference/float = {r / f:.2f}x "
+        "(quant-run JIT, linalg loops)"
     )
 
 
@@ -210,7 +214,7 @@ def main() -> int:
     p.add_argument("labels")
     p = sub.add_parser("size")
     p.add_argument("float_model")
-    p.add_argument("reference_model")
+    p.add_argument("quantized_model")
     p = sub.add_parser("torch-int8")
     p.add_argument("digits")
     p.add_argument("--qfx-logits")
@@ -227,7 +231,7 @@ def main() -> int:
         print(f"{accuracy(np.load(args.logits), np.load(args.labels)):.2f}")
     elif args.command == "size":
         f = constant_bytes(pathlib.Path(args.float_model).read_text())
-        r = constant_bytes(pathlib.Path(args.reference_model).read_text())
+        r = constant_bytes(pathlib.Path(args.quantized_model).read_text())
         f_total, r_total = sum(f.values()), sum(r.values())
         parts = ", ".join(f"{k} {v / 1024:.1f} KB" for k, v in sorted(r.items()))
         print(
