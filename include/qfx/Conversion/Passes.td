@@ -93,9 +93,14 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
       `quantize_per_tensor_dynamic(x, dtype, reduce_range)` + `dequantize`.
       PyTorch reduces the range to 7 bits only on its x86/fbgemm engines:
       `dynamic-reduce-range` says which (default on, as for `default:x86`).
+    - A weight with float zero points (`per_channel_affine_float_qparams`,
+      e.g. `float_qparams_weight_only_qconfig_4bit`), which `!quant.uniform`
+      cannot express, is stored as integers of its dtype's width and
+      dequantized by TOSA ops as aten does: `(float(q) - zero_point) *
+      scale` in float, per channel.
     - Errors: an activation observer without statistics (the model was not
-      calibrated), observers of one id whose statistics differ, and what is
-      not supported yet: `per_channel_affine_float_qparams`.
+      calibrated), observers of one id whose statistics differ, and float
+      zero points on anything but a constant.
   }];
   let options = [
     Option<"dynamicReduceRange", "dynamic-reduce-range", "bool",

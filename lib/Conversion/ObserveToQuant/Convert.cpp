@@ -138,12 +138,15 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     mlir::FailureOr<QParams> qparams = getQParams(op, constant, shared);
     if (mlir::failed(qparams))
       return mlir::failure();
-    if (!qparams->floatZeroPoints.empty())
-      return op.emitOpError() << "per_channel_affine_float_qparams is not "
-                                 "supported by qfx-convert yet";
     auto tensorType = llvm::dyn_cast<RankedTensorType>(type);
     if (!tensorType)
       return op.emitOpError() << "expected a ranked tensor to quantize";
+    if (!qparams->floatZeroPoints.empty()) {
+      if (!constant)
+        return op.emitOpError() << "per_channel_affine_float_qparams is "
+                                   "supported for constant weights only";
+      return convertFloatQParams(op, builder, *constant, *qparams, tensorType);
+    }
     quant::QuantizedType qtype = getQuantizedType(
         *qparams, tensorType.getElementType(), tensorType.getRank());
     auto quantizedTensor = tensorType.clone(qtype);
@@ -166,6 +169,62 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
         op, quant::DequantizeCastOp::create(builder, loc, type, quantized));
     // The integer constant replaces the float one unless something else
     // still reads it.
+    if (floatConstant && floatConstant->use_empty())
+      floatConstant->erase();
+    return mlir::success();
+  }
+
+  /// A weight with float zero points (per_channel_affine_float_qparams,
+  /// which !quant.uniform cannot express): the integers as a constant of the
+  /// storage width, dequantized by TOSA ops as aten does,
+  /// (float(q) - zero_point) * scale in float, per channel.
+  mlir::LogicalResult convertFloatQParams(ObserveOp op, OpBuilder &builder,
+                                          llvm::ArrayRef<float> values,
+                                          const QParams &qparams,
+                                          RankedTensorType type) {
+    mlir::FailureOr<Value> storage =
+        quantizeConstant(builder, op, values, qparams, type);
+    if (mlir::failed(storage))
+      return mlir::failure();
+    Location loc = op.getLoc();
+    Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
+    int64_t rank = type.getRank();
+    int64_t axis = qparams.chAxis < 0 ? qparams.chAxis + rank : qparams.chAxis;
+    auto constant = [&](llvm::ArrayRef<int64_t> shape, Type element,
+                        Attribute value) -> Value {
+      auto constType = RankedTensorType::get(shape, element);
+      if (auto values = llvm::dyn_cast<mlir::DenseElementsAttr>(value))
+        return mlir::tosa::ConstOp::create(builder, loc, constType,
+                                           values.reshape(constType));
+      return mlir::tosa::ConstOp::create(
+          builder, loc, constType,
+          mlir::DenseElementsAttr::get(constType, value));
+    };
+    llvm::SmallVector<int64_t> ones(rank, 1), channel(rank, 1);
+    channel[axis] = type.getDimSize(axis);
+    // The storage is unsigned: mask off the sign extension of the cast.
+    unsigned width = getStorage(qparams.dtype).first;
+    Value ints = mlir::tosa::CastOp::create(builder, loc, type.clone(i32),
+                                            *storage);
+    ints = mlir::tosa::BitwiseAndOp::create(
+        builder, loc, type.clone(i32), ints,
+        constant(ones, i32, builder.getI32IntegerAttr((1 << width) - 1)));
+    Value floats =
+        mlir::tosa::CastOp::create(builder, loc, type.clone(f32), ints);
+    auto perChannel = [&](llvm::ArrayRef<float> v) {
+      auto flat = RankedTensorType::get({static_cast<int64_t>(v.size())}, f32);
+      return constant(channel, f32, mlir::DenseElementsAttr::get(flat, v));
+    };
+    floats = mlir::tosa::SubOp::create(builder, loc, type, floats,
+                                       perChannel(qparams.floatZeroPoints));
+    auto shiftType = RankedTensorType::get({1}, builder.getI8Type());
+    Value shift = mlir::tosa::ConstOp::create(
+        builder, loc, shiftType,
+        mlir::DenseElementsAttr::get(shiftType, builder.getI8IntegerAttr(0)));
+    floats = mlir::tosa::MulOp::create(builder, loc, type, floats,
+                                       perChannel(qparams.scales), shift);
+    mlir::Operation *floatConstant = op.getInput().getDefiningOp();
+    (void)replace(op, floats);
     if (floatConstant && floatConstant->use_empty())
       floatConstant->erase();
     return mlir::success();
@@ -265,8 +324,9 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     if (isPerChannel(qparams.qscheme)) {
       llvm::SmallVector<double> scales(qparams.scales.begin(),
                                        qparams.scales.end());
-      PerChannelQParams perChannel{
-          scales, qparams.zeroPoints, {}, qparams.chAxis, full};
+      PerChannelQParams perChannel{scales, qparams.zeroPoints,
+                                   qparams.floatZeroPoints, qparams.chAxis,
+                                   full};
       err = quantizePerChannel(values, type.getShape(), perChannel, quantized);
     } else {
       AffineQParams perTensor{qparams.scales.front(),

@@ -25,10 +25,11 @@ func.func @shared_mismatch(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @float_qparams() -> tensor<2x3xf32> {
-  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>
-  // expected-error @+1 {{'qfx.observe' op per_channel_affine_float_qparams is not supported by qfx-convert yet}}
-  %0 = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, qscheme = per_channel_affine_float_qparams>) : tensor<2x3xf32>
+// Float zero points are not a !quant.uniform type: only weights (constants)
+// can have them.
+func.func @float_qparams(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'qfx.observe' op per_channel_affine_float_qparams is supported for constant weights only}}
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<per_channel_minmax, qscheme = per_channel_affine_float_qparams>) stats(#qfx.per_channel_minmax<min = [-1.0, 0.0], max = [1.0, 2.0]>) : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 

@@ -88,3 +88,28 @@ func.func @shared_weight() -> (tensor<2xf32>, tensor<2xf32>) {
   %0 = qfx.observe %w id 0 spec(#qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>) : tensor<2xf32>
   return %0, %w : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A weight with float zero points (per_channel_affine_float_qparams, here
+// PyTorch's 4-bit weight-only default): stored as 4-bit integers (the i4
+// constant prints 8 and 15 as -8 and -1), dequantized by TOSA ops as aten
+// does, (float(q) - zero_point) * scale per channel. PyTorch's qparams: scales
+// 0.2, 0.2, zero points 0.0 (printed -0.0, as -min / scale), 5.0; values
+// 0, 8, 15 and 0, 6, 15 (1.5 / 0.2 = 7.5 rounds to even).
+// CHECK-LABEL: func.func @weight_float_qparams
+// CHECK: %[[Q:.*]] = "tosa.const"() <{values = dense<{{\[\[}}0, -8, -1], [0, 6, -1]]> : tensor<2x3xi4>}>
+// CHECK: %[[I:.*]] = tosa.cast %[[Q]] : (tensor<2x3xi4>) -> tensor<2x3xi32>
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<15> : tensor<1x1xi32>}>
+// CHECK: %[[U:.*]] = tosa.bitwise_and %[[I]], %[[M]]
+// CHECK: %[[F:.*]] = tosa.cast %[[U]] : (tensor<2x3xi32>) -> tensor<2x3xf32>
+// CHECK: %[[Z:.*]] = "tosa.const"() <{values = dense<{{\[\[}}-0.000000e+00], [5.000000e+00]]> : tensor<2x1xf32>}>
+// CHECK: %[[D:.*]] = tosa.sub %[[F]], %[[Z]]
+// CHECK: %[[S:.*]] = "tosa.const"() <{values = dense<2.000000e-01> : tensor<2x1xf32>}>
+// CHECK: %[[R:.*]] = tosa.mul %[[D]], %[[S]]
+// CHECK: return %[[R]]
+func.func @weight_float_qparams() -> tensor<2x3xf32> {
+  %w = "tosa.const"() <{values = dense<[[0.0, 1.5, 3.0], [-1.0, 0.1, 2.0]]> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>
+  %0 = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = quint4x2, qscheme = per_channel_affine_float_qparams>) : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
