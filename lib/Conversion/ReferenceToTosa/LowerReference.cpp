@@ -326,9 +326,12 @@ Lowered<QConst> Lowering::getQConst(Value floatValue) {
     return unsupported("the weight is not a quantized constant");
   auto type = llvm::cast<RankedTensorType>(dcast.getInput().getType());
   auto element = llvm::cast<quant::QuantizedType>(type.getElementType());
-  if (element.getStorageTypeIntegralWidth() != 8)
-    return unsupported("the weight is not quantized to 8 bits");
-  int64_t shift = element.isSigned() ? 0 : 128;
+  unsigned width = element.getStorageTypeIntegralWidth();
+  if (width > 8)
+    return unsupported("the weight is quantized to more than 8 bits");
+  // Only u8 needs the shift into int8; narrower unsigned values fit as they
+  // are.
+  int64_t shift = element.isSigned() || width < 8 ? 0 : 128;
   QConst weight;
   weight.shape = llvm::to_vector(type.getShape());
   int64_t size = type.getNumElements();
@@ -1120,13 +1123,155 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
   return llvm::Error::success();
 }
 
+/// True if `value` is dequantized (statically or at run time), through data
+/// movement.
+bool isDequantized(Value value) {
+  Operation *def = value.getDefiningOp();
+  while (def && isDataMovement(def))
+    def = def->getOperand(0).getDefiningOp();
+  return llvm::isa_and_nonnull<quant::DequantizeCastOp, DequantizeOp>(def);
+}
+
 bool Lowering::consumesQuantized(Operation *root) {
-  return llvm::any_of(root->getOperands(), [](Value operand) {
-    Operation *def = operand.getDefiningOp();
-    while (def && isDataMovement(def))
-      def = def->getOperand(0).getDefiningOp();
-    return llvm::isa_and_nonnull<quant::DequantizeCastOp, DequantizeOp>(def);
-  });
+  return llvm::any_of(root->getOperands(), isDequantized);
+}
+
+/// True for a weight-only pattern: a conv or matmul whose weight is
+/// dequantized and whose input is float. It stays float with its weights
+/// stored quantized (packed when narrower than 8 bits).
+bool isWeightOnly(Operation *root) {
+  PatternBody body(root);
+  if (body.ops.empty() ||
+      !llvm::isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>(
+          body.ops.front()))
+    return false;
+  Operation *main = body.ops.front();
+  return !isDequantized(body.external(main->getOperand(0))) &&
+         isDequantized(body.external(main->getOperand(1)));
+}
+
+/// The 4-bit unsigned `values` of a tensor of `shape` stored two per byte
+/// (the even element in the low nibble) as a constant, and TOSA bit
+/// operations that unpack them into int8 values in [0, 15].
+Value unpackNibbles(OpBuilder &b, Location loc,
+                    mlir::DenseIntElementsAttr values,
+                    ArrayRef<int64_t> shape) {
+  Type i8 = b.getIntegerType(8);
+  int64_t size = values.getNumElements(), half = (size + 1) / 2;
+  SmallVector<int8_t> packed(half, 0);
+  int64_t n = 0;
+  for (const llvm::APInt &v : values.getValues<llvm::APInt>()) {
+    uint8_t nibble = static_cast<uint8_t>(v.getZExtValue() & 0xF);
+    packed[n / 2] |= static_cast<int8_t>(n % 2 ? nibble << 4 : nibble);
+    ++n;
+  }
+  auto packedType = RankedTensorType::get({half, 1}, i8);
+  Value bytes = tosa::ConstOp::create(
+      b, loc, packedType,
+      mlir::DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed)));
+  auto splat = [&](int8_t v) -> Value {
+    auto t = RankedTensorType::get({1, 1}, i8);
+    return tosa::ConstOp::create(b, loc, t, mlir::DenseElementsAttr::get(t, v));
+  };
+  Value low = tosa::BitwiseAndOp::create(b, loc, packedType, bytes, splat(15));
+  Value high = tosa::BitwiseAndOp::create(
+      b, loc, packedType,
+      tosa::LogicalRightShiftOp::create(b, loc, packedType, bytes, splat(4)),
+      splat(15));
+  Value pairs = tosa::ConcatOp::create(
+      b, loc, RankedTensorType::get({half, 2}, i8), mlir::ValueRange{low, high},
+      b.getI32IntegerAttr(1));
+  Value flat = tosa::ReshapeOp::create(b, loc,
+                                       RankedTensorType::get({2 * half}, i8),
+                                       pairs, constShape(b, loc, {2 * half}));
+  if (2 * half != size)
+    flat = tosa::SliceOp::create(b, loc, RankedTensorType::get({size}, i8),
+                                 flat, constShape(b, loc, {0}),
+                                 constShape(b, loc, {size}));
+  return tosa::ReshapeOp::create(b, loc, RankedTensorType::get(shape, i8),
+                                 flat, constShape(b, loc, shape));
+}
+
+/// The same quantization with int8 storage restricted to [0, 15].
+quant::QuantizedType widenFourBit(quant::QuantizedType element) {
+  Type i8 = mlir::IntegerType::get(element.getContext(), 8);
+  if (auto uniform = llvm::dyn_cast<quant::UniformQuantizedType>(element))
+    return quant::UniformQuantizedType::get(
+        0, i8, uniform.getExpressedType(), uniform.getScale(),
+        uniform.getZeroPoint(), 0, 15);
+  if (auto perAxis =
+          llvm::dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+    return quant::UniformQuantizedPerAxisType::get(
+        0, i8, perAxis.getExpressedType(), perAxis.getScales(),
+        perAxis.getZeroPoints(), perAxis.getQuantizedDimension(), 0, 15);
+  return nullptr;
+}
+
+/// Stores 4-bit weights two per byte (unpacked at run time by unpackNibbles):
+/// a quant.scast of a constant with 4-bit unsigned storage becomes one of the
+/// unpacked int8 values to a type with the same qparams and range [0, 15];
+/// a tosa.cast of a 4-bit constant (a float-qparams weight) casts the
+/// unpacked values instead.
+void packFourBitWeights(Block &block) {
+  SmallVector<Operation *> users;
+  for (Operation &op : block)
+    if (llvm::isa<quant::StorageCastOp, tosa::CastOp>(op))
+      users.push_back(&op);
+  for (Operation *op : users) {
+    mlir::DenseIntElementsAttr values;
+    if (!mlir::matchPattern(op->getOperand(0), mlir::m_Constant(&values)) ||
+        values.getElementType().getIntOrFloatBitWidth() != 4)
+      continue;
+    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    if (llvm::isa<tosa::CastOp>(op)) {
+      Value unpacked = unpackNibbles(b, loc, values, type.getShape());
+      op->getResult(0).replaceAllUsesWith(
+          tosa::CastOp::create(b, loc, type, unpacked).getResult());
+      continue;
+    }
+    auto element = llvm::dyn_cast<quant::QuantizedType>(type.getElementType());
+    quant::QuantizedType wide =
+        element && !element.isSigned() ? widenFourBit(element) : nullptr;
+    if (!wide)
+      continue;
+    Value stored = quant::StorageCastOp::create(
+        b, loc, type.clone(wide),
+        unpackNibbles(b, loc, values, type.getShape()));
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
+      if (auto dcast = llvm::dyn_cast<quant::DequantizeCastOp>(user)) {
+        OpBuilder after(dcast);
+        dcast.getResult().replaceAllUsesWith(quant::DequantizeCastOp::create(
+            after, dcast.getLoc(), dcast.getType(), stored));
+      }
+  }
+}
+
+/// Stores float16 weights as float16: tosa.cast f32 -> f16 of a constant
+/// becomes an f16 constant (rounded to nearest even, as Tensor.half()).
+void foldHalfWeights(Block &block) {
+  SmallVector<tosa::CastOp> casts;
+  for (Operation &op : block)
+    if (auto cast = llvm::dyn_cast<tosa::CastOp>(op))
+      casts.push_back(cast);
+  for (tosa::CastOp cast : casts) {
+    mlir::DenseFPElementsAttr values;
+    auto type = llvm::cast<RankedTensorType>(cast.getType());
+    if (!type.getElementType().isF16() ||
+        !mlir::matchPattern(cast.getInput(), mlir::m_Constant(&values)))
+      continue;
+    auto half = values.mapValues(type.getElementType(), [](const llvm::APFloat &v) {
+      llvm::APFloat h = v;
+      bool lost = false;
+      h.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+                &lost);
+      return h.bitcastToAPInt();
+    });
+    OpBuilder b(cast);
+    cast.replaceAllUsesWith(
+        tosa::ConstOp::create(b, cast.getLoc(), type, half).getResult());
+  }
 }
 
 /// Erases ops whose results are unused and that have no side effects,
@@ -1160,7 +1305,7 @@ struct QFXLowerReferencePass
           !op.hasTrait<mlir::OpTrait::IsTerminator>())
         roots.push_back(&op);
     for (Operation *root : roots) {
-      if (!Lowering::consumesQuantized(root))
+      if (!Lowering::consumesQuantized(root) || isWeightOnly(root))
         continue;
       // Data movement between a dequantize and a pattern is replayed on the
       // integers when the pattern is lowered.
@@ -1176,6 +1321,8 @@ struct QFXLowerReferencePass
         root->emitRemark() << "runs in float: "
                            << llvm::toString(std::move(error));
     }
+    packFourBitWeights(block);
+    foldHalfWeights(block);
     eraseDeadOps(block);
   }
 };

@@ -242,3 +242,51 @@ func.func @dynamic_linear(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
   }
   return %y : tensor<1x2x2xf32>
 }
+
+// -----
+
+!w4 = !quant.uniform<u4:f32:1, {0.5:8, 0.25:7, 1.0:0, 2.0:1, 0.125:15}>
+
+// Weight-only: a matmul with a float input and a dequantized weight stays
+// float, without a remark. 4-bit weights are stored two per byte (even
+// element in the low nibble: 1 | 2 << 4 = 33, 3 | 15 << 4 = -13, 0) and
+// unpacked by bit operations into int8 values of a [0, 15] type with the
+// same qparams.
+// CHECK-LABEL: func.func @weight_only_4bit
+// CHECK: %[[P:.*]] = "tosa.const"() <{values = dense<{{\[}}[33], [-13], [0]]> : tensor<3x1xi8>}>
+// CHECK: %[[LO:.*]] = tosa.bitwise_and %[[P]]
+// CHECK: %[[SH:.*]] = tosa.logical_right_shift %[[P]]
+// CHECK: %[[HI:.*]] = tosa.bitwise_and %[[SH]]
+// CHECK: %[[PAIRS:.*]] = tosa.concat %[[LO]], %[[HI]] {axis = 1 : i32} : (tensor<3x1xi8>, tensor<3x1xi8>) -> tensor<3x2xi8>
+// CHECK: %[[FLAT:.*]] = tosa.reshape %[[PAIRS]], %{{.*}} -> tensor<6xi8>
+// CHECK: %[[FIVE:.*]] = tosa.slice %[[FLAT]], {{.*}} -> tensor<5xi8>
+// CHECK: %[[W:.*]] = tosa.reshape %[[FIVE]], %{{.*}} -> tensor<1x5xi8>
+// CHECK: %[[S:.*]] = quant.scast %[[W]] : tensor<1x5xi8> to tensor<1x5x!quant.uniform<u8<0:15>:f32:1, {5.000000e-01:8,2.500000e-01:7,1.000000e+00,2.000000e+00:1,1.250000e-01:15}>>
+// CHECK: %[[D:.*]] = quant.dcast %[[S]]
+// CHECK: tosa.matmul %{{.*}}, %{{.*}} : (tensor<1x2x1xf32>, tensor<1x1x5xf32>
+func.func @weight_only_4bit(%x: tensor<1x2x1xf32>) -> tensor<1x2x5xf32> {
+  %wi = "tosa.const"() <{values = dense<[[1, 2, 3, 15, 0]]> : tensor<1x5xi4>}> : () -> tensor<1x5xi4>
+  %ws = quant.scast %wi : tensor<1x5xi4> to tensor<1x5x!w4>
+  %w = quant.dcast %ws : tensor<1x5x!w4> to tensor<1x5xf32>
+  %shape = tosa.const_shape {values = dense<[1, 1, 5]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %w3 = tosa.reshape %w, %shape : (tensor<1x5xf32>, !tosa.shape<3>) -> tensor<1x1x5xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %x, %w3, %zp, %zp : (tensor<1x2x1xf32>, tensor<1x1x5xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x5xf32>
+  return %y : tensor<1x2x5xf32>
+}
+
+// -----
+
+// float16: a weight's round trip through f16 is stored as an f16 constant
+// (0.1 rounds to 0.0999755859), computed in f32.
+// CHECK-LABEL: func.func @half_weight
+// CHECK: %[[H:.*]] = "tosa.const"() <{values = dense<[9.997550e-02, -2.000000e+00]> : tensor<2xf16>}>
+// CHECK: %[[F:.*]] = tosa.cast %[[H]] : (tensor<2xf16>) -> tensor<2xf32>
+// CHECK: tosa.add %{{.*}}, %[[F]]
+func.func @half_weight(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %w = "tosa.const"() <{values = dense<[0.1, -2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %h = tosa.cast %w : (tensor<2xf32>) -> tensor<2xf16>
+  %f = tosa.cast %h : (tensor<2xf16>) -> tensor<2xf32>
+  %y = tosa.add %x, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
