@@ -91,8 +91,10 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
       dynamically quantized activation: it becomes `qfx.choose_qparams` +
       `qfx.quantize` + `qfx.dequantize`, PyTorch's
       `quantize_per_tensor_dynamic(x, dtype, reduce_range)` + `dequantize`.
-      PyTorch reduces the range to 7 bits only on its x86/fbgemm engines:
-      `dynamic-reduce-range` says which (default on, as for `default:x86`).
+      PyTorch 1.13's quantized dynamic Linear reduces the range to 7 bits on
+      its x86, fbgemm and onednn engines and not on qnnpack (its reference
+      model never does): `dynamic-reduce-range` says which (default on, as
+      for `default:x86`).
     - A weight with float zero points (`per_channel_affine_float_qparams`,
       e.g. `float_qparams_weight_only_qconfig_4bit`), which `!quant.uniform`
       cannot express, is stored as integers of its dtype's width and
@@ -106,7 +108,7 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
     Option<"dynamicReduceRange", "dynamic-reduce-range", "bool",
            /*default=*/"true",
            "Halve the range of dynamically quantized activations, as "
-           "PyTorch's x86 and fbgemm engines do (qnnpack and onednn do not)">
+           "PyTorch's x86, fbgemm and onednn engines do (qnnpack does not)">
   ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",
