@@ -202,8 +202,8 @@ private:
 CompiledModel::~CompiledModel() = default;
 CompiledModel::CompiledModel(CompiledModel &&) noexcept = default;
 
-llvm::Expected<CompiledModel>
-CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
+llvm::Expected<LoweredModel>
+qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
   auto function = module.lookupSymbol<mlir::func::FuncOp>(options.entry);
   if (!function || function.isExternal()) {
     llvm::SmallVector<std::string> names;
@@ -215,8 +215,7 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
         (names.empty() ? std::string("none") : llvm::join(names, ", ")));
   }
 
-  CompiledModel model;
-  model.entry = options.entry;
+  LoweredModel model;
   mlir::FunctionType type = function.getFunctionType();
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
     auto signature = getSignature(
@@ -234,14 +233,15 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     model.results.push_back(std::move(*signature));
   }
 
-  mlir::OwningOpRef<mlir::ModuleOp> lowered = module.clone();
-  mlir::MLIRContext *context = lowered->getContext();
-  auto clonedEntry = lowered->lookupSymbol<mlir::func::FuncOp>(options.entry);
+  model.module = module.clone();
+  mlir::MLIRContext *context = model.module->getContext();
+  auto clonedEntry =
+      model.module->lookupSymbol<mlir::func::FuncOp>(options.entry);
   clonedEntry->setAttr(mlir::LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                        mlir::UnitAttr::get(context));
   // Only the entry and what it calls are compiled: symbol-dce drops the
   // other functions once they are private.
-  for (auto other : lowered->getOps<mlir::func::FuncOp>())
+  for (auto other : model.module->getOps<mlir::func::FuncOp>())
     if (other != clonedEntry)
       other.setPrivate();
   // The caller's arrays are inputs only: never bufferize in place into them.
@@ -256,13 +256,13 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
           mlir::parsePassPipeline(getLoweringPasses(options.calibrate), pm)))
     return makeError("internal error: the lowering pipeline does not parse\n" +
                      diagnostics.take());
-  if (mlir::failed(pm.run(*lowered)))
+  if (mlir::failed(pm.run(*model.module)))
     return makeError("cannot lower the model to LLVM:\n" + diagnostics.take());
 
-  // run() passes one descriptor per input, then one per result: the C
-  // wrapper must take exactly those and return nothing.
-  auto wrapper = lowered->lookupSymbol<mlir::LLVM::LLVMFuncOp>("_mlir_ciface_" +
-                                                               options.entry);
+  // One descriptor per input, then one per result: the C wrapper must take
+  // exactly those and return nothing.
+  auto wrapper = model.module->lookupSymbol<mlir::LLVM::LLVMFuncOp>(
+      "_mlir_ciface_" + options.entry);
   size_t expectedParams = model.inputs.size() + model.results.size();
   if (!wrapper || wrapper.getNumArguments() != expectedParams ||
       !llvm::isa<mlir::LLVM::LLVMVoidType>(
@@ -271,6 +271,22 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
         "internal error: @{0} did not lower to a C interface taking {1} "
         "buffers and returning nothing",
         options.entry, expectedParams));
+  mlir::registerBuiltinDialectTranslation(*context);
+  mlir::registerLLVMDialectTranslation(*context);
+  return model;
+}
+
+llvm::Expected<CompiledModel>
+CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
+  llvm::Expected<LoweredModel> lowered = lowerToLLVMDialect(module, options);
+  if (!lowered)
+    return lowered.takeError();
+  CompiledModel model;
+  model.entry = options.entry;
+  model.inputs = lowered->inputs;
+  model.results = lowered->results;
+  mlir::MLIRContext *context = module.getContext();
+  DiagnosticCollector diagnostics(context);
 
   static const bool nativeTargetReady = [] {
     llvm::InitializeNativeTarget();
@@ -278,15 +294,12 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     return true;
   }();
   (void)nativeTargetReady;
-  mlir::registerBuiltinDialectTranslation(*context);
-  mlir::registerLLVMDialectTranslation(*context);
-
   mlir::ExecutionEngineOptions engineOptions;
   auto transformer = mlir::makeOptimizingTransformer(
       /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = mlir::ExecutionEngine::create(*lowered, engineOptions);
+  auto engine = mlir::ExecutionEngine::create(*lowered->module, engineOptions);
   if (!engine)
     return makeError(
         "cannot JIT-compile the model: " + llvm::toString(engine.takeError()) +

@@ -55,6 +55,19 @@ struct CompileOptions {
 };
 
 /// A function of a module, compiled and ready to run.
+/// A model's entry function lowered to the LLVM dialect with a C interface
+/// (`_mlir_ciface_ENTRY`, taking one memref descriptor per input, then one
+/// per result), and its signature.
+struct LoweredModel {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  llvm::SmallVector<TensorSignature> inputs, results;
+};
+
+/// Lowers `options.entry` of `module` (which is cloned, not changed) with
+/// CompiledModel's pipeline. Errors carry the MLIR diagnostics.
+llvm::Expected<LoweredModel> lowerToLLVMDialect(mlir::ModuleOp module,
+                                                const CompileOptions &options);
+
 class CompiledModel {
 public:
   ~CompiledModel();
