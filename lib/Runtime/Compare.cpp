@@ -110,8 +110,8 @@ Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
     // recorded (an int8 model's pattern outputs), is recorded dequantized.
     auto quantized =
         llvm::dyn_cast<mlir::quant::QuantizedType>(type.getElementType());
-    auto integerAs = op->getAttrOfType<mlir::TypeAttr>(
-        QFXDialect::getQuantizedAttrName());
+    auto integerAs =
+        op->getAttrOfType<mlir::TypeAttr>(QFXDialect::getQuantizedAttrName());
     if (integerAs)
       quantized = llvm::cast<mlir::quant::QuantizedType>(integerAs.getValue());
     if (!quantized && !llvm::isa<mlir::FloatType>(type.getElementType()))

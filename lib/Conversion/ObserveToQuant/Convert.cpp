@@ -204,8 +204,8 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     channel[axis] = type.getDimSize(axis);
     // The storage is unsigned: mask off the sign extension of the cast.
     unsigned width = getStorage(qparams.dtype).first;
-    Value ints = mlir::tosa::CastOp::create(builder, loc, type.clone(i32),
-                                            *storage);
+    Value ints =
+        mlir::tosa::CastOp::create(builder, loc, type.clone(i32), *storage);
     ints = mlir::tosa::BitwiseAndOp::create(
         builder, loc, type.clone(i32), ints,
         constant(ones, i32, builder.getI32IntegerAttr((1 << width) - 1)));

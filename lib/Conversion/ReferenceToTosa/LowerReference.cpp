@@ -49,8 +49,7 @@ constexpr int64_t kInt8Max = 127;
 
 /// A lowered value, or why the pattern cannot be lowered (the reason goes
 /// into the "runs in float" remark).
-template <typename T>
-using Lowered = llvm::Expected<T>;
+template <typename T> using Lowered = llvm::Expected<T>;
 
 llvm::Error unsupported(const llvm::Twine &reason) {
   return llvm::createStringError(reason.str());
@@ -78,7 +77,8 @@ std::optional<ActQuant> getActQuant(Type type) {
   if (!uniform || uniform.getStorageTypeIntegralWidth() != 8)
     return std::nullopt;
   bool isSigned = uniform.isSigned();
-  int64_t fullMin = isSigned ? kInt8Min : 0, fullMax = isSigned ? kInt8Max : 255;
+  int64_t fullMin = isSigned ? kInt8Min : 0,
+          fullMax = isSigned ? kInt8Max : 255;
   if (uniform.getStorageTypeMin() != fullMin ||
       uniform.getStorageTypeMax() != fullMax)
     return std::nullopt;
@@ -96,8 +96,7 @@ void markQuantized(Value value, const ActQuant &quant) {
   mlir::MLIRContext *context = def->getContext();
   auto type = quant::UniformQuantizedType::get(
       quant::QuantizationFlags::Signed, mlir::IntegerType::get(context, 8),
-      mlir::Float32Type::get(context), quant.scale, quant.zeroPoint, -128,
-      127);
+      mlir::Float32Type::get(context), quant.scale, quant.zeroPoint, -128, 127);
   def->setAttr(QFXDialect::getQuantizedAttrName(), mlir::TypeAttr::get(type));
 }
 
@@ -201,8 +200,8 @@ private:
                          bool outputUnsigned = false);
   Lowered<Value> requantize(OpBuilder &b, Location loc, Act act,
                             const ActQuant &out);
-  Lowered<std::pair<int64_t, int64_t>>
-  getClampRange(ArrayRef<Operation *> ops, const ActQuant &out);
+  Lowered<std::pair<int64_t, int64_t>> getClampRange(ArrayRef<Operation *> ops,
+                                                     const ActQuant &out);
   Value clamp(OpBuilder &b, Location loc, Value value,
               std::pair<int64_t, int64_t> range);
 
@@ -252,13 +251,12 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
     OpBuilder b(def);
     Location loc = def->getLoc();
     auto storageType = withElement(quantized.getType(), b.getIntegerType(8));
-    Value value =
-        quant::StorageCastOp::create(b, loc, storageType, quantized);
+    Value value = quant::StorageCastOp::create(b, loc, storageType, quantized);
     if (quant->isUnsigned) {
-      Lowered<Value> shifted = rescale(b, loc, value, {1.0},
-                                       quant->zeroPoint + 128,
-                                       quant->zeroPoint, b.getIntegerType(8),
-                                       /*inputUnsigned=*/true);
+      Lowered<Value> shifted =
+          rescale(b, loc, value, {1.0}, quant->zeroPoint + 128,
+                  quant->zeroPoint, b.getIntegerType(8),
+                  /*inputUnsigned=*/true);
       if (!shifted)
         return shifted.takeError();
       value = *shifted;
@@ -348,8 +346,7 @@ Lowered<QConst> Lowering::getQConst(Value floatValue) {
     for (int64_t d = axis + 1; d < type.getRank(); ++d)
       inner *= type.getDimSize(d);
     int64_t channels = type.getDimSize(axis);
-    for (auto [s, z] :
-         llvm::zip(perAxis.getScales(), perAxis.getZeroPoints()))
+    for (auto [s, z] : llvm::zip(perAxis.getScales(), perAxis.getZeroPoints()))
       weight.params.push_back({s, z - shift});
     for (int64_t n = 0; n < size; ++n)
       weight.group[n] = (n / inner) % channels;
@@ -363,7 +360,8 @@ Lowered<QConst> Lowering::getQConst(Value floatValue) {
   Value stored = dcast.getInput();
   mlir::DenseElementsAttr elements;
   if (auto scast = stored.getDefiningOp<quant::StorageCastOp>();
-      scast && mlir::matchPattern(scast.getInput(), mlir::m_Constant(&elements)) &&
+      scast &&
+      mlir::matchPattern(scast.getInput(), mlir::m_Constant(&elements)) &&
       llvm::isa<mlir::IntegerType>(elements.getElementType())) {
     for (const llvm::APInt &v : elements.getValues<llvm::APInt>())
       weight.values.push_back(static_cast<int32_t>(
@@ -381,17 +379,17 @@ Lowered<QConst> Lowering::getQConst(Value floatValue) {
   QuantRange range{element.getStorageTypeMin(), element.getStorageTypeMax()};
   for (int64_t n = 0; n < size; ++n) {
     auto [scale, zp] = weight.params[weight.group[n]];
-    weight.values.push_back(static_cast<int32_t>(
-        quantizeValue(static_cast<float>((*floats)[n]), scale, zp + shift,
-                      range) -
-        shift));
+    weight.values.push_back(
+        static_cast<int32_t>(quantizeValue(static_cast<float>((*floats)[n]),
+                                           scale, zp + shift, range) -
+                             shift));
   }
   return weight;
 }
 
-Lowered<ChannelQuant> Lowering::getChannelQuant(
-    const QConst &weight, int64_t channels,
-    const std::function<int64_t(int64_t)> &channelOf) {
+Lowered<ChannelQuant>
+Lowering::getChannelQuant(const QConst &weight, int64_t channels,
+                          const std::function<int64_t(int64_t)> &channelOf) {
   SmallVector<std::optional<size_t>> groupOf(channels);
   for (size_t n = 0; n < weight.values.size(); ++n) {
     std::optional<size_t> &g = groupOf[channelOf(n)];
@@ -495,9 +493,8 @@ Lowered<Value> Lowering::requantize(OpBuilder &b, Location loc, Act act,
 /// Quantizes a float bound to the int8 domain, saturating.
 int64_t quantizeBound(double value, const ActQuant &out) {
   double q = std::nearbyint(value / out.scale) + out.zeroPoint;
-  return static_cast<int64_t>(
-      std::clamp(q, static_cast<double>(kInt8Min),
-                 static_cast<double>(kInt8Max)));
+  return static_cast<int64_t>(std::clamp(q, static_cast<double>(kInt8Min),
+                                         static_cast<double>(kInt8Max)));
 }
 
 Lowered<std::pair<int64_t, int64_t>>
@@ -512,8 +509,10 @@ Lowering::getClampRange(ArrayRef<Operation *> ops, const ActQuant &out) {
     auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
     if (!lo || !hi)
       return unsupported("a clamp without float bounds");
-    range.first = std::max(range.first, quantizeBound(lo.getValueAsDouble(), out));
-    range.second = std::min(range.second, quantizeBound(hi.getValueAsDouble(), out));
+    range.first =
+        std::max(range.first, quantizeBound(lo.getValueAsDouble(), out));
+    range.second =
+        std::min(range.second, quantizeBound(hi.getValueAsDouble(), out));
   }
   return range;
 }
@@ -563,8 +562,8 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     int64_t perChannel = weightType.getNumElements() / ws[0];
     channelOf = [perChannel](int64_t n) { return n / perChannel; };
   } else { // depthwise [KH, KW, C, M] and matmul [B, K, N]: the last dims
-    int64_t inner = llvm::isa<tosa::DepthwiseConv2DOp>(main) ? ws[2] * ws[3]
-                                                             : ws.back();
+    int64_t inner =
+        llvm::isa<tosa::DepthwiseConv2DOp>(main) ? ws[2] * ws[3] : ws.back();
     channelOf = [inner](int64_t n) { return n % inner; };
   }
 
@@ -606,7 +605,8 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   auto scaleOf = [&](int64_t c) {
     return weightQuant.scales[weightQuant.scales.size() == 1 ? 0 : c];
   };
-  if (bias && bias->size() != 1 && bias->size() != static_cast<size_t>(channels))
+  if (bias && bias->size() != 1 &&
+      bias->size() != static_cast<size_t>(channels))
     return unsupported("the bias has neither 1 nor one value per channel");
   auto biasOf = [&](int64_t c) {
     return (*bias)[bias->size() == 1 ? 0 : c] /
@@ -667,8 +667,7 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
       Value factor = tosa::ConstOp::create(
           b, loc, type,
           mlir::DenseElementsAttr::get(type, int32_t{1} << fractionBits));
-      acc = tosa::MulOp::create(b, loc, accType, acc, factor,
-                                noShift(b, loc));
+      acc = tosa::MulOp::create(b, loc, accType, acc, factor, noShift(b, loc));
     }
     shape.back() = channels;
     auto type = RankedTensorType::get(shape, i32);
@@ -682,8 +681,7 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   for (size_t c = 0; c < weightQuant.scales.size(); ++c)
     scales.push_back(input->quant.scale * weightQuant.scales[c] /
                      (out.scale * (1 << fractionBits)));
-  Lowered<Value> result =
-      rescale(b, loc, acc, scales, 0, out.zeroPoint, i8);
+  Lowered<Value> result = rescale(b, loc, acc, scales, 0, out.zeroPoint, i8);
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
@@ -728,8 +726,8 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
     Value other = add->getOperand(0) == main->getResult(0) ? add->getOperand(1)
                                                            : add->getOperand(0);
     bias = getFloatConstant(body.external(other));
-    if (!bias || (bias->size() != 1 &&
-                  bias->size() != static_cast<size_t>(channels)))
+    if (!bias ||
+        (bias->size() != 1 && bias->size() != static_cast<size_t>(channels)))
       return unsupported("the matmul's addend is not a constant bias");
     tail = tail.drop_front();
   }
@@ -743,8 +741,8 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
   // [-128, 127] is the clamp to [0, 255] shifted).
   auto scalarI32 = RankedTensorType::get({}, i32);
   auto splat = [&](RankedTensorType type, Attribute value) -> Value {
-    return tosa::ConstOp::create(
-        b, loc, type, mlir::DenseElementsAttr::get(type, value));
+    return tosa::ConstOp::create(b, loc, type,
+                                 mlir::DenseElementsAttr::get(type, value));
   };
   Value q = quantize.getOutput(), zp = quantize.getZeroPoint();
   if (storage.isUnsigned()) {
@@ -782,20 +780,20 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
   auto scalesType = RankedTensorType::get(
       {1, 1, static_cast<int64_t>(cq->scales.size())}, f32);
   SmallVector<float> weightScales(cq->scales.begin(), cq->scales.end());
-  Value scale3 = tosa::ReshapeOp::create(
-      b, loc, RankedTensorType::get({1, 1, 1}, f32), input.getScale(),
-      constShape(b, loc, {1, 1, 1}));
+  Value scale3 =
+      tosa::ReshapeOp::create(b, loc, RankedTensorType::get({1, 1, 1}, f32),
+                              input.getScale(), constShape(b, loc, {1, 1, 1}));
   Value scales = tosa::MulOp::create(
       b, loc, scalesType, scale3,
       tosa::ConstOp::create(b, loc, scalesType,
                             mlir::DenseElementsAttr::get(
                                 scalesType, ArrayRef<float>(weightScales))),
       noShift(b, loc));
-  Value result =
-      tosa::MulOp::create(b, loc, resultType, accFloat, scales, noShift(b, loc));
+  Value result = tosa::MulOp::create(b, loc, resultType, accFloat, scales,
+                                     noShift(b, loc));
   if (bias) {
-    auto biasType = RankedTensorType::get(
-        {1, 1, static_cast<int64_t>(bias->size())}, f32);
+    auto biasType =
+        RankedTensorType::get({1, 1, static_cast<int64_t>(bias->size())}, f32);
     SmallVector<float> values(bias->begin(), bias->end());
     result = tosa::AddOp::create(
         b, loc, resultType, result,
@@ -805,9 +803,9 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
   }
   for (Operation *op : tail) {
     auto clampOp = llvm::cast<tosa::ClampOp>(op);
-    result = tosa::ClampOp::create(b, loc, resultType, result,
-                                   clampOp.getMinValAttr(),
-                                   clampOp.getMaxValAttr());
+    result =
+        tosa::ClampOp::create(b, loc, resultType, result,
+                              clampOp.getMinValAttr(), clampOp.getMaxValAttr());
   }
   return result;
 }
@@ -849,14 +847,14 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   Value combined;
   double scale;
   if (isMul) {
-    combined =
-        tosa::MulOp::create(b, loc, resultType, *l, *r, noShift(b, loc));
+    combined = tosa::MulOp::create(b, loc, resultType, *l, *r, noShift(b, loc));
     scale = lhs->quant.scale * rhs->quant.scale / out.scale;
   } else {
     combined = tosa::AddOp::create(b, loc, resultType, *l, *r);
     scale = common / (kFraction * out.scale);
   }
-  Lowered<Value> result = rescale(b, loc, combined, {scale}, 0, out.zeroPoint, i8);
+  Lowered<Value> result =
+      rescale(b, loc, combined, {scale}, 0, out.zeroPoint, i8);
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
@@ -873,9 +871,9 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
     return input.takeError();
   auto type = withElement(main->getResult(0).getType(), b.getIntegerType(8));
   if (auto pool = llvm::dyn_cast<tosa::MaxPool2dOp>(main)) {
-    Value pooled = tosa::MaxPool2dOp::create(b, loc, type, input->value,
-                                             pool.getKernel(),
-                                             pool.getStride(), pool.getPad());
+    Value pooled =
+        tosa::MaxPool2dOp::create(b, loc, type, input->value, pool.getKernel(),
+                                  pool.getStride(), pool.getPad());
     return requantize(b, loc, Act{pooled, input->quant}, out);
   }
   auto avg = llvm::cast<tosa::AvgPool2dOp>(main);
@@ -933,10 +931,11 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
     return splat4D(b, loc, static_cast<int32_t>(v));
   };
   Value twice = tosa::AddOp::create(b, loc, sumType, sum, sum);
-  Value num = tosa::AddOp::create(b, loc, sumType, twice, i32Const(513 * count));
+  Value num =
+      tosa::AddOp::create(b, loc, sumType, twice, i32Const(513 * count));
   Value q = tosa::IntDivOp::create(b, loc, sumType, num, i32Const(2 * count));
-  Value back =
-      tosa::MulOp::create(b, loc, sumType, q, i32Const(2 * count), noShift(b, loc));
+  Value back = tosa::MulOp::create(b, loc, sumType, q, i32Const(2 * count),
+                                   noShift(b, loc));
   Value tie = tosa::EqualOp::create(b, loc, withElement(sumType, b.getI1Type()),
                                     back, num);
   Value odd = tosa::BitwiseAndOp::create(b, loc, sumType, q, i32Const(1));
@@ -1016,8 +1015,8 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
         outShift));
   }
   Value tableConst = constant1D<int8_t>(b, loc, table, 8);
-  return tosa::TableOp::create(
-      b, loc, input->value.getType(), input->value, tableConst);
+  return tosa::TableOp::create(b, loc, input->value.getType(), input->value,
+                               tableConst);
 }
 
 Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
@@ -1116,7 +1115,8 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
   Value quantized =
       quant::StorageCastOp::create(b, loc, qcast.getType(), stored);
   acts[quantized] = Act{*result, *out};
-  for (Operation *user : llvm::make_early_inc_range(root->getResult(0).getUsers())) {
+  for (Operation *user :
+       llvm::make_early_inc_range(root->getResult(0).getUsers())) {
     user->getResult(0).replaceAllUsesWith(quantized);
     user->erase();
   }
@@ -1181,24 +1181,24 @@ Value unpackNibbles(OpBuilder &b, Location loc,
   Value pairs = tosa::ConcatOp::create(
       b, loc, RankedTensorType::get({half, 2}, i8), mlir::ValueRange{low, high},
       b.getI32IntegerAttr(1));
-  Value flat = tosa::ReshapeOp::create(b, loc,
-                                       RankedTensorType::get({2 * half}, i8),
-                                       pairs, constShape(b, loc, {2 * half}));
+  Value flat =
+      tosa::ReshapeOp::create(b, loc, RankedTensorType::get({2 * half}, i8),
+                              pairs, constShape(b, loc, {2 * half}));
   if (2 * half != size)
     flat = tosa::SliceOp::create(b, loc, RankedTensorType::get({size}, i8),
                                  flat, constShape(b, loc, {0}),
                                  constShape(b, loc, {size}));
-  return tosa::ReshapeOp::create(b, loc, RankedTensorType::get(shape, i8),
-                                 flat, constShape(b, loc, shape));
+  return tosa::ReshapeOp::create(b, loc, RankedTensorType::get(shape, i8), flat,
+                                 constShape(b, loc, shape));
 }
 
 /// The same quantization with int8 storage restricted to [0, 15].
 quant::QuantizedType widenFourBit(quant::QuantizedType element) {
   Type i8 = mlir::IntegerType::get(element.getContext(), 8);
   if (auto uniform = llvm::dyn_cast<quant::UniformQuantizedType>(element))
-    return quant::UniformQuantizedType::get(
-        0, i8, uniform.getExpressedType(), uniform.getScale(),
-        uniform.getZeroPoint(), 0, 15);
+    return quant::UniformQuantizedType::get(0, i8, uniform.getExpressedType(),
+                                            uniform.getScale(),
+                                            uniform.getZeroPoint(), 0, 15);
   if (auto perAxis =
           llvm::dyn_cast<quant::UniformQuantizedPerAxisType>(element))
     return quant::UniformQuantizedPerAxisType::get(
@@ -1261,13 +1261,14 @@ void foldHalfWeights(Block &block) {
     if (!type.getElementType().isF16() ||
         !mlir::matchPattern(cast.getInput(), mlir::m_Constant(&values)))
       continue;
-    auto half = values.mapValues(type.getElementType(), [](const llvm::APFloat &v) {
-      llvm::APFloat h = v;
-      bool lost = false;
-      h.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
-                &lost);
-      return h.bitcastToAPInt();
-    });
+    auto half =
+        values.mapValues(type.getElementType(), [](const llvm::APFloat &v) {
+          llvm::APFloat h = v;
+          bool lost = false;
+          h.convert(llvm::APFloat::IEEEhalf(),
+                    llvm::APFloat::rmNearestTiesToEven, &lost);
+          return h.bitcastToAPInt();
+        });
     OpBuilder b(cast);
     cast.replaceAllUsesWith(
         tosa::ConstOp::create(b, cast.getLoc(), type, half).getResult());
@@ -1309,7 +1310,8 @@ struct QFXLowerReferencePass
         continue;
       // Data movement between a dequantize and a pattern is replayed on the
       // integers when the pattern is lowered.
-      if (isDataMovement(root) && !llvm::any_of(root->getUsers(), [](Operation *u) {
+      if (isDataMovement(root) &&
+          !llvm::any_of(root->getUsers(), [](Operation *u) {
             return llvm::isa<quant::QuantizeCastOp>(u);
           }))
         continue;
