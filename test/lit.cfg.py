@@ -29,3 +29,14 @@ llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal") for tool in ("quant-compile", "quant-opt", "quant-run")],
     [config.qfx_tools_dir],
 )
+
+# CPU features of this machine, for tests of native kernels (REQUIRES:).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((line.split(":", 1)[1].split() for line in cpuinfo
+                      if line.startswith("flags")), [])
+except OSError:
+    flags = []
+for feature in ("avx512_vnni", "avx512bw", "amx_int8"):
+    if feature in flags:
+        config.available_features.add(feature.replace("_", ""))

@@ -6,6 +6,7 @@
 
 #include "qfx/InitQFX.h"
 
+#include "qfx/Codegen/Passes.h"
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
 #include "qfx/Transforms/Passes.h"
@@ -34,4 +35,5 @@ void qfx::registerQFXPasses() {
   mlir::registerAllPasses();
   registerQFXTransformsPasses();
   registerQFXConversionPasses();
+  registerQFXCodegenPasses();
 }

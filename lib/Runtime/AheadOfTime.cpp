@@ -78,11 +78,9 @@ llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,
     return makeError("target " + target.name + " (" + target.triple +
                      "): " + error);
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      llvmTarget->createTargetMachine(triple, target.cpu, target.features,
-                                      options, llvm::Reloc::PIC_,
-                                      std::nullopt,
-                                      llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return makeError("cannot create a target machine for " + target.name);
 
@@ -100,9 +98,9 @@ llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
-  auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/3,
-                                                  /*sizeLevel=*/0,
-                                                  machine.get());
+  auto optimize =
+      mlir::makeOptimizingTransformer(/*optLevel=*/3,
+                                      /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
     return makeError("cannot optimize the model: " +
                      llvm::toString(std::move(err)));
@@ -170,8 +168,10 @@ std::string qfx::generateHeader(llvm::StringRef function,
   auto name = [&](size_t index, bool isInput) {
     return (isInput ? "in" : "out") + std::to_string(index);
   };
-  os << "/* The C interface of @" << function << ": one descriptor per input, "
-        "then one per output. */\nvoid _mlir_ciface_" << function << "(";
+  os << "/* The C interface of @" << function
+     << ": one descriptor per input, "
+        "then one per output. */\nvoid _mlir_ciface_"
+     << function << "(";
   llvm::SmallVector<std::string> params;
   for (auto [i, s] : llvm::enumerate(inputs))
     params.push_back("qfx_memref_" + std::to_string(s.shape.size()) + "d *" +
@@ -185,8 +185,7 @@ std::string qfx::generateHeader(llvm::StringRef function,
   for (auto [i, s] : llvm::enumerate(inputs))
     os << " *   " << name(i, true) << ": " << s.describe() << "\n";
   for (auto [i, s] : llvm::enumerate(results))
-    os << " *   " << name(i, false) << ": " << s.describe()
-       << " (written)\n";
+    os << " *   " << name(i, false) << ": " << s.describe() << " (written)\n";
   os << " */\nstatic inline void qfx_" << function << "(";
   params.clear();
   for (auto [i, s] : llvm::enumerate(inputs))

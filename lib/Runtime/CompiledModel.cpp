@@ -138,12 +138,14 @@ llvm::Error CompiledModel::checkInputs(llvm::ArrayRef<NpyArray> given) const {
 //===----------------------------------------------------------------------===//
 
 /// The passes of the lowering pipeline, for a pass manager on the module.
-static std::string getLoweringPasses(bool calibrate) {
-  std::string observers =
-      calibrate ? "qfx-lower-observers{calibrate=true}" : "qfx-lower-observers";
+static std::string getLoweringPasses(const CompileOptions &options) {
+  std::string observers = options.calibrate
+                              ? "qfx-lower-observers{calibrate=true}"
+                              : "qfx-lower-observers";
   // Observers are lowered first: their runtime slots count every
   // qfx.observe of the module, before symbol-dce drops other functions.
-  return observers + ",symbol-dce,qfx-inline-fused" +
+  return observers + ",symbol-dce,qfx-inline-fused,qfx-codegen{target=" +
+         options.codegenTarget + "}" +
          ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
          "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
          "tosa-to-scf),"
@@ -152,13 +154,14 @@ static std::string getLoweringPasses(bool calibrate) {
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},"
-         "func.func(buffer-deallocation-pipeline),convert-linalg-to-loops,"
+         "func.func(buffer-deallocation-pipeline),qfx-lower-intrinsic-calls,"
+         "convert-linalg-to-loops,"
          "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
          "convert-math-to-libm,convert-to-llvm,reconcile-unrealized-casts";
 }
 
-std::string CompiledModel::getLoweringPipeline(bool calibrate) {
-  return "builtin.module(" + getLoweringPasses(calibrate) + ")";
+std::string CompiledModel::getLoweringPipeline(const CompileOptions &options) {
+  return "builtin.module(" + getLoweringPasses(options) + ")";
 }
 
 /// Collects the diagnostics the pipeline emits, with their locations.
@@ -252,8 +255,7 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
 
   DiagnosticCollector diagnostics(context);
   mlir::PassManager pm(context);
-  if (mlir::failed(
-          mlir::parsePassPipeline(getLoweringPasses(options.calibrate), pm)))
+  if (mlir::failed(mlir::parsePassPipeline(getLoweringPasses(options), pm)))
     return makeError("internal error: the lowering pipeline does not parse\n" +
                      diagnostics.take());
   if (mlir::failed(pm.run(*model.module)))

@@ -39,8 +39,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("quant-compile options");
 
-static cl::opt<std::string> modelPath(cl::Positional,
-                                      cl::desc("<model.mlir>"),
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(category));
 static cl::opt<std::string>
     targetName("target", cl::init("host"),
@@ -48,8 +47,7 @@ static cl::opt<std::string>
                         "aarch64-dotprod or aarch64-i8mm (default: host)"),
                cl::cat(category));
 static cl::opt<std::string>
-    outputPath("o",
-               cl::desc("An object file (.o) or a shared library (.so)"),
+    outputPath("o", cl::desc("An object file (.o) or a shared library (.so)"),
                cl::value_desc("model.o|model.so"), cl::cat(category));
 static cl::opt<std::string>
     headerPath("header",
@@ -63,9 +61,9 @@ static cl::opt<std::string> exportName(
     cl::desc("The name it is exported under: _mlir_ciface_NAME and the "
              "header's qfx_NAME (default: the entry's name)"),
     cl::cat(category));
-static cl::opt<bool>
-    listTargets("list-targets", cl::init(false),
-                cl::desc("List the targets and exit"), cl::cat(category));
+static cl::opt<bool> listTargets("list-targets", cl::init(false),
+                                 cl::desc("List the targets and exit"),
+                                 cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "quant-compile") << message << "\n";
@@ -74,7 +72,8 @@ static int fail(const llvm::Twine &message) {
 
 static bool isIdentifier(llvm::StringRef name) {
   return !name.empty() && !llvm::isDigit(name.front()) &&
-         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 /// Links `object` into a shared library with clang (and lld), with MLIR's C
@@ -91,11 +90,11 @@ static llvm::Error linkSharedLibrary(llvm::StringRef object,
   std::string libDir = "/usr/lib/llvm-22/lib";
   std::string libFlag = "-L" + libDir, rpath = "-Wl,-rpath," + libDir;
   llvm::SmallVector<llvm::StringRef> args = {
-      *clang, "-shared", "-fuse-ld=lld", "-o", output,
-      object,  libFlag,  "-lmlir_c_runner_utils", rpath};
+      *clang, "-shared", "-fuse-ld=lld",          "-o", output,
+      object, libFlag,   "-lmlir_c_runner_utils", rpath};
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0,
-                                         &message);
+  int status =
+      llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0, &message);
   if (status != 0)
     return llvm::createStringError("linking " + output.str() + " failed" +
                                    (message.empty() ? "" : ": " + message));
@@ -165,6 +164,13 @@ int main(int argc, char **argv) {
   }
   qfx::CompileOptions options;
   options.entry = name;
+  // The int8 kernels qfx-codegen has for the target (AMX machines have VNNI;
+  // there is no AMX, AVX2 or AArch64 kernel yet).
+  options.codegenTarget =
+      target->name == "host" ? "host"
+      : target->name == "x86-64-avx512vnni" || target->name == "x86-64-amx"
+          ? "x86-64-avx512vnni"
+          : "none";
   llvm::Expected<qfx::LoweredModel> lowered =
       qfx::lowerToLLVMDialect(*module, options);
   if (!lowered)
@@ -200,8 +206,7 @@ int main(int argc, char **argv) {
   if (!headerFile)
     return fail(header + ": " + openError);
   headerFile->os() << qfx::generateHeader(name, lowered->inputs,
-                                          lowered->results, modelPath,
-                                          *target);
+                                          lowered->results, modelPath, *target);
   headerFile->keep();
   return 0;
 }

@@ -75,6 +75,12 @@ static cl::opt<std::string> comparePath(
              "matched by location and per result, the max abs error and the "
              "SQNR against the model, worst first"),
     cl::value_desc("OTHER.mlir"), cl::cat(category));
+static cl::opt<std::string> codegenTarget(
+    "codegen", cl::init("host"),
+    cl::desc("qfx-codegen's target for int8 kernels: host (AVX-512 VNNI "
+             "kernels if this machine has it), x86-64-avx512vnni or none "
+             "(the generic lowering of the int8 TOSA)"),
+    cl::cat(category));
 static cl::opt<bool>
     printPipeline("print-pipeline", cl::init(false),
                   cl::desc("Print the lowering pass pipeline and exit"),
@@ -375,8 +381,14 @@ int main(int argc, char **argv) {
       argc, argv,
       "quant-run: JIT-compile and run a model at any qfx pipeline stage\n");
 
+  if (codegenTarget != "host" && codegenTarget != "none" &&
+      codegenTarget != "x86-64-avx512vnni")
+    return fail("--codegen=" + codegenTarget +
+                ": expected host, x86-64-avx512vnni or none");
   if (printPipeline) {
-    llvm::outs() << qfx::CompiledModel::getLoweringPipeline(false) << "\n";
+    qfx::CompileOptions options;
+    options.codegenTarget = codegenTarget;
+    llvm::outs() << qfx::CompiledModel::getLoweringPipeline(options) << "\n";
     return 0;
   }
   if (benchRuns > 0 && !outputPaths.empty())
@@ -411,6 +423,7 @@ int main(int argc, char **argv) {
 
   qfx::CompileOptions options;
   options.entry = entry;
+  options.codegenTarget = codegenTarget;
   auto model = qfx::CompiledModel::compile(*module, options);
   if (!model)
     return fail(model.takeError());

@@ -52,6 +52,9 @@ struct CompileOptions {
   /// Call the calibration runtime from every qfx.observe (otherwise
   /// observers are removed).
   bool calibrate = false;
+  /// qfx-codegen's target for the int8 kernels: "host" (VNNI kernels if this
+  /// machine has AVX-512 VNNI), "x86-64-avx512vnni" or "none".
+  std::string codegenTarget = "host";
 };
 
 /// A function of a module, compiled and ready to run.
@@ -94,7 +97,7 @@ public:
                                                const CompileOptions &options);
 
   /// The pass pipeline that lowers a stage to the LLVM dialect.
-  static std::string getLoweringPipeline(bool calibrate);
+  static std::string getLoweringPipeline(const CompileOptions &options);
 
 private:
   CompiledModel() = default;

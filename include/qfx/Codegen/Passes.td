@@ -1,0 +1,88 @@
+//===- Passes.td - qfx code generation passes --------------*- tablegen -*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_CODEGEN_PASSES_TD
+#define QFX_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
+  let summary = "Replaces int8 TOSA matmul chains with native int8 kernels";
+  let description = [{
+    Turns the int8 TOSA that `qfx-lower` produces for a Linear layer,
+
+    ```mlir
+    %acc = tosa.matmul %x, %w, %x_zp, %w_zp      // i8 x i8 -> i32, %w constant
+    %s = tosa.mul %acc, %two_to_f, %shift         // optional: bias fraction bits
+    %b = tosa.add %s, %bias                       // optional: int32 bias
+    %r = tosa.rescale %b, %multiplier, %shift ... // -> i8, per tensor or channel
+    %c = tosa.clamp %r                            // optional
+    ```
+
+    into a call of a generated kernel function that computes the same
+    integers bit for bit: the weights are packed at compile time into the
+    layout the microkernel reads, the zero-point terms and the bias are folded
+    into one int32 constant per output channel, and the epilogue is
+    `tosa.rescale`'s arithmetic (64-bit multiply, rounding add, shift, output
+    zero point, clamp) fused with the clamp.
+
+    Targets:
+    - `x86-64-avx512vnni`: an 8x32 microkernel of `vpdpbusd` (unsigned x
+      signed bytes, called as an LLVM intrinsic, since LLVM does not select
+      it from plain IR). Activations are made unsigned by flipping their top
+      bit (adding 128); the compensation `128 * column sums` is part of the
+      folded constant. K is padded to a multiple of 4 and N to 16 in the
+      packed weights (and A copied into a zero-padded buffer when K is not a
+      multiple of 4); the last rows use a shorter tile and a partial last
+      column block is stored lane by lane.
+    - `host`: `x86-64-avx512vnni` if this machine has AVX-512 VNNI, else
+      nothing (the TOSA stays for the generic lowering).
+    - `none`: nothing.
+
+    The kernel runs on one thread. Chains whose weight zero point is not 0,
+    whose weights are not constant or whose rescale is not single-rounding
+    int32 -> int8 are left alone. Convolutions are not handled yet.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "x86-64-avx512vnni, host (VNNI if this machine has it) or none">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Turns calls of qfx-codegen's intrinsic declarations into "
+                "llvm.call_intrinsic";
+  let description = [{
+    qfx-codegen's kernels call LLVM intrinsics (e.g. `vpdpbusd`) through
+    private `func.func` declarations carrying `qfx_llvm_intrinsic`, because
+    bufferization and buffer deallocation reject ops with unknown memory
+    effects such as `llvm.call_intrinsic`. Run after them, this pass replaces
+    each call with `llvm.call_intrinsic` and drops the declarations.
+
+    ```mlir
+    func.func private @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512(
+        vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+        attributes {qfx_llvm_intrinsic = "llvm.x86.avx512.vpdpbusd.512"}
+    %r = func.call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512(%acc, %a, %b) ...
+    // becomes
+    %r = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%acc, %a, %b) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // QFX_CODEGEN_PASSES_TD

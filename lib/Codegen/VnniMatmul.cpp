@@ -1,0 +1,595 @@
+//===- VnniMatmul.cpp - int8 matmul chains to AVX-512 VNNI kernels --------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// qfx-codegen: an int8 TOSA matmul with a constant weight and its requantize
+// epilogue (qfx-lower's Linear) becomes a call of a generated kernel that
+// computes the same integers with vpdpbusd.
+//
+// The kernel computes acc = sum_k (a + 128) * w (vpdpbusd multiplies unsigned
+// by signed bytes; flipping the top bit of the int8 activation adds 128),
+// then the TOSA chain's value (sum_k (a - za) * w) * 2^f + bias as
+// (acc << f) + C[n] with C[n] = bias[n] - ((128 + za) * colsum[n] << f), all
+// modulo 2^32 as TOSA's int32 arithmetic is, then tosa.rescale's arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXCODEGEN
+#define GEN_PASS_DEF_QFXLOWERINTRINSICCALLS
+#include "qfx/Codegen/Passes.h.inc"
+} // namespace qfx
+
+using mlir::Attribute;
+using mlir::Block;
+using mlir::Location;
+using mlir::MemRefType;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+using mlir::VectorType;
+namespace arith = mlir::arith;
+namespace tosa = mlir::tosa;
+namespace vector = mlir::vector;
+
+namespace {
+
+constexpr int64_t kLanes = 16;  // int32 lanes of a zmm register
+constexpr int64_t kRows = 8;    // rows of the microkernel
+constexpr int64_t kVectors = 2; // zmm columns of the microkernel
+constexpr llvm::StringLiteral kIntrinsicAttr = "qfx_llvm_intrinsic";
+
+/// An int8 matmul chain and what the kernel needs of it.
+struct MatmulChain {
+  Value input; // [1, M, K] i8
+  int64_t m = 0, n = 0, k = 0;
+  int64_t inputZp = 0;
+  std::vector<int8_t> weight; // [K, N]
+  int fractionBits = 0;
+  std::vector<int32_t> bias;        // [N], zero without a bias
+  std::vector<int32_t> multipliers; // [N]
+  std::vector<int32_t> shifts;      // [N]
+  int64_t outputZp = 0;
+  int64_t lo = -128, hi = 127;
+  Operation *last = nullptr;
+  llvm::SmallVector<Operation *> ops;
+};
+
+/// The integers of a constant operand, if it is one.
+std::optional<std::vector<int64_t>> getInts(Value value) {
+  mlir::DenseIntElementsAttr attr;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&attr)))
+    return std::nullopt;
+  std::vector<int64_t> values;
+  for (const llvm::APInt &v : attr.getValues<llvm::APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+std::optional<int64_t> getScalar(Value value) {
+  std::optional<std::vector<int64_t>> values = getInts(value);
+  if (!values || values->empty() || !llvm::all_equal(*values))
+    return std::nullopt;
+  return values->front();
+}
+
+/// Per-channel values: one per channel, or one for all.
+bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
+                 std::vector<int32_t> &out) {
+  if (values.size() != 1 && values.size() != static_cast<size_t>(n))
+    return false;
+  out.resize(n);
+  for (int64_t c = 0; c < n; ++c)
+    out[c] = static_cast<int32_t>(values[values.size() == 1 ? 0 : c]);
+  return true;
+}
+
+Operation *singleUser(Value value) {
+  return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+}
+
+std::optional<MatmulChain> matchChain(tosa::MatMulOp matmul) {
+  MatmulChain chain;
+  auto aType = llvm::cast<RankedTensorType>(matmul.getA().getType());
+  auto bType = llvm::cast<RankedTensorType>(matmul.getB().getType());
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+      !aType.getElementType().isInteger(8) ||
+      !bType.getElementType().isInteger(8) || aType.getDimSize(0) != 1 ||
+      bType.getDimSize(0) != 1)
+    return std::nullopt;
+  chain.input = matmul.getA();
+  chain.m = aType.getDimSize(1);
+  chain.k = aType.getDimSize(2);
+  chain.n = bType.getDimSize(2);
+  std::optional<std::vector<int64_t>> weight = getInts(matmul.getB());
+  std::optional<int64_t> aZp = getScalar(matmul.getAZp());
+  std::optional<int64_t> bZp = getScalar(matmul.getBZp());
+  if (!weight || !aZp || !bZp || *bZp != 0)
+    return std::nullopt;
+  chain.inputZp = *aZp;
+  chain.weight.assign(weight->begin(), weight->end());
+  chain.ops.push_back(matmul);
+
+  Value current = matmul.getResult();
+  Operation *next = singleUser(current);
+  if (auto mul = llvm::dyn_cast_or_null<tosa::MulOp>(next)) {
+    Value other =
+        mul.getInput1() == current ? mul.getInput2() : mul.getInput1();
+    std::optional<int64_t> factor = getScalar(other);
+    std::optional<int64_t> shift = getScalar(mul.getShift());
+    if (!factor || !shift || *shift != 0 || *factor <= 0 ||
+        !llvm::isPowerOf2_64(*factor) || *factor > (1 << 16))
+      return std::nullopt;
+    chain.fractionBits = llvm::Log2_64(*factor);
+    chain.ops.push_back(mul);
+    current = mul.getResult();
+    next = singleUser(current);
+  }
+  chain.bias.assign(chain.n, 0);
+  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
+    Value other =
+        add.getInput1() == current ? add.getInput2() : add.getInput1();
+    std::optional<std::vector<int64_t>> bias = getInts(other);
+    auto otherType = llvm::cast<RankedTensorType>(other.getType());
+    if (!bias ||
+        otherType.getNumElements() != static_cast<int64_t>(bias->size()) ||
+        (otherType.getRank() > 0 && otherType.getShape().back() != chain.n &&
+         bias->size() != 1) ||
+        !broadcastTo(*bias, chain.n, chain.bias))
+      return std::nullopt;
+    chain.ops.push_back(add);
+    current = add.getResult();
+    next = singleUser(current);
+  }
+  auto rescale = llvm::dyn_cast_or_null<tosa::RescaleOp>(next);
+  if (!rescale || !rescale.getScale32() ||
+      rescale.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND ||
+      rescale.getInputUnsigned() || rescale.getOutputUnsigned() ||
+      !llvm::cast<RankedTensorType>(rescale.getType())
+           .getElementType()
+           .isInteger(8))
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> multipliers =
+      getInts(rescale.getMultiplier());
+  std::optional<std::vector<int64_t>> shifts = getInts(rescale.getShift());
+  std::optional<int64_t> inZp = getScalar(rescale.getInputZp());
+  std::optional<int64_t> outZp = getScalar(rescale.getOutputZp());
+  if (!multipliers || !shifts || !inZp || *inZp != 0 || !outZp ||
+      !broadcastTo(*multipliers, chain.n, chain.multipliers) ||
+      !broadcastTo(*shifts, chain.n, chain.shifts) ||
+      llvm::any_of(chain.shifts, [](int32_t s) { return s < 1 || s > 62; }))
+    return std::nullopt;
+  chain.outputZp = *outZp;
+  chain.ops.push_back(rescale);
+  chain.last = rescale;
+  current = rescale.getResult();
+  if (auto clamp = llvm::dyn_cast_or_null<tosa::ClampOp>(singleUser(current))) {
+    auto lo = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMinValAttr());
+    auto hi = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMaxValAttr());
+    if (lo && hi) {
+      chain.lo = std::max<int64_t>(chain.lo, lo.getInt());
+      chain.hi = std::min<int64_t>(chain.hi, hi.getInt());
+      chain.ops.push_back(clamp);
+      chain.last = clamp;
+    }
+  }
+  return chain;
+}
+
+/// Builds the kernel of one chain: globals for the packed weights and the
+/// epilogue constants, and a function (A: memref<1xMxKxi8>, O:
+/// memref<1xMxNxi8>).
+class KernelBuilder {
+public:
+  KernelBuilder(mlir::ModuleOp module, const MatmulChain &chain,
+                std::string name)
+      : module(module), chain(chain), name(std::move(name)),
+        blocks((chain.n + kLanes - 1) / kLanes), k4((chain.k + 3) / 4) {}
+
+  mlir::func::FuncOp build();
+
+private:
+  void createGlobals(OpBuilder &b, Location loc);
+  Value getGlobal(OpBuilder &b, Location loc, llvm::StringRef suffix,
+                  MemRefType type);
+  /// One tile of `rows` rows from `m0` and `vectors` 16-column blocks from
+  /// `block0` (a partial last block when `partial`).
+  void emitTile(OpBuilder &b, Location loc, Value a, Value out, Value m0,
+                int64_t rows, Value block0, int64_t vectors, bool partial);
+  Value index(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  mlir::func::FuncOp getIntrinsic(llvm::StringRef intrinsic,
+                                  llvm::ArrayRef<Type> operands, Type result);
+
+  mlir::ModuleOp module;
+  const MatmulChain &chain;
+  std::string name;
+  int64_t blocks, k4;
+  MemRefType packedType, constType, i64Type;
+};
+
+void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
+  mlir::MLIRContext *ctx = b.getContext();
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+  packedType = MemRefType::get({blocks, k4, 4 * kLanes}, i8);
+  constType = MemRefType::get({blocks, kLanes}, i32);
+  i64Type = MemRefType::get({blocks, kLanes}, i64);
+
+  // Packed weights: [block][k4][lane][4], the 4 k values of one column in
+  // one lane; zero beyond K and N.
+  std::vector<int8_t> packed(blocks * k4 * 4 * kLanes, 0);
+  std::vector<int64_t> columnSums(chain.n, 0);
+  for (int64_t kk = 0; kk < chain.k; ++kk)
+    for (int64_t nn = 0; nn < chain.n; ++nn) {
+      int8_t w = chain.weight[kk * chain.n + nn];
+      columnSums[nn] += w;
+      int64_t block = nn / kLanes, lane = nn % kLanes;
+      packed[((block * k4 + kk / 4) * kLanes + lane) * 4 + kk % 4] = w;
+    }
+  std::vector<int32_t> folded(blocks * kLanes, 0);
+  std::vector<int64_t> multipliers(blocks * kLanes, 0),
+      rounding(blocks * kLanes, 0), shifts(blocks * kLanes, 1);
+  for (int64_t nn = 0; nn < chain.n; ++nn) {
+    uint64_t compensation =
+        static_cast<uint64_t>((128 + chain.inputZp) * columnSums[nn]);
+    folded[nn] = static_cast<int32_t>(static_cast<uint32_t>(
+        static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn])) -
+        (compensation << chain.fractionBits)));
+    multipliers[nn] = chain.multipliers[nn];
+    shifts[nn] = chain.shifts[nn];
+    rounding[nn] = int64_t{1} << (chain.shifts[nn] - 1);
+  }
+  auto global = [&](llvm::StringRef suffix, MemRefType type,
+                    mlir::DenseElementsAttr values) {
+    auto op = mlir::memref::GlobalOp::create(
+        b, loc, (name + suffix).str(), b.getStringAttr("private"), type, values,
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    (void)op;
+  };
+  auto tensorOf = [&](MemRefType type) {
+    return RankedTensorType::get(type.getShape(), type.getElementType());
+  };
+  global("_weights", packedType,
+         mlir::DenseElementsAttr::get(tensorOf(packedType),
+                                      llvm::ArrayRef<int8_t>(packed)));
+  global("_bias", constType,
+         mlir::DenseElementsAttr::get(tensorOf(constType),
+                                      llvm::ArrayRef<int32_t>(folded)));
+  global("_multipliers", i64Type,
+         mlir::DenseElementsAttr::get(tensorOf(i64Type),
+                                      llvm::ArrayRef<int64_t>(multipliers)));
+  global("_rounding", i64Type,
+         mlir::DenseElementsAttr::get(tensorOf(i64Type),
+                                      llvm::ArrayRef<int64_t>(rounding)));
+  global("_shifts", i64Type,
+         mlir::DenseElementsAttr::get(tensorOf(i64Type),
+                                      llvm::ArrayRef<int64_t>(shifts)));
+  (void)ctx;
+}
+
+/// A private declaration standing for an LLVM intrinsic until
+/// qfx-lower-intrinsic-calls: bufferization and buffer deallocation accept a
+/// call, not an op with unknown memory effects.
+mlir::func::FuncOp KernelBuilder::getIntrinsic(llvm::StringRef intrinsic,
+                                               llvm::ArrayRef<Type> operands,
+                                               Type result) {
+  std::string symbol = "qfx.intrinsic." + intrinsic.str();
+  if (auto existing = module.lookupSymbol<mlir::func::FuncOp>(symbol))
+    return existing;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto decl = mlir::func::FuncOp::create(b, module.getLoc(), symbol,
+                                         b.getFunctionType(operands, {result}));
+  decl.setPrivate();
+  decl->setAttr(kIntrinsicAttr, b.getStringAttr(intrinsic));
+  return decl;
+}
+
+Value KernelBuilder::getGlobal(OpBuilder &b, Location loc,
+                               llvm::StringRef suffix, MemRefType type) {
+  return mlir::memref::GetGlobalOp::create(b, loc, type, name + suffix.str());
+}
+
+void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
+                             Value m0, int64_t rows, Value block0,
+                             int64_t vectors, bool partial) {
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto accType = VectorType::get({kLanes}, i32);
+  auto wideType = VectorType::get({kLanes}, i64);
+  auto bytesType = VectorType::get({4 * kLanes}, i8);
+  Value zero = arith::ConstantOp::create(
+      b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
+  Value weights = getGlobal(b, loc, "_weights", packedType);
+  llvm::SmallVector<Value> init(rows * vectors, zero);
+  Value flip = arith::ConstantOp::create(
+      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(0x80808080u)));
+  // LLVM's signature: (<16 x i32> acc, <64 x i8> unsigned, <64 x i8> signed).
+  mlir::func::FuncOp vnni = getIntrinsic(
+      "llvm.x86.avx512.vpdpbusd.512", {accType, bytesType, bytesType}, accType);
+
+  auto loop = mlir::scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, k4), index(b, loc, 1), init,
+      [&](OpBuilder &lb, Location l, Value kk, mlir::ValueRange accs) {
+        llvm::SmallVector<Value> weightVectors;
+        for (int64_t v = 0; v < vectors; ++v) {
+          Value block = arith::AddIOp::create(lb, l, block0, index(lb, l, v));
+          weightVectors.push_back(vector::LoadOp::create(
+              lb, l, bytesType, weights,
+              mlir::ValueRange{block, kk, index(lb, l, 0)}));
+        }
+        Value k = arith::MulIOp::create(lb, l, kk, index(lb, l, 4));
+        llvm::SmallVector<Value> next;
+        for (int64_t r = 0; r < rows; ++r) {
+          Value row = arith::AddIOp::create(lb, l, m0, index(lb, l, r));
+          Value four = vector::LoadOp::create(lb, l, VectorType::get({4}, i8),
+                                              a, mlir::ValueRange{row, k});
+          Value word = vector::ExtractOp::create(
+              lb, l,
+              vector::BitCastOp::create(lb, l, VectorType::get({1}, i32), four),
+              llvm::ArrayRef<int64_t>{0});
+          word = arith::XOrIOp::create(lb, l, word, flip);
+          Value broadcast = vector::BitCastOp::create(
+              lb, l, bytesType,
+              vector::BroadcastOp::create(lb, l, accType, word));
+          for (int64_t v = 0; v < vectors; ++v)
+            next.push_back(mlir::func::CallOp::create(
+                               lb, l, vnni,
+                               mlir::ValueRange{accs[r * vectors + v],
+                                                broadcast, weightVectors[v]})
+                               .getResult(0));
+        }
+        mlir::scf::YieldOp::create(lb, l, next);
+      });
+
+  // Epilogue: tosa.rescale's arithmetic on (acc << f) + C, the clamp, and
+  // the store (masked for a partial block).
+  Value folded = getGlobal(b, loc, "_bias", constType);
+  Value multipliers = getGlobal(b, loc, "_multipliers", i64Type);
+  Value rounding = getGlobal(b, loc, "_rounding", i64Type);
+  Value shifts = getGlobal(b, loc, "_shifts", i64Type);
+  auto splat32 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, accType,
+        mlir::DenseElementsAttr::get(accType, static_cast<int32_t>(v)));
+  };
+  Value fraction = splat32(chain.fractionBits);
+  Value outZp = splat32(chain.outputZp), lo = splat32(chain.lo),
+        hi = splat32(chain.hi);
+  for (int64_t v = 0; v < vectors; ++v) {
+    Value block = arith::AddIOp::create(b, loc, block0, index(b, loc, v));
+    llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
+    Value c = vector::LoadOp::create(b, loc, accType, folded, at);
+    Value mult = vector::LoadOp::create(b, loc, wideType, multipliers, at);
+    Value round = vector::LoadOp::create(b, loc, wideType, rounding, at);
+    Value shift = vector::LoadOp::create(b, loc, wideType, shifts, at);
+    Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
+    for (int64_t r = 0; r < rows; ++r) {
+      Value acc = loop.getResult(r * vectors + v);
+      acc = arith::AddIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, acc, fraction), c);
+      Value wide = arith::ExtSIOp::create(b, loc, wideType, acc);
+      wide = arith::MulIOp::create(b, loc, wide, mult);
+      wide = arith::AddIOp::create(b, loc, wide, round);
+      wide = arith::ShRSIOp::create(b, loc, wide, shift);
+      Value result = arith::TruncIOp::create(b, loc, accType, wide);
+      result = arith::AddIOp::create(b, loc, result, outZp);
+      result = arith::MinSIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);
+      Value bytes = arith::TruncIOp::create(
+          b, loc, VectorType::get({kLanes}, i8), result);
+      Value row = arith::AddIOp::create(b, loc, m0, index(b, loc, r));
+      llvm::SmallVector<Value, 3> where{index(b, loc, 0), row, column};
+      if (!partial) {
+        vector::StoreOp::create(b, loc, bytes, out, where);
+        continue;
+      }
+      // The last block's lanes one by one. (A vector.maskedstore with one
+      // active lane is miscompiled by LLVM 22's x86 backend into a 4-byte
+      // store.)
+      for (int64_t lane = 0; lane < chain.n % kLanes; ++lane) {
+        where[2] = arith::AddIOp::create(b, loc, column, index(b, loc, lane));
+        Value element = vector::ExtractOp::create(
+            b, loc, bytes, llvm::ArrayRef<int64_t>{lane});
+        mlir::memref::StoreOp::create(b, loc, element, out, where);
+      }
+    }
+  }
+}
+
+mlir::func::FuncOp KernelBuilder::build() {
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = module.getLoc();
+  createGlobals(b, loc);
+  Type i8 = b.getIntegerType(8);
+  auto aType = MemRefType::get({1, chain.m, chain.k}, i8);
+  auto outType = MemRefType::get({1, chain.m, chain.n}, i8);
+  auto func = mlir::func::FuncOp::create(
+      b, loc, name, b.getFunctionType({aType, outType}, {}));
+  func.setPrivate();
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value a = body->getArgument(0), out = body->getArgument(1);
+
+  // The rows the microkernel reads: A as [M, K4 * 4], zero-padded in a copy
+  // when K is not a multiple of 4.
+  Value rowsOfA;
+  if (chain.k % 4 == 0) {
+    rowsOfA = a;
+  } else {
+    auto paddedType = MemRefType::get({1, chain.m, k4 * 4}, i8);
+    rowsOfA = mlir::memref::AllocOp::create(b, loc, paddedType);
+    Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+    mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
+                                 mlir::ValueRange{rowsOfA});
+    Value window = mlir::memref::SubViewOp::create(
+        b, loc, rowsOfA, llvm::ArrayRef<int64_t>{0, 0, 0},
+        llvm::ArrayRef<int64_t>{1, chain.m, chain.k},
+        llvm::ArrayRef<int64_t>{1, 1, 1});
+    mlir::memref::CopyOp::create(b, loc, a, window);
+  }
+  // Collapse [1, M, K'] to [M, K'] for the loads.
+  auto collapse = [&](Value v) -> Value {
+    return mlir::memref::CollapseShapeOp::create(
+        b, loc, v, llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
+  };
+  Value a2 = collapse(rowsOfA);
+
+  int64_t fullBlocks = chain.n / kLanes;
+  int64_t pairedBlocks = fullBlocks - fullBlocks % kVectors;
+  int64_t mainRows = chain.m - chain.m % kRows;
+  // For each group of column blocks (the weights stay in cache), every row.
+  auto forRows = [&](OpBuilder &ob, Location l, Value block0, int64_t vectors,
+                     bool partial) {
+    if (mainRows > 0)
+      mlir::scf::ForOp::create(
+          ob, l, index(ob, l, 0), index(ob, l, mainRows), index(ob, l, kRows),
+          mlir::ValueRange{},
+          [&](OpBuilder &ib, Location il, Value m0, mlir::ValueRange) {
+            emitTile(ib, il, a2, out, m0, kRows, block0, vectors, partial);
+            mlir::scf::YieldOp::create(ib, il);
+          });
+    if (chain.m % kRows)
+      emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows, block0,
+               vectors, partial);
+  };
+  if (pairedBlocks > 0)
+    mlir::scf::ForOp::create(
+        b, loc, index(b, loc, 0), index(b, loc, pairedBlocks),
+        index(b, loc, kVectors), mlir::ValueRange{},
+        [&](OpBuilder &ob, Location l, Value block0, mlir::ValueRange) {
+          forRows(ob, l, block0, kVectors, false);
+          mlir::scf::YieldOp::create(ob, l);
+        });
+  for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
+    forRows(b, loc, index(b, loc, block), 1, false);
+  if (chain.n % kLanes)
+    forRows(b, loc, index(b, loc, fullBlocks), 1, true);
+  // (Buffer deallocation frees the padded copy.)
+  mlir::func::ReturnOp::create(b, loc);
+  return func;
+}
+
+/// Replaces the chain with a call of its kernel.
+void replaceChain(const MatmulChain &chain, mlir::func::FuncOp kernel) {
+  OpBuilder b(chain.last);
+  Location loc = chain.last->getLoc();
+  Type i8 = b.getIntegerType(8);
+  auto aType = MemRefType::get({1, chain.m, chain.k}, i8);
+  auto outType = MemRefType::get({1, chain.m, chain.n}, i8);
+  Value a = mlir::bufferization::ToBufferOp::create(b, loc, aType, chain.input,
+                                                    /*read_only=*/true);
+  Value out = mlir::memref::AllocOp::create(b, loc, outType);
+  mlir::func::CallOp::create(b, loc, kernel, mlir::ValueRange{a, out});
+  auto resultType =
+      llvm::cast<RankedTensorType>(chain.last->getResult(0).getType());
+  Value result = mlir::bufferization::ToTensorOp::create(
+      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
+  // The kernel's output stands for the chain's: keep what the last op said
+  // it quantizes to (quant-run --compare reads it).
+  if (Attribute quantized = chain.last->getAttr("qfx.quantized"))
+    result.getDefiningOp()->setAttr("qfx.quantized", quantized);
+  chain.last->getResult(0).replaceAllUsesWith(result);
+  for (Operation *op : llvm::reverse(chain.ops))
+    op->erase();
+}
+
+bool hostHasVnni() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  return features.lookup("avx512vnni") && features.lookup("avx512bw");
+}
+
+struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    bool vnni;
+    if (target == "x86-64-avx512vnni")
+      vnni = true;
+    else if (target == "host")
+      vnni = hostHasVnni();
+    else if (target == "none")
+      vnni = false;
+    else {
+      module.emitError() << "qfx-codegen: unknown target '" << target
+                         << "', expected x86-64-avx512vnni, host or none";
+      return signalPassFailure();
+    }
+    if (!vnni)
+      return;
+    llvm::SmallVector<MatmulChain> chains;
+    module.walk([&](tosa::MatMulOp matmul) {
+      if (std::optional<MatmulChain> chain = matchChain(matmul))
+        chains.push_back(std::move(*chain));
+    });
+    mlir::SymbolTable symbols(module);
+    for (auto [i, chain] : llvm::enumerate(chains)) {
+      std::string name = "qfx_vnni_matmul_" + std::to_string(i);
+      while (symbols.lookup(name))
+        name += "_";
+      mlir::func::FuncOp kernel = KernelBuilder(module, chain, name).build();
+      replaceChain(chain, kernel);
+    }
+  }
+};
+
+struct QFXLowerIntrinsicCallsPass
+    : qfx::impl::QFXLowerIntrinsicCallsBase<QFXLowerIntrinsicCallsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    llvm::SmallVector<mlir::func::FuncOp> declarations;
+    for (auto func : module.getOps<mlir::func::FuncOp>())
+      if (func.isExternal() && func->hasAttr(kIntrinsicAttr))
+        declarations.push_back(func);
+    for (mlir::func::FuncOp decl : declarations) {
+      auto intrinsic = decl->getAttrOfType<mlir::StringAttr>(kIntrinsicAttr);
+      std::optional<mlir::SymbolTable::UseRange> uses =
+          mlir::SymbolTable::getSymbolUses(decl, module);
+      for (const mlir::SymbolTable::SymbolUse &use : *uses) {
+        auto call = llvm::dyn_cast<mlir::func::CallOp>(use.getUser());
+        if (!call) {
+          use.getUser()->emitError()
+              << "qfx-lower-intrinsic-calls: " << decl.getName()
+              << " is used other than by func.call";
+          return signalPassFailure();
+        }
+        OpBuilder b(call);
+        auto replacement = mlir::LLVM::CallIntrinsicOp::create(
+            b, call.getLoc(), call.getResultTypes(), intrinsic,
+            call.getOperands(), mlir::LLVM::FastmathFlagsAttr{});
+        call->replaceAllUsesWith(replacement);
+        call.erase();
+      }
+      decl.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Runs each case with quant-run --codegen=none and --codegen=host and checks
+that the outputs are identical and that the host run used the VNNI kernel.
+
+Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE
+"""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+
+def main() -> int:
+    quant_opt, quant_run = sys.argv[1], sys.argv[2]
+    directory = pathlib.Path(sys.argv[3])
+    cases = pathlib.Path(sys.argv[4]).read_text().split()
+    failures = 0
+    for name in cases:
+        model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
+        lowered = subprocess.run([quant_opt, str(model), "--qfx-codegen=target=host"],
+                                 check=True, capture_output=True, text=True).stdout
+        if "qfx_vnni_matmul" not in lowered:
+            print(f"{name}: qfx-codegen did not use the VNNI kernel")
+            failures += 1
+            continue
+        outputs = {}
+        for codegen in ("none", "host"):
+            out = directory / f"{name}.{codegen}.npy"
+            subprocess.run([quant_run, str(model), f"--input={data}", f"--codegen={codegen}",
+                            "-o", str(out)], check=True)
+            outputs[codegen] = np.load(out)
+        equal = np.array_equal(outputs["none"], outputs["host"])
+        print(f"{name}: {list(outputs['host'].shape)} {'equal' if equal else 'DIFFERENT'}")
+        failures += not equal
+    print(f"{len(cases) - failures} of {len(cases)} cases equal")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

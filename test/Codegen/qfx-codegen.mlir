@@ -1,0 +1,62 @@
+// RUN: quant-opt %s --qfx-codegen=target=x86-64-avx512vnni --split-input-file | FileCheck %s
+// RUN: quant-opt %s --qfx-codegen=target=none --split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: quant-opt %s --qfx-codegen=target=x86-64-avx512vnni --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=INTR
+// RUN: not quant-opt %s --qfx-codegen=target=riscv 2>&1 | FileCheck %s --check-prefix=BAD
+
+// A Linear's int8 chain becomes a call of a VNNI kernel. The weights
+// [[1, 2], [3, 4], [5, 6]] (K = 3, N = 2) are packed per 16-column block and
+// group of 4 k values: lane n holds w[0..3][n], zero beyond K and N. The
+// folded constant is bias - (128 + zp_a) * column sum: 100 - 130 * 9 = -1070
+// and -100 - 130 * 12 = -1660.
+// CHECK-DAG: func.func private @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512(vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32> attributes {qfx_llvm_intrinsic = "llvm.x86.avx512.vpdpbusd.512"}
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[A:.*]]: tensor<1x2x3xi8>)
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<1x2x3xi8> to memref<1x2x3xi8>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x2x2xi8>
+// CHECK: call @qfx_vnni_matmul_0(%[[BUF]], %[[OUT]])
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK-NOT: tosa.matmul
+// CHECK-NOT: tosa.rescale
+// CHECK: return %[[R]]
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_weights : memref<1x1x64xi8> = dense<{{\[\[\[}}1, 3, 5, 0, 2, 4, 6, 0, 0,
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_bias : memref<1x16xi32> = dense<{{\[\[}}-1070, -1660, 0,
+// CHECK: func.func private @qfx_vnni_matmul_0(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>)
+// CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
+// NONE-LABEL: func.func @linear
+// NONE: tosa.matmul
+// NONE: tosa.rescale
+// INTR-NOT: func.func private @qfx.intrinsic
+// INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, host or none
+func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
+  %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6]]]> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
+  %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x2x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+  %b = "tosa.const"() <{values = dense<[[[100, -100]]]> : tensor<1x1x2xi32>}> : () -> tensor<1x1x2xi32>
+  %s = tosa.add %acc, %b : (tensor<1x2x2xi32>, tensor<1x1x2xi32>) -> tensor<1x2x2xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %s, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  return %r : tensor<1x2x2xi8>
+}
+
+// -----
+
+// A weight zero point other than 0 is left to the generic lowering.
+// CHECK-LABEL: func.func @weight_zero_point
+// CHECK: tosa.matmul
+func.func @weight_zero_point(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
+  %w = "tosa.const"() <{values = dense<1> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
+  %azp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x2x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  return %r : tensor<1x2x2xi8>
+}
