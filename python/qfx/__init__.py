@@ -1,9 +1,11 @@
 """qfx: PyTorch's graph-mode post-training quantization, compiled with MLIR.
 
-The package drives qfx's command-line tools (quant-opt and quant-run). Its
-configuration API (qfx.config, re-exported here) mirrors torch.ao.quantization
-and writes the JSON quant-opt reads; prepare_fx / convert_fx take a PyTorch
-model to an int8 TOSA program; see docs/python.md.
+The package drives qfx's command-line tools (quant-opt, quant-run and
+quant-compile). Its configuration API (qfx.config, re-exported here) mirrors
+torch.ao.quantization and writes the JSON quant-opt reads; prepare_fx /
+convert_fx take a PyTorch model to an int8 TOSA program, which the quantized
+model runs compiled ahead of time (a shared library called through ctypes);
+see docs/python.md.
 """
 
 from typing import Any, List

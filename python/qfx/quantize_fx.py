@@ -22,11 +22,19 @@ What runs where, and what it costs:
   takes inputs of exactly those shapes (float32, torch tensors or NumPy
   arrays) and returns torch tensors when given torch tensors, NumPy arrays
   otherwise.
-- A call runs the model with `quant-run`, which JIT-compiles it each time:
-  about 0.3-0.5 s per call for small models, almost all of it compilation.
-  `run_samples(samples)` runs many samples (stacked along a new leading axis)
-  in one quant-run process and one compilation, through a wrapper function
-  that loops over the samples and calls the model's `@main`.
+- A call of the prepared model runs the float model with `quant-run`,
+  which JIT-compiles it each time: about 0.3-0.5 s per call for small
+  models, almost all of it compilation. `run_samples(samples)` runs many
+  samples (stacked along a new leading axis) in one quant-run process and
+  one compilation, through a wrapper function that loops over the samples
+  and calls the model's `@main`.
+- The quantized model is compiled once: `convert_fx` compiles int8.mlir
+  with `quant-compile --target=host` into a shared library (libmodel.so,
+  with its C header model.h) in the working directory, and calls and
+  `run_samples` run it in-process through ctypes (`qfx._compiled`): no
+  tool runs per call. `save` writes the library; `load` uses it when it
+  can (same int8.mlir, a CPU with the features it was compiled for) and
+  compiles int8.mlir again otherwise.
 - The prepared model's calls return the outputs of the float TOSA model run
   by quant-run (`outputs="jit"`, the default). For a calibration loop that
   ignores them, `prepare_fx(..., outputs=None)` (or setting
@@ -39,9 +47,10 @@ What runs where, and what it costs:
   and matmuls with int32 accumulators, `tosa.rescale` requantization,
   integer pooling and lookup tables, quantizing the float inputs once and
   dequantizing the outputs once. Its outputs are those of PyTorch's
-  quantized (`convert_fx`) model. quant-run's JIT executes it through
-  linalg loops compiled by LLVM, not native vectorized int8 kernels
-  (qfx-codegen does not exist yet): its speed is that of those loops.
+  quantized (`convert_fx`) model. quant-compile lowers it like quant-run
+  (linalg loops, compiled by LLVM at -O3 for this machine's CPU), not to
+  native hand-tuned int8 kernels (qfx-codegen does not exist yet): its
+  speed is that of those loops.
 - A pattern qfx-lower cannot lower (no backend pattern for the op, a
   weight it cannot use, ...) stays as in the reference model: dequantize,
   float op, quantize. qfx-lower says so in a "runs in float" remark;
@@ -66,6 +75,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from qfx import _compiled
 from qfx import config as _config
 from qfx.exporter import export_tosa
 from qfx.tools import ToolError, find_tool
@@ -209,6 +219,44 @@ def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[Floa
     return result.stderr, _float_ops(result.stderr)
 
 
+def _compile(directory: pathlib.Path) -> dict:
+    """Compiles int8.mlir in `directory` with `quant-compile --target=host
+    --name=qfx_model -o libmodel.so --header=model.h`; returns the record of
+    it the manifest keeps."""
+    _run("quant-compile", ["int8.mlir", f"--target={_compiled.TARGET}",
+                           f"--name={_compiled.FUNCTION}", "-o", _compiled.LIBRARY,
+                           f"--header={_compiled.HEADER}"], directory)
+    return _compiled.compile_record(directory / "int8.mlir")
+
+
+def _open_library(directory: pathlib.Path, signature: "_Signature") -> _compiled.CompiledFunction:
+    """The compiled int8 program in `directory` (libmodel.so, model.h,
+    int8.mlir), checked against the model's signature: @main of int8.mlir
+    must take and return float32 tensors of the model's shapes, and the
+    header must state that same signature under _mlir_ciface_qfx_model.
+    ValueError if not; OSError if the library does not load or lacks the
+    function."""
+    inputs, outputs = _compiled.function_signature((directory / "int8.mlir").read_text())
+    expected = ([_compiled.TensorSpec("float32", s) for s in signature.inputs],
+                [_compiled.TensorSpec("float32", s) for s in signature.outputs])
+    if (inputs, outputs) != expected:
+        raise ValueError("@main of int8.mlir takes " + _specs_text(inputs) + " and returns "
+                         + _specs_text(outputs) + "; the model's signature is "
+                         + _specs_text(expected[0]) + " -> " + _specs_text(expected[1]))
+    header = directory / _compiled.HEADER
+    name, h_inputs, h_outputs = _compiled.header_signature(header.read_text())
+    if (name, h_inputs, h_outputs) != (_compiled.FUNCTION, inputs, outputs):
+        raise ValueError(f"{_compiled.HEADER} declares _mlir_ciface_{name}: "
+                         + _specs_text(h_inputs) + " -> " + _specs_text(h_outputs)
+                         + f"; int8.mlir compiles to _mlir_ciface_{_compiled.FUNCTION}: "
+                         + _specs_text(inputs) + " -> " + _specs_text(outputs))
+    return _compiled.CompiledFunction(directory / _compiled.LIBRARY, name, inputs, outputs)
+
+
+def _specs_text(specs: Sequence[Any]) -> str:
+    return "(" + ", ".join(str(s) for s in specs) + ")"
+
+
 def _warn_float_ops(float_ops: List[FloatOp], stacklevel: int) -> None:
     if not float_ops:
         return
@@ -259,8 +307,13 @@ class _Signature:
                 raise TypeError(f"{what}: input {index} has dtype {a.dtype}; the model takes float32")
             if lead is None:
                 if tuple(a.shape) != shape:
+                    hint = ""
+                    if a.ndim == len(shape) and tuple(a.shape[1:]) == shape[1:]:
+                        hint = ("; the batch size is fixed: run_samples takes samples of this "
+                                "shape stacked along a new leading axis")
                     raise ValueError(f"{what}: input {index} has shape {_shape_text(a.shape)}; the "
-                                     f"model was prepared for {_shape_text(shape)} (example_inputs)")
+                                     f"model was prepared for {_shape_text(shape)} (example_inputs)"
+                                     + hint)
             else:
                 if a.ndim != len(shape) + 1 or tuple(a.shape[1:]) != shape:
                     raise ValueError(
@@ -552,15 +605,21 @@ class PreparedModel(_Model):
 class QuantizedModel(_Model):
     """The model `convert_fx` returns (or `qfx.load` reads).
 
-    Calling it runs the int8 TOSA program (int8.mlir, `qfx-lower`'s output)
-    with quant-run: the float inputs are quantized once, convolutions and
-    matmuls run on int8 values with int32 accumulators, `tosa.rescale`
-    requantizes between layers, and the outputs are dequantized once. Its
-    outputs are those of PyTorch's quantized (`convert_fx`) model. quant-run's
-    JIT executes it through linalg loops, not native vectorized int8
-    kernels (qfx-codegen does not exist yet), and each call also
-    JIT-compiles the model (about 0.3-0.5 s for small models; `run_samples`
-    runs many samples with one compilation).
+    Calling it runs the int8 TOSA program (int8.mlir, `qfx-lower`'s output):
+    the float inputs are quantized once, convolutions and matmuls run on int8
+    values with int32 accumulators, `tosa.rescale` requantizes between
+    layers, and the outputs are dequantized once. Its outputs are those of
+    PyTorch's quantized (`convert_fx`) model. The program is compiled once,
+    by `quant-compile --target=host` into libmodel.so in the working
+    directory, and each call runs that library in-process through ctypes
+    (its outputs equal quant-run's bit for bit). The code is quant-run's
+    lowering (linalg loops compiled by LLVM for this CPU), not native
+    hand-tuned int8 kernels (qfx-codegen does not exist yet).
+
+    Calls take inputs of exactly the shapes of `example_inputs` (the
+    compiled function's shapes are static); `run_samples` runs samples
+    stacked along a new leading axis one after another through the same
+    function.
 
     - `float_ops`: the `FloatOp`s qfx-lower could not lower ("runs in
       float" remarks); they run as in the reference model, dequantize ->
@@ -577,26 +636,46 @@ class QuantizedModel(_Model):
     _run_stage = "int8"
 
     def __init__(self, workdir: pathlib.Path, signature: _Signature, backend_option: str,
-                 remarks: str, float_ops: List[FloatOp]):
+                 remarks: str, float_ops: List[FloatOp], compiled: dict,
+                 library: Optional[_compiled.CompiledFunction] = None):
         super().__init__(workdir, signature)
         self.backend_config = backend_option
         self.remarks = remarks
         self.float_ops = list(float_ops)
+        self._compile_record = dict(compiled)
+        self._library = library if library is not None else _open_library(workdir, signature)
 
     def __call__(self, *inputs: Any) -> Any:
         arrays, as_torch = self._run_one(inputs, "quantized model")
-        outs = self._runner.run_one(self._stage_path(self._run_stage), arrays)
-        return self.signature.wrap_outputs(outs, as_torch)
+        return self.signature.wrap_outputs(self._library(arrays), as_torch)
+
+    def run_samples(self, samples: Any) -> Any:
+        """Runs many samples: `samples` holds, per input, an array (or
+        tensor) whose leading axis indexes samples, each of the input's shape
+        — a single array for a one-input model, else a tuple. Returns the
+        outputs stacked the same way (torch tensors if given torch tensors).
+        The samples run one after another through the compiled library."""
+        inputs = _as_tuple(samples)
+        arrays = self.signature.check_inputs(inputs, "run_samples", lead=-1)
+        count = arrays[0].shape[0]
+        outputs = [np.empty((count,) + shape, np.float32) for shape in self.signature.outputs]
+        for index in range(count):
+            self._library([a[index] for a in arrays], [o[index] for o in outputs])
+        return self.signature.wrap_outputs(outputs, any(map(_is_torch_tensor, inputs)))
 
     def save(self, directory: Any) -> None:
         """Writes float.mlir, observed.mlir, calibrated.mlir, reference.mlir,
-        int8.mlir, backend_config.json (for a BackendConfig object) and
+        int8.mlir, the compiled int8 program (libmodel.so and its header
+        model.h), backend_config.json (for a BackendConfig object) and
         qfx_model.json (input and output shapes and dtypes, the backend,
-        qfx-lower's remarks) to `directory`, created if needed."""
+        qfx-lower's remarks, what the library was compiled from and for) to
+        `directory`, created if needed."""
         directory = pathlib.Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         for stage in STAGES:
             shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
+        for name in (_compiled.LIBRARY, _compiled.HEADER):
+            shutil.copyfile(self.workdir / name, directory / name)
         if self.backend_config == _BACKEND_FILE:
             shutil.copyfile(self.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
         manifest = {"format": _FORMAT, "version": _VERSION,
@@ -605,6 +684,7 @@ class QuantizedModel(_Model):
         manifest.update(self.signature.to_dict())
         manifest["remarks"] = self.remarks
         manifest["float_ops"] = [asdict(op) for op in self.float_ops]
+        manifest["compiled"] = self._compile_record
         (directory / _MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
     def __repr__(self) -> str:
@@ -690,7 +770,8 @@ def convert_fx(prepared: PreparedModel) -> QuantizedModel:
     recorded, in one `quant-run --calibrate` (calibrated.mlir), converts it
     with `quant-opt --qfx-convert` (reference.mlir) and lowers that with
     `quant-opt --qfx-lower=backend=B` (int8.mlir), B being the backend given
-    to `prepare_fx`. The prepared model stays usable: more calls record more
+    to `prepare_fx`, and compiles that with `quant-compile --target=host`
+    (libmodel.so and model.h), which the quantized model calls. The prepared model stays usable: more calls record more
     samples, and converting again calibrates from scratch on all of them.
 
     The result runs the int8 TOSA program (see `QuantizedModel`). Patterns
@@ -717,8 +798,9 @@ def convert_fx(prepared: PreparedModel) -> QuantizedModel:
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
     remarks, float_ops = _lower(directory, backend_option)
+    record = _compile(directory)
     QuantizedModel.__init__(quantized, directory, prepared.signature, backend_option, remarks,
-                            float_ops)
+                            float_ops, record)
     _warn_float_ops(float_ops, stacklevel=2)
     return quantized
 
@@ -734,6 +816,15 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     `quant-opt --qfx-lower` now (warning, like `convert_fx`, if ops stay in
     float). Without it they raise ValueError. Version 2 directories record
     their backend, and `backend_config` must be None.
+
+    The compiled int8 program (libmodel.so) is used as saved, without
+    recompiling, if the manifest records that it was compiled from this
+    int8.mlir (its SHA-256) on a machine of the same architecture whose CPU
+    features this one has, its header states @main's signature, and it
+    loads. Otherwise (directories saved before qfx compiled models, a
+    changed int8.mlir, another CPU) int8.mlir is compiled again with
+    `quant-compile`; if that fails too, the error (`qfx.ToolError`, or
+    FileNotFoundError without quant-compile) says why neither worked.
     """
     directory = pathlib.Path(directory)
     manifest_path = directory / _MANIFEST
@@ -770,6 +861,7 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
         backend_option = _write_backend_config(backend_config, work, "load")
         remarks, float_ops = _lower(work, backend_option)
         _warn_float_ops(float_ops, stacklevel=2)
+        record, library = _compile(work), None
     else:
         backend_option = manifest["backend"]
         if backend_option == _BACKEND_FILE:
@@ -780,5 +872,53 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
             shutil.copyfile(source, work / _BACKEND_FILE)
         remarks = manifest.get("remarks", "")
         float_ops = [FloatOp(**op) for op in manifest.get("float_ops", [])]
-    QuantizedModel.__init__(quantized, work, signature, backend_option, remarks, float_ops)
+        record, library = _load_library(directory, manifest.get("compiled"), work, signature)
+    QuantizedModel.__init__(quantized, work, signature, backend_option, remarks, float_ops,
+                            record, library)
     return quantized
+
+
+def _saved_library_problem(directory: pathlib.Path, record: Any,
+                           work: pathlib.Path) -> Optional[str]:
+    """None if the library saved in `directory` may be used for the int8.mlir
+    copied to `work`; else why not."""
+    if not isinstance(record, dict):
+        return f"{_MANIFEST} does not record a compiled library (saved by an older qfx)"
+    for key in ("library", "header"):
+        name = record.get(key)
+        if name not in (_compiled.LIBRARY, _compiled.HEADER) or not (directory / name).is_file():
+            return f"{name} is missing"
+    if record.get("target") != _compiled.TARGET or record.get("function") != _compiled.FUNCTION:
+        return (f"it was compiled for target {record.get('target')!r} as "
+                f"{record.get('function')!r}, not for {_compiled.TARGET!r} as "
+                f"{_compiled.FUNCTION!r}")
+    if record.get("source_sha256") != _compiled.source_digest(work / "int8.mlir"):
+        return "int8.mlir changed after it was compiled"
+    return _compiled.runs_here(record)
+
+
+def _load_library(directory: pathlib.Path, record: Any, work: pathlib.Path,
+                  signature: _Signature) -> Tuple[dict, _compiled.CompiledFunction]:
+    """The compiled int8 program for a model being loaded from `directory`
+    into `work`: the saved libmodel.so when it was compiled from this
+    int8.mlir for a CPU like this one and loads, else int8.mlir compiled again
+    with quant-compile. If neither works, the error says why for both."""
+    problem = _saved_library_problem(directory, record, work)
+    if problem is None:
+        shutil.copyfile(directory / _compiled.LIBRARY, work / _compiled.LIBRARY)
+        shutil.copyfile(directory / _compiled.HEADER, work / _compiled.HEADER)
+        try:
+            return dict(record), _open_library(work, signature)
+        except (OSError, ValueError) as error:
+            problem = str(error)
+        for name in (_compiled.LIBRARY, _compiled.HEADER):
+            (work / name).unlink()
+    why = f"{directory}: cannot use the saved {_compiled.LIBRARY}: {problem}"
+    try:
+        record = _compile(work)
+        return record, _open_library(work, signature)
+    except ToolError as error:
+        raise ToolError(error.tool, error.returncode,
+                        f"{why}; compiling int8.mlir again failed:\n{error.diagnostics}") from None
+    except (OSError, ValueError) as error:
+        raise type(error)(f"{why}; compiling int8.mlir again failed: {error}") from None

@@ -118,6 +118,32 @@ def compare_steps(ours, theirs, scale):
     return steps.max().item(), (steps < 1e-3).float().mean().item()
 
 
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
+        a.view(np.uint32), b.view(np.uint32))
+
+
+def check_compiled_is_quant_run(quantized, *stacked):
+    """The compiled library the quantized model calls (run_samples, and a
+    single call) computes what quant-run's JIT computes from int8.mlir, bit
+    for bit: `stacked` holds, per input, samples along a new leading axis."""
+    arrays = [np.ascontiguousarray(t.numpy() if isinstance(t, torch.Tensor) else t)
+              for t in stacked]
+    int8 = quantized.workdir / "int8.mlir"
+    theirs = quantized._runner.run_samples(int8, arrays)  # one quant-run process
+    ours = quantized.run_samples(tuple(arrays))
+    ours = list(ours) if isinstance(ours, tuple) else [ours]
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert same_bits(o, t), "the compiled library and quant-run differ"
+    first = [a[0] for a in arrays]
+    one = quantized(*first)
+    one = list(one) if isinstance(one, tuple) else [one]
+    for o, t in zip(one, quantized._runner.run_one(int8, first)):
+        assert same_bits(o, t), "a call and quant-run differ"
+
+
 def check_parity(quantized, torch_model, tests, scale, zero_point, float_model):
     """qfx's outputs on `tests` are within one output step of PyTorch's, at
     least 99% of them equal, lie on the output's quantization grid, and
@@ -135,6 +161,7 @@ def check_parity(quantized, torch_model, tests, scale, zero_point, float_model):
     grid = ours / scale + zero_point
     assert (grid - grid.round()).abs().max().item() < 1e-2, "outputs are not on the int8 grid"
     assert (ours - floats).abs().max().item() > 0.1 * scale, "the outputs were not quantized"
+    check_compiled_is_quant_run(quantized, torch.stack(tests))
     return ours, steps, equal
 
 
@@ -297,6 +324,7 @@ def test_two_inputs_and_two_outputs(onednn):
         steps, equal = compare_steps(ours, theirs, scale)
         assert steps <= 1 + 1e-3 and equal >= 0.99, (steps, equal)
     check_int8(quantized)
+    check_compiled_is_quant_run(quantized, torch.stack(xs), torch.stack(ys))
 
 
 def test_save_and_load_round_trip(onednn, tmp_path):
@@ -327,13 +355,15 @@ def test_save_and_load_round_trip(onednn, tmp_path):
     assert torch.equal(loaded.run_samples(tests), quantized.run_samples(tests))
     assert torch.equal(loaded(tests[0]), quantized(tests[0]))
 
-    # A damaged stage file: quant-run's diagnostics come back as a ToolError.
-    # The quantized model runs int8.mlir.
+    # A damaged int8.mlir: the saved library was compiled from another one,
+    # so load compiles it again, and quant-compile's diagnostics come back as
+    # a ToolError that also says why the saved library was not used.
     (tmp_path / "saved" / "int8.mlir").write_text("func.func @main(")
-    broken = qfx.load(tmp_path / "saved")
     with pytest.raises(qfx.ToolError) as failure:
-        broken(tests[0])
-    assert failure.value.tool == "quant-run" and "int8.mlir" in failure.value.diagnostics
+        qfx.load(tmp_path / "saved")
+    assert failure.value.tool == "quant-compile"
+    assert "int8.mlir changed after it was compiled" in failure.value.diagnostics
+    assert "int8.mlir:1:16: error" in failure.value.diagnostics
     with pytest.raises(FileNotFoundError, match="qfx_model.json"):
         qfx.load(tmp_path / "nothing-here")
     (tmp_path / "saved" / "int8.mlir").unlink()
@@ -443,6 +473,7 @@ def test_ops_left_in_float_are_reported(onednn, tmp_path):
         theirs = torch.stack([torch_model(x) for x in tests])
     steps, equal = compare_steps(ours, theirs, torch_model.fc2.scale)
     assert steps <= 1 + 1e-3, steps
+    check_compiled_is_quant_run(quantized, torch.stack(tests))  # with float ops in it
 
     # The float ops survive save / load, and loading does not warn again.
     quantized.save(tmp_path / "saved")
@@ -606,3 +637,4 @@ def test_digits_example_through_the_python_api(onednn):
           f"at most {steps:.3f} steps apart")
     assert steps <= 1 + 1e-3 and equal >= 0.99, (steps, equal)
     assert (logits.argmax(1) == theirs.argmax(1)).all()
+    check_compiled_is_quant_run(quantized, images.reshape(360, 1, 1, 8, 8))

@@ -1,0 +1,372 @@
+"""The quantized model's compiled int8 program: quant-compile's shared library
+called in-process through ctypes.
+
+convert_fx compiles int8.mlir once (libmodel.so, model.h); calls and
+run_samples run the library, with no tool per call; save writes it and load
+uses it as saved when it can, and compiles int8.mlir again otherwise. The
+outputs equal quant-run's bit for bit (also checked for every parity model
+in test_quantize_fx.py). Needs torch (Debian's python3-torch: run with
+/usr/bin/python3).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import qfx
+from qfx import _compiled
+from qfx import quantize_fx
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
+        a.view(np.uint32), b.view(np.uint32))
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Linear(32, 6)
+
+    def forward(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def samples(shape, count, seed):
+    return np.random.default_rng(seed).standard_normal((count, *shape)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    torch.manual_seed(7)
+    model = MLP().eval()
+    prepared = qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16),), outputs=None)
+    for x in samples((4, 16), 8, seed=1):
+        prepared(x)
+    return qfx.convert_fx(prepared)
+
+
+@pytest.fixture
+def no_tools(monkeypatch):
+    """Any attempt to start a process (quant-run, quant-compile, ...) fails."""
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a process was started: {args[0] if args else kwargs}")
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+
+
+@pytest.fixture
+def compile_count(monkeypatch):
+    """Counts quant-compile runs."""
+    calls = []
+    real = quantize_fx._run
+
+    def run(tool, args, cwd):
+        if tool == "quant-compile":
+            calls.append(args)
+        return real(tool, args, cwd)
+    monkeypatch.setattr(quantize_fx, "_run", run)
+    return calls
+
+
+# ----- convert_fx compiles, calls run the library ----------------------------------
+
+
+def test_convert_fx_compiles_the_int8_program(mlp):
+    header = (mlp.workdir / "model.h").read_text()
+    assert "void _mlir_ciface_qfx_model(qfx_memref_2d *in0, qfx_memref_2d *out0);" in header
+    assert " *   in0: float32[4, 16]\n" in header and " *   out0: float32[4, 6] (written)" in header
+    assert (mlp.workdir / "libmodel.so").is_file()
+    assert mlp._library.name == "qfx_model"
+    assert mlp._library.inputs == [_compiled.TensorSpec("float32", (4, 16))]
+    assert mlp._library.outputs == [_compiled.TensorSpec("float32", (4, 6))]
+
+
+def test_calls_run_no_tool(mlp, no_tools):
+    # The old path started quant-run (a JIT compilation, 0.3-0.5 s) per call.
+    xs = samples((4, 16), 20, seed=2)
+    outputs = [mlp(x) for x in xs]
+    batched = mlp.run_samples(xs)
+    assert batched.shape == (20, 4, 6) and batched.dtype == np.float32
+    for x, y, b in zip(xs, outputs, batched):
+        assert same_bits(y, b)
+    assert isinstance(mlp(torch.from_numpy(xs[0])), torch.Tensor)
+    assert isinstance(mlp.run_samples(torch.from_numpy(xs)), torch.Tensor)
+
+
+def test_outputs_are_quant_runs_bit_for_bit(mlp):
+    xs = samples((4, 16), 6, seed=3)
+    theirs = mlp._runner.run_samples(mlp.workdir / "int8.mlir", [xs])[0]
+    assert same_bits(mlp.run_samples(xs), theirs)
+    (one,) = mlp._runner.run_one(mlp.workdir / "int8.mlir", [xs[0]])
+    assert same_bits(mlp(xs[0]), one)
+
+
+def test_inputs_are_left_alone_and_any_layout_is_taken(mlp):
+    x = samples((4, 16), 1, seed=4)[0]
+    before = x.copy()
+    y = mlp(x)
+    assert same_bits(x, before)
+    # A non-contiguous view and a Fortran-ordered copy give the same outputs.
+    wide = np.zeros((4, 32), np.float32)
+    wide[:, ::2] = x
+    assert same_bits(mlp(wide[:, ::2]), y)
+    assert same_bits(mlp(np.asfortranarray(x)), y)
+    tensor = torch.from_numpy(x.copy())
+    mlp(tensor)
+    assert torch.equal(tensor, torch.from_numpy(before))
+
+
+def test_bad_inputs_give_clear_errors(mlp, no_tools):
+    with pytest.raises(ValueError, match=r"input 0 has shape \[2, 16\]; the model was prepared "
+                       r"for \[4, 16\].*batch size is fixed: run_samples"):
+        mlp(np.zeros((2, 16), np.float32))
+    with pytest.raises(ValueError, match=r"input 0 has shape \[4, 8\]; the model was prepared "
+                       r"for \[4, 16\] \(example_inputs\)$"):
+        mlp(np.zeros((4, 8), np.float32))
+    with pytest.raises(TypeError, match="input 0 has dtype float64; the model takes float32"):
+        mlp(np.zeros((4, 16)))
+    with pytest.raises(TypeError, match="input 0 has dtype int64"):
+        mlp(torch.zeros(4, 16, dtype=torch.int64))
+    with pytest.raises(ValueError, match=r"takes 1 input\(s\), 2 given"):
+        mlp(np.zeros((4, 16), np.float32), np.zeros((4, 16), np.float32))
+    with pytest.raises(ValueError, match=r"takes 1 input\(s\), 0 given"):
+        mlp()
+    with pytest.raises(ValueError, match=r"expected \[N, 4, 16\]"):
+        mlp.run_samples(np.zeros((4, 16), np.float32))
+    with pytest.raises(ValueError, match="no samples"):
+        mlp.run_samples(np.zeros((0, 4, 16), np.float32))
+    # The library's own check, below the model's.
+    with pytest.raises(ValueError, match=r"input 0 must be float32\[4, 16\], got float64\[4, 16\]"):
+        mlp._library([np.zeros((4, 16))])
+    with pytest.raises(ValueError, match=r"output 0 must be a writable C-contiguous "
+                       r"float32\[4, 6\]"):
+        mlp._library([np.zeros((4, 16), np.float32)], [np.zeros((6, 4), np.float32).T])
+
+
+# ----- save and load ----------------------------------------------------------------
+
+
+def test_save_writes_the_library_and_load_uses_it(mlp, tmp_path, monkeypatch):
+    mlp.save(tmp_path / "saved")
+    saved = tmp_path / "saved"
+    assert (saved / "libmodel.so").read_bytes() == (mlp.workdir / "libmodel.so").read_bytes()
+    assert (saved / "model.h").read_text() == (mlp.workdir / "model.h").read_text()
+    manifest = json.loads((saved / "qfx_model.json").read_text())
+    record = manifest["compiled"]
+    assert record["library"] == "libmodel.so" and record["header"] == "model.h"
+    assert record["function"] == "qfx_model" and record["target"] == "host"
+    assert record["source"] == "int8.mlir"
+    assert record["source_sha256"] == _compiled.source_digest(saved / "int8.mlir")
+    assert record["machine"] and record == mlp._compile_record
+
+    # Loading starts no process: the saved library runs as it is.
+    xs = samples((4, 16), 5, seed=5)
+    with monkeypatch.context() as patch:
+        def refuse(*args, **kwargs):
+            raise AssertionError("load started a process")
+        patch.setattr(subprocess, "run", refuse)
+        loaded = qfx.load(saved)
+        assert same_bits(loaded.run_samples(xs), mlp.run_samples(xs))
+        assert same_bits(loaded(xs[0]), mlp(xs[0]))
+    assert loaded._library.library == loaded.workdir / "libmodel.so"
+    assert loaded._compile_record == record
+    # The directory may go: the library was copied to the working directory.
+    shutil.rmtree(saved)
+    assert same_bits(loaded(xs[0]), mlp(xs[0]))
+    loaded.save(tmp_path / "again")
+    assert json.loads((tmp_path / "again" / "qfx_model.json").read_text())["compiled"] == record
+
+
+def break_library_garbage(saved, manifest):
+    (saved / "libmodel.so").write_bytes(b"not an ELF file")
+
+
+def break_library_missing(saved, manifest):
+    (saved / "libmodel.so").unlink()
+
+
+def break_header_missing(saved, manifest):
+    (saved / "model.h").unlink()
+
+
+def break_record_missing(saved, manifest):  # saved before qfx compiled models
+    del manifest["compiled"]
+    (saved / "libmodel.so").unlink()
+    (saved / "model.h").unlink()
+
+
+def break_other_cpu(saved, manifest):
+    manifest["compiled"]["cpu_flags"] = manifest["compiled"]["cpu_flags"] + ["qfx_future_isa"]
+
+
+def break_other_machine(saved, manifest):
+    manifest["compiled"]["machine"] = "riscv64"
+
+
+def break_int8_edited(saved, manifest):
+    (saved / "int8.mlir").write_text((saved / "int8.mlir").read_text() + "\n")
+
+
+def break_header_disagrees(saved, manifest):
+    header = (saved / "model.h").read_text()
+    (saved / "model.h").write_text(header.replace("in0: float32[4, 16]", "in0: float32[4, 17]"))
+
+
+def break_wrong_function(saved, manifest):
+    # A library of another model's function, with a header to match: it
+    # loads, but has no _mlir_ciface_qfx_model.
+    source = saved / "other.mlir"
+    source.write_text("func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                      "  return %x : tensor<4xf32>\n}\n")
+    subprocess.run([str(qfx.find_tool("quant-compile")), str(source), "--name=other",
+                    "-o", str(saved / "libmodel.so"), f"--header={saved / 'other.h'}"],
+                   check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("damage, why", [
+    (break_library_garbage, "libmodel.so: libmodel.so does not load: file too short"),
+    (break_library_missing, "libmodel.so: libmodel.so is missing"),
+    (break_header_missing, "libmodel.so: model.h is missing"),
+    (break_record_missing, "does not record a compiled library"),
+    (break_other_cpu, r"CPU with features this one lacks \(qfx_future_isa\)"),
+    (break_other_machine, "compiled for 'riscv64'"),
+    (break_int8_edited, "int8.mlir changed after it was compiled"),
+    (break_header_disagrees, r"model.h declares .*float32\[4, 17\]"),
+    (break_wrong_function, "libmodel.so does not export _mlir_ciface_qfx_model"),
+])
+def test_load_compiles_again_when_the_library_cannot_be_used(mlp, tmp_path, compile_count,
+                                                             monkeypatch, damage, why):
+    saved = tmp_path / "saved"
+    mlp.save(saved)
+    manifest = json.loads((saved / "qfx_model.json").read_text())
+    damage(saved, manifest)
+    (saved / "qfx_model.json").write_text(json.dumps(manifest))
+
+    loaded = qfx.load(saved)
+    assert len(compile_count) == 1  # int8.mlir compiled again
+    xs = samples((4, 16), 3, seed=6)
+    assert same_bits(loaded.run_samples(xs), mlp.run_samples(xs))
+    record = loaded._compile_record
+    assert record["source_sha256"] == _compiled.source_digest(loaded.workdir / "int8.mlir")
+    assert record["cpu_flags"] == _compiled.cpu_description()["cpu_flags"]
+    # Saving it again writes a library load takes as it is.
+    loaded.save(tmp_path / "fixed")
+    del compile_count[:]
+    qfx.load(tmp_path / "fixed")
+    assert compile_count == []
+
+    # Without quant-compile neither works: the error says why for both.
+    monkeypatch.setattr(quantize_fx, "find_tool", _no_tool)
+    with pytest.raises(FileNotFoundError) as failure:
+        qfx.load(saved)
+    message = str(failure.value)
+    assert message.startswith(f"{saved}: cannot use the saved libmodel.so: ")
+    assert re.search(why, message), message
+    assert "compiling int8.mlir again failed: cannot find the qfx tool 'quant-compile'" in message
+
+
+def _no_tool(name):
+    raise FileNotFoundError(f"cannot find the qfx tool '{name}'")
+
+
+def test_load_of_a_version_1_directory_compiles(tmp_path, compile_count):
+    torch.manual_seed(8)
+    prepared = qfx.prepare_fx(MLP().eval(), "default:x86", (torch.zeros(4, 16),), outputs=None)
+    for x in samples((4, 16), 4, seed=9):
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    old = tmp_path / "old"
+    quantized.save(old)
+    for name in ("int8.mlir", "libmodel.so", "model.h"):
+        (old / name).unlink()
+    manifest = json.loads((old / "qfx_model.json").read_text())
+    for key in ("backend", "remarks", "float_ops", "compiled"):
+        del manifest[key]
+    del manifest["stages"]["int8"]
+    manifest["version"] = 1
+    (old / "qfx_model.json").write_text(json.dumps(manifest))
+    del compile_count[:]
+    loaded = qfx.load(old, backend_config="x86")
+    assert len(compile_count) == 1
+    xs = samples((4, 16), 3, seed=10)
+    assert same_bits(loaded.run_samples(xs), quantized.run_samples(xs))
+
+
+# ----- the signature ----------------------------------------------------------------
+
+
+def test_function_signature_reads_the_function_type():
+    mlir = """#loc1 = loc("x")
+module attributes {foo = "a, b (c)"} {
+  func.func private @helper(%a: tensor<2xf32>) -> tensor<2xf32> {
+    return %a : tensor<2xf32>
+  }
+  func.func @main(%arg0: tensor<1x3x8x8xf32> {tf.name = "a,(b"} loc(#loc1),
+                  %arg1: tensor<4xi8> loc("y"("m.py":3:1)), %arg2: tensor<f16>)
+      -> (tensor<1x10xf32> {res.attr = 1 : i32}, tensor<2x2xui8>, tensor<3xi64>)
+      attributes {qfx.note = "-> tensor<9xf32>"} {
+    return
+  }
+}
+"""
+    inputs, outputs = _compiled.function_signature(mlir)
+    spec = _compiled.TensorSpec
+    assert inputs == [spec("float32", (1, 3, 8, 8)), spec("int8", (4,)), spec("float16", ())]
+    assert outputs == [spec("float32", (1, 10)), spec("uint8", (2, 2)), spec("int64", (3,))]
+    assert _compiled.function_signature(mlir, "helper") == ([spec("float32", (2,))],
+                                                            [spec("float32", (2,))])
+    assert str(inputs[0]) == "float32[1, 3, 8, 8]" and str(inputs[2]) == "float16[]"
+    # One result without parentheses, and a function without results.
+    assert _compiled.function_signature(
+        'func.func @main(%x: tensor<2x3xi32> loc("x")) -> tensor<6xi32> {') == (
+        [spec("int32", (2, 3))], [spec("int32", (6,))])
+    assert _compiled.function_signature("func.func @main() {") == ([], [])
+
+
+def test_function_signature_errors():
+    with pytest.raises(ValueError, match="no func.func @main"):
+        _compiled.function_signature("func.func @other() {")
+    with pytest.raises(ValueError, match=r"input 0 of @main has type tensor<\?x4xf32>: expected "
+                       r"a statically shaped tensor of f32, f16, i8, ui8, i32, i64"):
+        _compiled.function_signature("func.func @main(%x: tensor<?x4xf32>) {")
+    with pytest.raises(ValueError, match=r"result 1 of @main has type tensor<4xbf16>"):
+        _compiled.function_signature(
+            "func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xbf16>) {")
+    with pytest.raises(ValueError, match=r"input 0 of @main has type memref<4xf32>"):
+        _compiled.function_signature("func.func @main(%x: memref<4xf32>) {")
+    with pytest.raises(ValueError, match="the function type of @main: unbalanced"):
+        _compiled.function_signature("func.func @main(%x: tensor<4xf32>")
+
+
+def test_header_signature_is_the_function_type(mlp):
+    name, inputs, outputs = _compiled.header_signature((mlp.workdir / "model.h").read_text())
+    assert name == "qfx_model"
+    assert (inputs, outputs) == _compiled.function_signature(mlp.mlir("int8"))
+    with pytest.raises(ValueError, match="no _mlir_ciface_ declaration"):
+        _compiled.header_signature("/* nothing */")
+    with pytest.raises(ValueError, match="inN lines are not numbered"):
+        _compiled.header_signature("void _mlir_ciface_m(qfx_memref_1d *in1);\n"
+                                   " *   in1: float32[2]\n")
+
+
+def test_runs_here():
+    here = _compiled.cpu_description()
+    assert _compiled.runs_here(dict(here)) is None
+    if here["cpu_flags"]:
+        fewer = dict(here, cpu_flags=here["cpu_flags"][:3])
+        assert _compiled.runs_here(fewer) is None
+    assert "not known" in _compiled.runs_here(dict(here, cpu_flags=None))
+    assert "compiled for 'sparc'" in _compiled.runs_here(dict(here, machine="sparc"))
