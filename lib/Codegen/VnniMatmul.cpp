@@ -325,8 +325,6 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
       b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
   Value weights = getGlobal(b, loc, "_weights", packedType);
   llvm::SmallVector<Value> init(rows * vectors, zero);
-  Value flip = arith::ConstantOp::create(
-      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(0x80808080u)));
   // LLVM's signature: (<16 x i32> acc, <64 x i8> unsigned, <64 x i8> signed).
   mlir::func::FuncOp vnni = getIntrinsic(
       "llvm.x86.avx512.vpdpbusd.512", {accType, bytesType, bytesType}, accType);
@@ -341,17 +339,13 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
               lb, l, bytesType, weights,
               mlir::ValueRange{block, kk, index(lb, l, 0)}));
         }
-        Value k = arith::MulIOp::create(lb, l, kk, index(lb, l, 4));
         llvm::SmallVector<Value> next;
         for (int64_t r = 0; r < rows; ++r) {
           Value row = arith::AddIOp::create(lb, l, m0, index(lb, l, r));
-          Value four = vector::LoadOp::create(lb, l, VectorType::get({4}, i8),
-                                              a, mlir::ValueRange{row, k});
-          Value word = vector::ExtractOp::create(
-              lb, l,
-              vector::BitCastOp::create(lb, l, VectorType::get({1}, i32), four),
-              llvm::ArrayRef<int64_t>{0});
-          word = arith::XOrIOp::create(lb, l, word, flip);
+          // The 4 bytes of A at (row, 4 kk), as one int32 of the i32 view:
+          // a broadcast straight from memory.
+          Value word =
+              mlir::memref::LoadOp::create(lb, l, a, mlir::ValueRange{row, kk});
           Value broadcast = vector::BitCastOp::create(
               lb, l, bytesType,
               vector::BroadcastOp::create(lb, l, accType, word));
@@ -435,29 +429,44 @@ mlir::func::FuncOp KernelBuilder::build() {
   b.setInsertionPointToStart(body);
   Value a = body->getArgument(0), out = body->getArgument(1);
 
-  // The rows the microkernel reads: A as [M, K4 * 4], zero-padded in a copy
-  // when K is not a multiple of 4.
-  Value rowsOfA;
-  if (chain.k % 4 == 0) {
-    rowsOfA = a;
-  } else {
-    auto paddedType = MemRefType::get({1, chain.m, k4 * 4}, i8);
-    rowsOfA = mlir::memref::AllocOp::create(b, loc, paddedType);
+  // The rows the microkernel reads: A made unsigned (top bit flipped, i.e.
+  // + 128) in a [M, K4 * 4] copy, zero-padded beyond K (the padded weights
+  // are zero there). One pass over A, so that the inner loop only
+  // broadcasts.
+  // One buffer, seen as bytes [1, M, K4 * 4] to fill and as int32 [M, K4]
+  // to broadcast from.
+  Value bytes = mlir::memref::AllocOp::create(
+      b, loc, MemRefType::get({chain.m * k4 * 4}, i8), mlir::ValueRange{},
+      b.getI64IntegerAttr(64));
+  Value rowsOfA = mlir::memref::ViewOp::create(
+      b, loc, MemRefType::get({1, chain.m, k4 * 4}, i8), bytes,
+      index(b, loc, 0), mlir::ValueRange{});
+  Value words = mlir::memref::ViewOp::create(
+      b, loc, MemRefType::get({chain.m, k4}, b.getI32Type()), bytes,
+      index(b, loc, 0), mlir::ValueRange{});
+  if (chain.k % 4) {
     Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
     mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
                                  mlir::ValueRange{rowsOfA});
-    Value window = mlir::memref::SubViewOp::create(
-        b, loc, rowsOfA, llvm::ArrayRef<int64_t>{0, 0, 0},
-        llvm::ArrayRef<int64_t>{1, chain.m, chain.k},
-        llvm::ArrayRef<int64_t>{1, 1, 1});
-    mlir::memref::CopyOp::create(b, loc, a, window);
   }
-  // Collapse [1, M, K'] to [M, K'] for the loads.
-  auto collapse = [&](Value v) -> Value {
-    return mlir::memref::CollapseShapeOp::create(
-        b, loc, v, llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
-  };
-  Value a2 = collapse(rowsOfA);
+  Value window = mlir::memref::SubViewOp::create(
+      b, loc, rowsOfA, llvm::ArrayRef<int64_t>{0, 0, 0},
+      llvm::ArrayRef<int64_t>{1, chain.m, chain.k},
+      llvm::ArrayRef<int64_t>{1, 1, 1});
+  auto identity = b.getMultiDimIdentityMap(3);
+  llvm::SmallVector<mlir::utils::IteratorType> parallel(
+      3, mlir::utils::IteratorType::parallel);
+  mlir::linalg::GenericOp::create(
+      b, loc, mlir::ValueRange{a}, mlir::ValueRange{window},
+      llvm::ArrayRef<mlir::AffineMap>{identity, identity}, parallel,
+      [](OpBuilder &nb, Location l, mlir::ValueRange args) {
+        Value top = arith::ConstantOp::create(
+            nb, l, nb.getIntegerAttr(nb.getIntegerType(8), -128));
+        mlir::linalg::YieldOp::create(
+            nb, l,
+            mlir::ValueRange{arith::XOrIOp::create(nb, l, args[0], top)});
+      });
+  Value a2 = words;
 
   int64_t fullBlocks = chain.n / kLanes;
   int64_t pairedBlocks = fullBlocks - fullBlocks % kVectors;
