@@ -13,6 +13,7 @@ python3-torch: run with /usr/bin/python3).
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 import warnings
 
@@ -124,23 +125,48 @@ def same_bits(a, b):
         a.view(np.uint32), b.view(np.uint32))
 
 
+def quant_run_samples(quantized, arrays, *options):
+    """quant-run's outputs of int8.mlir on stacked samples (the batched
+    wrapper run_samples used before the library), with extra `options`."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        count = arrays[0].shape[0]
+        (scratch / "batched.mlir").write_text(qfx.quantize_fx._with_batched_entry(
+            quantized.mlir("int8"), quantized.signature, count))
+        inputs, outputs = [], []
+        for k, a in enumerate(arrays):
+            np.save(scratch / f"in{k}.npy", a)
+            inputs.append(str(scratch / f"in{k}.npy"))
+        outputs = [str(scratch / f"out{k}.npy") for k in range(len(quantized.signature.outputs))]
+        subprocess.run([str(qfx.find_tool("quant-run")), str(scratch / "batched.mlir"),
+                        "--entry=qfx_run_samples", "--input=" + ",".join(inputs),
+                        "-o", ",".join(outputs), *options], check=True, capture_output=True)
+        return [np.load(o) for o in outputs]
+
+
 def check_compiled_is_quant_run(quantized, *stacked):
     """The compiled library the quantized model calls (run_samples, and a
     single call) computes what quant-run's JIT computes from int8.mlir, bit
-    for bit: `stacked` holds, per input, samples along a new leading axis."""
+    for bit — with qfx-codegen's kernels for this machine (quant-run's
+    default, as quant-compile --target=host) and with the generic lowering
+    alone (--codegen=none). `stacked` holds, per input, samples along a new
+    leading axis."""
     arrays = [np.ascontiguousarray(t.numpy() if isinstance(t, torch.Tensor) else t)
               for t in stacked]
-    int8 = quantized.workdir / "int8.mlir"
-    theirs = quantized._runner.run_samples(int8, arrays)  # one quant-run process
     ours = quantized.run_samples(tuple(arrays))
     ours = list(ours) if isinstance(ours, tuple) else [ours]
-    assert len(ours) == len(theirs)
-    for o, t in zip(ours, theirs):
-        assert same_bits(o, t), "the compiled library and quant-run differ"
+    for options in ((), ("--codegen=none",)):
+        theirs = quant_run_samples(quantized, arrays, *options)
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            assert same_bits(o, t), f"the compiled library and quant-run {options} differ"
     first = [a[0] for a in arrays]
     one = quantized(*first)
     one = list(one) if isinstance(one, tuple) else [one]
-    for o, t in zip(one, quantized._runner.run_one(int8, first)):
+    for o, t in zip(one, quantized._runner.run_one(quantized.workdir / "int8.mlir", first)):
         assert same_bits(o, t), "a call and quant-run differ"
 
 
