@@ -47,10 +47,11 @@ What runs where, and what it costs:
   and matmuls with int32 accumulators, `tosa.rescale` requantization,
   integer pooling and lookup tables, quantizing the float inputs once and
   dequantizing the outputs once. Its outputs are those of PyTorch's
-  quantized (`convert_fx`) model. quant-compile lowers it like quant-run
-  (linalg loops, compiled by LLVM at -O3 for this machine's CPU), not to
-  native hand-tuned int8 kernels (qfx-codegen does not exist yet): its
-  speed is that of those loops.
+  quantized (`convert_fx`) model. quant-compile lowers it like quant-run:
+  linalg loops compiled by LLVM at -O3 for this machine's CPU, except the
+  Linear layers' int8 matmul chains, which run qfx-codegen's AVX-512 VNNI
+  kernel on CPUs that have it. Convolutions have no hand-tuned kernel yet
+  (nor has anything on AMX, AVX2 or AArch64).
 - A pattern qfx-lower cannot lower (no backend pattern for the op, a
   weight it cannot use, ...) stays as in the reference model: dequantize,
   float op, quantize. qfx-lower says so in a "runs in float" remark;
@@ -613,8 +614,9 @@ class QuantizedModel(_Model):
     by `quant-compile --target=host` into libmodel.so in the working
     directory, and each call runs that library in-process through ctypes
     (its outputs equal quant-run's bit for bit). The code is quant-run's
-    lowering (linalg loops compiled by LLVM for this CPU), not native
-    hand-tuned int8 kernels (qfx-codegen does not exist yet).
+    lowering for this CPU: linalg loops compiled by LLVM, and qfx-codegen's
+    AVX-512 VNNI kernel for Linear layers on CPUs that have it; no
+    hand-tuned convolution kernel yet.
 
     Calls take inputs of exactly the shapes of `example_inputs` (the
     compiled function's shapes are static); `run_samples` runs samples
