@@ -62,12 +62,27 @@ constexpr int64_t kRows = 8;    // rows of the microkernel
 constexpr int64_t kVectors = 2; // zmm columns of the microkernel
 constexpr llvm::StringLiteral kIntrinsicAttr = "qfx_llvm_intrinsic";
 
-/// An int8 matmul chain and what the kernel needs of it.
+/// A convolution's geometry (NHWC input, OHWI weights): its GEMM has M =
+/// N * OH * OW rows and K = KH * KW * C, read from the input by im2col.
+struct ConvGeometry {
+  llvm::SmallVector<int64_t, 4> input;  // N, H, W, C
+  llvm::SmallVector<int64_t, 4> output; // N, OH, OW, O
+  int64_t kh = 1, kw = 1;
+  llvm::SmallVector<int64_t, 4> pad; // top, bottom, left, right
+  llvm::SmallVector<int64_t, 2> stride, dilation;
+};
+
+/// An int8 matmul or conv2d chain and what the kernel needs of it.
 struct MatmulChain {
-  Value input; // [1, M, K] i8
+  /// The matmul or conv2d: its first operand is A ([1, M, K] i8, or the
+  /// conv's NHWC input), read when the chain is replaced (an earlier chain's
+  /// replacement may have changed it).
+  Operation *start = nullptr;
+  std::optional<ConvGeometry> conv;
   int64_t m = 0, n = 0, k = 0;
   int64_t inputZp = 0;
-  std::vector<int8_t> weight; // [K, N]
+  std::vector<int8_t> weight;   // [K, N]
+  std::vector<int32_t> accBias; // [N], added before the fraction bits
   int fractionBits = 0;
   std::vector<int32_t> bias;        // [N], zero without a bias
   std::vector<int32_t> multipliers; // [N]
@@ -111,7 +126,8 @@ Operation *singleUser(Value value) {
   return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
 }
 
-std::optional<MatmulChain> matchChain(tosa::MatMulOp matmul) {
+/// The chain's start: a matmul with a constant weight.
+std::optional<MatmulChain> matchStart(tosa::MatMulOp matmul) {
   MatmulChain chain;
   auto aType = llvm::cast<RankedTensorType>(matmul.getA().getType());
   auto bType = llvm::cast<RankedTensorType>(matmul.getB().getType());
@@ -120,7 +136,7 @@ std::optional<MatmulChain> matchChain(tosa::MatMulOp matmul) {
       !bType.getElementType().isInteger(8) || aType.getDimSize(0) != 1 ||
       bType.getDimSize(0) != 1)
     return std::nullopt;
-  chain.input = matmul.getA();
+  chain.start = matmul;
   chain.m = aType.getDimSize(1);
   chain.k = aType.getDimSize(2);
   chain.n = bType.getDimSize(2);
@@ -131,9 +147,60 @@ std::optional<MatmulChain> matchChain(tosa::MatMulOp matmul) {
     return std::nullopt;
   chain.inputZp = *aZp;
   chain.weight.assign(weight->begin(), weight->end());
+  chain.accBias.assign(chain.n, 0);
   chain.ops.push_back(matmul);
+  return chain;
+}
 
-  Value current = matmul.getResult();
+/// The chain's start: a conv2d with a constant weight and bias, as a GEMM
+/// over im2col rows ([KH, KW, C] per output pixel, the weight's order).
+std::optional<MatmulChain> matchStart(tosa::Conv2DOp conv) {
+  auto inType = llvm::cast<RankedTensorType>(conv.getInput().getType());
+  auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
+  auto outType = llvm::cast<RankedTensorType>(conv.getType());
+  if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
+      !outType.hasStaticShape() || !inType.getElementType().isInteger(8) ||
+      !wType.getElementType().isInteger(8) ||
+      !outType.getElementType().isInteger(32))
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> weight = getInts(conv.getWeight());
+  std::optional<std::vector<int64_t>> bias = getInts(conv.getBias());
+  std::optional<int64_t> inZp = getScalar(conv.getInputZp());
+  std::optional<int64_t> wZp = getScalar(conv.getWeightZp());
+  if (!weight || !bias || !inZp || !wZp || *wZp != 0)
+    return std::nullopt;
+  MatmulChain chain;
+  ConvGeometry g;
+  g.input.assign(inType.getShape().begin(), inType.getShape().end());
+  g.output.assign(outType.getShape().begin(), outType.getShape().end());
+  g.kh = wType.getDimSize(1);
+  g.kw = wType.getDimSize(2);
+  g.pad.assign(conv.getPad().begin(), conv.getPad().end());
+  g.stride.assign(conv.getStride().begin(), conv.getStride().end());
+  g.dilation.assign(conv.getDilation().begin(), conv.getDilation().end());
+  chain.start = conv;
+  chain.m = g.output[0] * g.output[1] * g.output[2];
+  chain.n = g.output[3];
+  chain.k = g.kh * g.kw * g.input[3];
+  chain.conv = std::move(g);
+  chain.inputZp = *inZp;
+  // OHWI: weight[o][k] with k = (kh * KW + kw) * C + c; the GEMM wants
+  // [K, N].
+  chain.weight.resize(chain.k * chain.n);
+  for (int64_t o = 0; o < chain.n; ++o)
+    for (int64_t kk = 0; kk < chain.k; ++kk)
+      chain.weight[kk * chain.n + o] =
+          static_cast<int8_t>((*weight)[o * chain.k + kk]);
+  if (!broadcastTo(*bias, chain.n, chain.accBias))
+    return std::nullopt;
+  chain.ops.push_back(conv);
+  return chain;
+}
+
+/// The requantizing epilogue after the chain's start.
+std::optional<MatmulChain> matchEpilogue(MatmulChain chain) {
+  Operation *start = chain.start;
+  Value current = start->getResult(0);
   Operation *next = singleUser(current);
   if (auto mul = llvm::dyn_cast_or_null<tosa::MulOp>(next)) {
     Value other =
@@ -199,6 +266,20 @@ std::optional<MatmulChain> matchChain(tosa::MatMulOp matmul) {
   return chain;
 }
 
+MemRefType getInputType(const MatmulChain &chain) {
+  Type i8 = mlir::IntegerType::get(chain.start->getContext(), 8);
+  if (chain.conv)
+    return MemRefType::get(chain.conv->input, i8);
+  return MemRefType::get({1, chain.m, chain.k}, i8);
+}
+
+MemRefType getOutputType(const MatmulChain &chain) {
+  Type i8 = mlir::IntegerType::get(chain.start->getContext(), 8);
+  if (chain.conv)
+    return MemRefType::get(chain.conv->output, i8);
+  return MemRefType::get({1, chain.m, chain.n}, i8);
+}
+
 /// Builds the kernel of one chain: globals for the packed weights and the
 /// epilogue constants, and a function (A: memref<1xMxKxi8>, O:
 /// memref<1xMxNxi8>).
@@ -224,6 +305,11 @@ private:
   }
   mlir::func::FuncOp getIntrinsic(llvm::StringRef intrinsic,
                                   llvm::ArrayRef<Type> operands, Type result);
+  /// Fills `rows` ([M, K4 * 4] bytes) with A's rows, top bit flipped.
+  void emitFlippedCopy(OpBuilder &b, Location loc, Value a, Value rows);
+  /// Fills `rows` with the conv input's im2col rows, top bit flipped; padding
+  /// reads the input zero point.
+  void emitIm2col(OpBuilder &b, Location loc, Value input, Value rows);
 
   mlir::ModuleOp module;
   const MatmulChain &chain;
@@ -256,9 +342,13 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   for (int64_t nn = 0; nn < chain.n; ++nn) {
     uint64_t compensation =
         static_cast<uint64_t>((128 + chain.inputZp) * columnSums[nn]);
+    // ((accBias - compensation) << f) + bias, modulo 2^32 as TOSA's int32.
+    uint64_t beforeShift =
+        static_cast<uint64_t>(static_cast<int64_t>(chain.accBias[nn])) -
+        compensation;
     folded[nn] = static_cast<int32_t>(static_cast<uint32_t>(
-        static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn])) -
-        (compensation << chain.fractionBits)));
+        (beforeShift << chain.fractionBits) +
+        static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn]))));
     multipliers[nn] = chain.multipliers[nn];
     shifts[nn] = chain.shifts[nn];
     rounding[nn] = int64_t{1} << (chain.shifts[nn] - 1);
@@ -396,7 +486,7 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
       Value bytes = arith::TruncIOp::create(
           b, loc, VectorType::get({kLanes}, i8), result);
       Value row = arith::AddIOp::create(b, loc, m0, index(b, loc, r));
-      llvm::SmallVector<Value, 3> where{index(b, loc, 0), row, column};
+      llvm::SmallVector<Value, 2> where{row, column};
       if (!partial) {
         vector::StoreOp::create(b, loc, bytes, out, where);
         continue;
@@ -405,7 +495,7 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
       // active lane is miscompiled by LLVM 22's x86 backend into a 4-byte
       // store.)
       for (int64_t lane = 0; lane < chain.n % kLanes; ++lane) {
-        where[2] = arith::AddIOp::create(b, loc, column, index(b, loc, lane));
+        where[1] = arith::AddIOp::create(b, loc, column, index(b, loc, lane));
         Value element = vector::ExtractOp::create(
             b, loc, bytes, llvm::ArrayRef<int64_t>{lane});
         mlir::memref::StoreOp::create(b, loc, element, out, where);
@@ -414,50 +504,18 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
   }
 }
 
-mlir::func::FuncOp KernelBuilder::build() {
-  OpBuilder b(module.getBodyRegion());
-  b.setInsertionPointToEnd(module.getBody());
-  Location loc = module.getLoc();
-  createGlobals(b, loc);
-  Type i8 = b.getIntegerType(8);
-  auto aType = MemRefType::get({1, chain.m, chain.k}, i8);
-  auto outType = MemRefType::get({1, chain.m, chain.n}, i8);
-  auto func = mlir::func::FuncOp::create(
-      b, loc, name, b.getFunctionType({aType, outType}, {}));
-  func.setPrivate();
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  Value a = body->getArgument(0), out = body->getArgument(1);
-
-  // The rows the microkernel reads: A made unsigned (top bit flipped, i.e.
-  // + 128) in a [M, K4 * 4] copy, zero-padded beyond K (the padded weights
-  // are zero there). One pass over A, so that the inner loop only
-  // broadcasts.
-  // One buffer, seen as bytes [1, M, K4 * 4] to fill and as int32 [M, K4]
-  // to broadcast from.
-  Value bytes = mlir::memref::AllocOp::create(
-      b, loc, MemRefType::get({chain.m * k4 * 4}, i8), mlir::ValueRange{},
-      b.getI64IntegerAttr(64));
-  Value rowsOfA = mlir::memref::ViewOp::create(
-      b, loc, MemRefType::get({1, chain.m, k4 * 4}, i8), bytes,
-      index(b, loc, 0), mlir::ValueRange{});
-  Value words = mlir::memref::ViewOp::create(
-      b, loc, MemRefType::get({chain.m, k4}, b.getI32Type()), bytes,
-      index(b, loc, 0), mlir::ValueRange{});
-  if (chain.k % 4) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-    mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
-                                 mlir::ValueRange{rowsOfA});
-  }
+void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
+                                    Value rows) {
+  Value a2 = mlir::memref::CollapseShapeOp::create(
+      b, loc, a, llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
   Value window = mlir::memref::SubViewOp::create(
-      b, loc, rowsOfA, llvm::ArrayRef<int64_t>{0, 0, 0},
-      llvm::ArrayRef<int64_t>{1, chain.m, chain.k},
-      llvm::ArrayRef<int64_t>{1, 1, 1});
-  auto identity = b.getMultiDimIdentityMap(3);
+      b, loc, rows, llvm::ArrayRef<int64_t>{0, 0},
+      llvm::ArrayRef<int64_t>{chain.m, chain.k}, llvm::ArrayRef<int64_t>{1, 1});
+  auto identity = b.getMultiDimIdentityMap(2);
   llvm::SmallVector<mlir::utils::IteratorType> parallel(
-      3, mlir::utils::IteratorType::parallel);
+      2, mlir::utils::IteratorType::parallel);
   mlir::linalg::GenericOp::create(
-      b, loc, mlir::ValueRange{a}, mlir::ValueRange{window},
+      b, loc, mlir::ValueRange{a2}, mlir::ValueRange{window},
       llvm::ArrayRef<mlir::AffineMap>{identity, identity}, parallel,
       [](OpBuilder &nb, Location l, mlir::ValueRange args) {
         Value top = arith::ConstantOp::create(
@@ -466,6 +524,127 @@ mlir::func::FuncOp KernelBuilder::build() {
             nb, l,
             mlir::ValueRange{arith::XOrIOp::create(nb, l, args[0], top)});
       });
+}
+
+void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
+                               Value rows) {
+  namespace ar = mlir::arith;
+  const ConvGeometry &g = *chain.conv;
+  int64_t channels = g.input[3], taps = g.kh * g.kw;
+  Type i8 = b.getIntegerType(8);
+  Value top = ar::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
+  Value padding = ar::ConstantOp::create(
+      b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp ^ 0x80)));
+  auto c = [&](OpBuilder &ob, Location l, int64_t v) {
+    return index(ob, l, v);
+  };
+  auto loop = [&](OpBuilder &ob, Location l, int64_t count,
+                  llvm::function_ref<void(OpBuilder &, Location, Value)> fn) {
+    mlir::scf::ForOp::create(
+        ob, l, c(ob, l, 0), c(ob, l, count), c(ob, l, 1), mlir::ValueRange{},
+        [&](OpBuilder &ib, Location il, Value iv, mlir::ValueRange) {
+          fn(ib, il, iv);
+          mlir::scf::YieldOp::create(ib, il);
+        });
+  };
+  loop(b, loc, chain.m, [&](OpBuilder &pb, Location l, Value pixel) {
+    Value plane = c(pb, l, g.output[1] * g.output[2]);
+    Value n = ar::DivUIOp::create(pb, l, pixel, plane);
+    Value rest = ar::RemUIOp::create(pb, l, pixel, plane);
+    Value oh = ar::DivUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
+    Value ow = ar::RemUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
+    Value ih0 = ar::SubIOp::create(
+        pb, l, ar::MulIOp::create(pb, l, oh, c(pb, l, g.stride[0])),
+        c(pb, l, g.pad[0]));
+    Value iw0 = ar::SubIOp::create(
+        pb, l, ar::MulIOp::create(pb, l, ow, c(pb, l, g.stride[1])),
+        c(pb, l, g.pad[2]));
+    loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
+      Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+      Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+      Value ih = ar::AddIOp::create(
+          tb, tl, ih0,
+          ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
+      Value iw = ar::AddIOp::create(
+          tb, tl, iw0,
+          ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
+      auto within = [&](Value v, int64_t size) -> Value {
+        return ar::AndIOp::create(
+            tb, tl,
+            ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::sge, v, c(tb, tl, 0)),
+            ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::slt, v,
+                               c(tb, tl, size)));
+      };
+      Value inside = ar::AndIOp::create(tb, tl, within(ih, g.input[1]),
+                                        within(iw, g.input[2]));
+      Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
+      mlir::scf::IfOp::create(
+          tb, tl, inside,
+          [&](OpBuilder &ib, Location il) {
+            loop(ib, il, channels, [&](OpBuilder &cb, Location cl, Value ch) {
+              Value v = mlir::memref::LoadOp::create(
+                  cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
+              mlir::memref::StoreOp::create(
+                  cb, cl, ar::XOrIOp::create(cb, cl, v, top), rows,
+                  mlir::ValueRange{pixel,
+                                   ar::AddIOp::create(cb, cl, base, ch)});
+            });
+            mlir::scf::YieldOp::create(ib, il);
+          },
+          [&](OpBuilder &ib, Location il) {
+            loop(ib, il, channels, [&](OpBuilder &cb, Location cl, Value ch) {
+              mlir::memref::StoreOp::create(
+                  cb, cl, padding, rows,
+                  mlir::ValueRange{pixel,
+                                   ar::AddIOp::create(cb, cl, base, ch)});
+            });
+            mlir::scf::YieldOp::create(ib, il);
+          });
+    });
+  });
+}
+
+mlir::func::FuncOp KernelBuilder::build() {
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = module.getLoc();
+  createGlobals(b, loc);
+  Type i8 = b.getIntegerType(8);
+  auto func = mlir::func::FuncOp::create(
+      b, loc, name,
+      b.getFunctionType({getInputType(chain), getOutputType(chain)}, {}));
+  func.setPrivate();
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value a = body->getArgument(0);
+  // The output as [M, N] rows.
+  Value out = mlir::memref::CollapseShapeOp::create(
+      b, loc, body->getArgument(1),
+      chain.conv ? llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1, 2}, {3}}
+                 : llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
+
+  // The rows the microkernel reads: A made unsigned (top bit flipped, i.e.
+  // + 128) in a [M, K4 * 4] copy, zero beyond K (the padded weights are zero
+  // there): one buffer, seen as bytes to fill and as int32 to broadcast
+  // from, so that the inner loop only broadcasts.
+  Value bytes = mlir::memref::AllocOp::create(
+      b, loc, MemRefType::get({chain.m * k4 * 4}, i8), mlir::ValueRange{},
+      b.getI64IntegerAttr(64));
+  Value rowsOfA = mlir::memref::ViewOp::create(
+      b, loc, MemRefType::get({chain.m, k4 * 4}, i8), bytes, index(b, loc, 0),
+      mlir::ValueRange{});
+  Value words = mlir::memref::ViewOp::create(
+      b, loc, MemRefType::get({chain.m, k4}, b.getI32Type()), bytes,
+      index(b, loc, 0), mlir::ValueRange{});
+  if (chain.k % 4) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+    mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
+                                 mlir::ValueRange{rowsOfA});
+  }
+  if (chain.conv)
+    emitIm2col(b, loc, a, rowsOfA);
+  else
+    emitFlippedCopy(b, loc, a, rowsOfA);
   Value a2 = words;
 
   int64_t fullBlocks = chain.n / kLanes;
@@ -507,12 +686,10 @@ mlir::func::FuncOp KernelBuilder::build() {
 void replaceChain(const MatmulChain &chain, mlir::func::FuncOp kernel) {
   OpBuilder b(chain.last);
   Location loc = chain.last->getLoc();
-  Type i8 = b.getIntegerType(8);
-  auto aType = MemRefType::get({1, chain.m, chain.k}, i8);
-  auto outType = MemRefType::get({1, chain.m, chain.n}, i8);
-  Value a = mlir::bufferization::ToBufferOp::create(b, loc, aType, chain.input,
+  Value a = mlir::bufferization::ToBufferOp::create(b, loc, getInputType(chain),
+                                                    chain.start->getOperand(0),
                                                     /*read_only=*/true);
-  Value out = mlir::memref::AllocOp::create(b, loc, outType);
+  Value out = mlir::memref::AllocOp::create(b, loc, getOutputType(chain));
   mlir::func::CallOp::create(b, loc, kernel, mlir::ValueRange{a, out});
   auto resultType =
       llvm::cast<RankedTensorType>(chain.last->getResult(0).getType());
@@ -551,9 +728,16 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     }
     if (!vnni)
       return;
-    llvm::SmallVector<MatmulChain> chains;
-    module.walk([&](tosa::MatMulOp matmul) {
-      if (std::optional<MatmulChain> chain = matchChain(matmul))
+    std::vector<MatmulChain> chains;
+    module.walk([&](Operation *op) {
+      std::optional<MatmulChain> start;
+      if (auto matmul = llvm::dyn_cast<tosa::MatMulOp>(op))
+        start = matchStart(matmul);
+      else if (auto conv = llvm::dyn_cast<tosa::Conv2DOp>(op))
+        start = matchStart(conv);
+      if (!start)
+        return;
+      if (std::optional<MatmulChain> chain = matchEpilogue(std::move(*start)))
         chains.push_back(std::move(*chain));
     });
     mlir::SymbolTable symbols(module);

@@ -10,9 +10,12 @@
 include "mlir/Pass/PassBase.td"
 
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
-  let summary = "Replaces int8 TOSA matmul chains with native int8 kernels";
+  let summary = "Replaces int8 TOSA matmul and conv2d chains with native "
+                "int8 kernels";
   let description = [{
-    Turns the int8 TOSA that `qfx-lower` produces for a Linear layer,
+    Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
+    Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM over
+    im2col rows, padding reading the input zero point),
 
     ```mlir
     %acc = tosa.matmul %x, %w, %x_zp, %w_zp      // i8 x i8 -> i32, %w constant
@@ -44,7 +47,7 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
 
     The kernel runs on one thread. Chains whose weight zero point is not 0,
     whose weights are not constant or whose rescale is not single-rounding
-    int32 -> int8 are left alone. Convolutions are not handled yet.
+    int32 -> int8 are left alone, and so are depthwise convolutions.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Writes random int8 TOSA matmul chains (the shape qfx-lower gives a Linear:
-tosa.matmul with a constant weight, optionally tosa.mul by 2^f and tosa.add
-of an int32 bias, tosa.rescale to int8, optionally tosa.clamp) and random
-inputs, for comparing qfx-codegen's kernels with the generic lowering.
+"""Writes random int8 TOSA matmul and conv2d chains (the shapes qfx-lower gives
+a Linear and a Conv2d: tosa.matmul / tosa.conv2d with a constant weight,
+optionally tosa.mul by 2^f and tosa.add of an int32 bias, tosa.rescale to
+int8, optionally tosa.clamp) and random inputs, for comparing qfx-codegen's
+kernels with the generic lowering.
 
 Usage: matmul-cases.py OUTDIR  -> OUTDIR/caseN.mlir, OUTDIR/caseN.npy; prints
 the case names, one per line.
@@ -20,14 +21,28 @@ SHAPES = [(1, 1, 1), (1, 16, 4), (2, 10, 16), (3, 17, 5), (8, 32, 64),
           (24, 16, 256), (5, 1, 9), (13, 31, 66)]
 
 
+# (N, H, W, C, O, KH, KW, stride, pad [t, b, l, r], dilation): 1x1 and 3x3,
+# strides, asymmetric padding, dilation, channel counts not a multiple of 4
+# or 16, a batch of 2.
+CONVS = [(1, 6, 6, 8, 16, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1)),
+         (2, 5, 7, 3, 5, 3, 3, (2, 1), (1, 1, 2, 1), (1, 1)),
+         (1, 9, 9, 17, 33, 3, 3, (2, 2), (0, 0, 0, 0), (1, 1)),
+         (1, 7, 7, 4, 7, 3, 3, (1, 1), (2, 2, 2, 2), (2, 2)),
+         (1, 4, 4, 32, 24, 1, 1, (1, 1), (0, 0, 0, 0), (1, 1)),
+         (2, 8, 5, 6, 18, 5, 3, (1, 2), (2, 2, 1, 1), (1, 1))]
+
+
 def dense(values: np.ndarray, dtype: str) -> str:
     return "dense<" + np.array2string(values, separator=", ", threshold=1 << 30,
                                       max_line_width=1 << 30) + f"> : tensor<{'x'.join(map(str, values.shape))}x{dtype}>"
 
 
-def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
-    weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
-    a_zp = int(rng.integers(-128, 128))
+def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str) -> list:
+    """tosa.mul by 2^f, tosa.add of a bias, tosa.rescale, tosa.clamp on the
+    int32 VALUE of type tensor<SHAPExi32> with N channels, by INDEX."""
+    rank = shape.count("x") + 1
+    ones = "x".join(["1"] * rank)
+    bias_shape = "x".join(["1"] * (rank - 1) + [str(n)])
     per_channel = index % 2 == 0
     channels = n if per_channel else 1
     multipliers = rng.integers(1 << 30, (1 << 31) - 1, size=channels)
@@ -36,35 +51,61 @@ def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
     fraction = [0, 0, 3, 8][index % 4]
     with_bias = index % 3 != 2
     clamp = index % 4 in (1, 2)
-    lines = [f"func.func @main(%a: tensor<1x{m}x{k}xi8>) -> tensor<1x{m}x{n}xi8> {{"]
-    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<1x{k}x{n}xi8>')
-    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
-    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-    lines.append(f"  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x{m}x{k}xi8>, tensor<1x{k}x{n}xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x{m}x{n}xi32>")
-    value = "%acc"
+    lines = []
     if fraction:
-        lines.append(f'  %f = "tosa.const"() <{{values = dense<{1 << fraction}> : tensor<1x1x1xi32>}}> : () -> tensor<1x1x1xi32>')
+        lines.append(f'  %f = "tosa.const"() <{{values = dense<{1 << fraction}> : tensor<{ones}xi32>}}> : () -> tensor<{ones}xi32>')
         lines.append('  %s0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-        lines.append(f"  %scaled = tosa.mul {value}, %f, %s0 : (tensor<1x{m}x{n}xi32>, tensor<1x1x1xi32>, tensor<1xi8>) -> tensor<1x{m}x{n}xi32>")
+        lines.append(f"  %scaled = tosa.mul {value}, %f, %s0 : (tensor<{shape}xi32>, tensor<{ones}xi32>, tensor<1xi8>) -> tensor<{shape}xi32>")
         value = "%scaled"
     if with_bias:
-        bias = rng.integers(-(1 << 20), 1 << 20, size=(1, 1, n), dtype=np.int64)
-        lines.append(f'  %b = "tosa.const"() <{{values = {dense(bias, "i32")}}}> : () -> tensor<1x1x{n}xi32>')
-        lines.append(f"  %biased = tosa.add {value}, %b : (tensor<1x{m}x{n}xi32>, tensor<1x1x{n}xi32>) -> tensor<1x{m}x{n}xi32>")
+        bias = rng.integers(-(1 << 20), 1 << 20, size=n, dtype=np.int64)
+        lines.append(f'  %b = "tosa.const"() <{{values = {dense(bias.reshape([1] * (rank - 1) + [n]), "i32")}}}> : () -> tensor<{bias_shape}xi32>')
+        lines.append(f"  %biased = tosa.add {value}, %b : (tensor<{shape}xi32>, tensor<{bias_shape}xi32>) -> tensor<{shape}xi32>")
         value = "%biased"
     lines.append(f'  %mult = "tosa.const"() <{{values = {dense(multipliers, "i32")}}}> : () -> tensor<{channels}xi32>')
     lines.append(f'  %shift = "tosa.const"() <{{values = {dense(shifts, "i8")}}}> : () -> tensor<{channels}xi8>')
     lines.append('  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>')
     lines.append(f'  %ozp = "tosa.const"() <{{values = dense<{out_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
     per = "true" if per_channel else "false"
-    lines.append(f"  %r = tosa.rescale {value}, %mult, %shift, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = {per}, rounding_mode = SINGLE_ROUND, scale32 = true}} : (tensor<1x{m}x{n}xi32>, tensor<{channels}xi32>, tensor<{channels}xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x{m}x{n}xi8>")
+    lines.append(f"  %r = tosa.rescale {value}, %mult, %shift, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = {per}, rounding_mode = SINGLE_ROUND, scale32 = true}} : (tensor<{shape}xi32>, tensor<{channels}xi32>, tensor<{channels}xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<{shape}xi8>")
     value = "%r"
     if clamp:
         lo, hi = sorted(int(x) for x in rng.integers(-128, 128, size=2))
-        lines.append(f"  %c = tosa.clamp %r {{min_val = {lo} : i8, max_val = {hi} : i8}} : (tensor<1x{m}x{n}xi8>) -> tensor<1x{m}x{n}xi8>")
+        lines.append(f"  %c = tosa.clamp %r {{min_val = {lo} : i8, max_val = {hi} : i8}} : (tensor<{shape}xi8>) -> tensor<{shape}xi8>")
         value = "%c"
-    lines.append(f"  return {value} : tensor<1x{m}x{n}xi8>")
+    lines.append(f"  return {value} : tensor<{shape}xi8>")
     lines.append("}")
+    return lines
+
+
+def conv_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
+    """A conv2d chain and its input shape."""
+    n, h, w, c, o, kh, kw, stride, pad, dilation = conv
+    oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    weight = rng.integers(-128, 128, size=(o, kh, kw, c), dtype=np.int64)
+    bias = rng.integers(-(1 << 12), 1 << 12, size=o, dtype=np.int64)
+    a_zp = int(rng.integers(-128, 128))
+    out = f"{n}x{oh}x{ow}x{o}"
+    lines = [f"func.func @main(%a: tensor<{n}x{h}x{w}x{c}xi8>) -> tensor<{out}xi8> {{"]
+    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<{o}x{kh}x{kw}x{c}xi8>')
+    lines.append(f'  %cb = "tosa.const"() <{{values = {dense(bias, "i32")}}}> : () -> tensor<{o}xi32>')
+    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
+    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
+    lines.append(f"  %acc = tosa.conv2d %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{n}x{h}x{w}x{c}xi8>, tensor<{o}x{kh}x{kw}x{c}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
+    lines += epilogue(rng, index, out, o, "%acc")
+    return "\n".join(lines) + "\n", (n, h, w, c)
+
+
+def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
+    weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
+    a_zp = int(rng.integers(-128, 128))
+    lines = [f"func.func @main(%a: tensor<1x{m}x{k}xi8>) -> tensor<1x{m}x{n}xi8> {{"]
+    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<1x{k}x{n}xi8>')
+    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
+    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
+    lines.append(f"  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x{m}x{k}xi8>, tensor<1x{k}x{n}xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x{m}x{n}xi32>")
+    lines += epilogue(rng, index, f"1x{m}x{n}", n, "%acc")
     return "\n".join(lines) + "\n"
 
 
@@ -76,6 +117,12 @@ def main() -> None:
         name = f"case{index}"
         (out / f"{name}.mlir").write_text(case(rng, m, n, k, index))
         np.save(out / f"{name}.npy", rng.integers(-128, 128, size=(1, m, k)).astype(np.int8))
+        print(name)
+    for index, conv in enumerate(CONVS):
+        name = f"conv{index}"
+        text, shape = conv_case(rng, conv, index)
+        (out / f"{name}.mlir").write_text(text)
+        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
         print(name)
 
 
