@@ -31,15 +31,16 @@ int main(int argc, char **argv) {
   matmul::primitive_desc pd(matmul::desc(src, wei, bias, dst), attr, eng);
   // Weights reordered once into the layout the primitive wants, as qfx
   // packs them at compile time.
-  memory weiPlain({{k, n}, memory::data_type::s8, memory::format_tag::ab},
-                  eng);
+  memory weiPlain({{k, n}, memory::data_type::s8, memory::format_tag::ab}, eng);
   memory weiPacked(pd.weights_desc(), eng);
   std::vector<int8_t> w(k * n);
   for (long i = 0; i < k * n; ++i)
     w[i] = static_cast<int8_t>(i * 7 % 255 - 127);
-  std::copy(w.begin(), w.end(), static_cast<int8_t *>(weiPlain.get_data_handle()));
+  std::copy(w.begin(), w.end(),
+            static_cast<int8_t *>(weiPlain.get_data_handle()));
   reorder(weiPlain, weiPacked).execute(strm, weiPlain, weiPacked);
-  memory srcMem(pd.src_desc(), eng), biasMem(bias, eng), dstMem(pd.dst_desc(), eng);
+  memory srcMem(pd.src_desc(), eng), biasMem(bias, eng),
+      dstMem(pd.dst_desc(), eng);
   auto *s = static_cast<uint8_t *>(srcMem.get_data_handle());
   for (long i = 0; i < m * k; ++i)
     s[i] = static_cast<uint8_t>(i * 13 % 256);
@@ -61,7 +62,8 @@ int main(int argc, char **argv) {
     auto t1 = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
   std::printf("%.6f\n", times[times.size() / 2]);
   return 0;
 }
