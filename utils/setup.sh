@@ -13,8 +13,10 @@ BUILD=${QFX_BUILD_DIR:-$ROOT/build}
 PACKAGES=(
   cmake ninja-build
   clang-22 lld-22 clang-format-22
-  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libomp-dev  # the OpenMP runtime of qfx-codegen's parallel kernels
   libgtest-dev libbenchmark-dev
+  libdnnl-dev  # oneDNN, the speed peer of utils/bench/gemm_vs_peers.py
   python3 python3-numpy python3-pytest
   # The PyTorch oracle: the exporter and parity tests run against it.
   python3-torch

@@ -508,21 +508,24 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                                     Value rows) {
   Value a2 = mlir::memref::CollapseShapeOp::create(
       b, loc, a, llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
-  Value window = mlir::memref::SubViewOp::create(
-      b, loc, rows, llvm::ArrayRef<int64_t>{0, 0},
-      llvm::ArrayRef<int64_t>{chain.m, chain.k}, llvm::ArrayRef<int64_t>{1, 1});
-  auto identity = b.getMultiDimIdentityMap(2);
-  llvm::SmallVector<mlir::utils::IteratorType> parallel(
-      2, mlir::utils::IteratorType::parallel);
-  mlir::linalg::GenericOp::create(
-      b, loc, mlir::ValueRange{a2}, mlir::ValueRange{window},
-      llvm::ArrayRef<mlir::AffineMap>{identity, identity}, parallel,
-      [](OpBuilder &nb, Location l, mlir::ValueRange args) {
-        Value top = arith::ConstantOp::create(
-            nb, l, nb.getIntegerAttr(nb.getIntegerType(8), -128));
-        mlir::linalg::YieldOp::create(
-            nb, l,
-            mlir::ValueRange{arith::XOrIOp::create(nb, l, args[0], top)});
+  Value top = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(b.getIntegerType(8), -128));
+  // Rows in parallel; LLVM vectorizes the inner loop.
+  mlir::scf::ParallelOp::create(
+      b, loc, mlir::ValueRange{index(b, loc, 0)},
+      mlir::ValueRange{index(b, loc, chain.m)},
+      mlir::ValueRange{index(b, loc, 1)},
+      [&](OpBuilder &pb, Location l, mlir::ValueRange row) {
+        mlir::scf::ForOp::create(
+            pb, l, index(pb, l, 0), index(pb, l, chain.k), index(pb, l, 1),
+            mlir::ValueRange{},
+            [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
+              llvm::SmallVector<Value, 2> at{row.front(), kk};
+              Value v = mlir::memref::LoadOp::create(ib, il, a2, at);
+              mlir::memref::StoreOp::create(
+                  ib, il, arith::XOrIOp::create(ib, il, v, top), rows, at);
+              mlir::scf::YieldOp::create(ib, il);
+            });
       });
 }
 
@@ -547,61 +550,69 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
           mlir::scf::YieldOp::create(ib, il);
         });
   };
-  loop(b, loc, chain.m, [&](OpBuilder &pb, Location l, Value pixel) {
-    Value plane = c(pb, l, g.output[1] * g.output[2]);
-    Value n = ar::DivUIOp::create(pb, l, pixel, plane);
-    Value rest = ar::RemUIOp::create(pb, l, pixel, plane);
-    Value oh = ar::DivUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
-    Value ow = ar::RemUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
-    Value ih0 = ar::SubIOp::create(
-        pb, l, ar::MulIOp::create(pb, l, oh, c(pb, l, g.stride[0])),
-        c(pb, l, g.pad[0]));
-    Value iw0 = ar::SubIOp::create(
-        pb, l, ar::MulIOp::create(pb, l, ow, c(pb, l, g.stride[1])),
-        c(pb, l, g.pad[2]));
-    loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
-      Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-      Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-      Value ih = ar::AddIOp::create(
-          tb, tl, ih0,
-          ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
-      Value iw = ar::AddIOp::create(
-          tb, tl, iw0,
-          ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
-      auto within = [&](Value v, int64_t size) -> Value {
-        return ar::AndIOp::create(
-            tb, tl,
-            ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::sge, v, c(tb, tl, 0)),
-            ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::slt, v,
-                               c(tb, tl, size)));
-      };
-      Value inside = ar::AndIOp::create(tb, tl, within(ih, g.input[1]),
-                                        within(iw, g.input[2]));
-      Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
-      mlir::scf::IfOp::create(
-          tb, tl, inside,
-          [&](OpBuilder &ib, Location il) {
-            loop(ib, il, channels, [&](OpBuilder &cb, Location cl, Value ch) {
-              Value v = mlir::memref::LoadOp::create(
-                  cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
-              mlir::memref::StoreOp::create(
-                  cb, cl, ar::XOrIOp::create(cb, cl, v, top), rows,
-                  mlir::ValueRange{pixel,
-                                   ar::AddIOp::create(cb, cl, base, ch)});
-            });
-            mlir::scf::YieldOp::create(ib, il);
-          },
-          [&](OpBuilder &ib, Location il) {
-            loop(ib, il, channels, [&](OpBuilder &cb, Location cl, Value ch) {
-              mlir::memref::StoreOp::create(
-                  cb, cl, padding, rows,
-                  mlir::ValueRange{pixel,
-                                   ar::AddIOp::create(cb, cl, base, ch)});
-            });
-            mlir::scf::YieldOp::create(ib, il);
-          });
-    });
-  });
+  // Output pixels in parallel.
+  mlir::scf::ParallelOp::create(
+      b, loc, mlir::ValueRange{c(b, loc, 0)},
+      mlir::ValueRange{c(b, loc, chain.m)}, mlir::ValueRange{c(b, loc, 1)},
+      [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
+        Value pixel = pixels.front();
+        Value plane = c(pb, l, g.output[1] * g.output[2]);
+        Value n = ar::DivUIOp::create(pb, l, pixel, plane);
+        Value rest = ar::RemUIOp::create(pb, l, pixel, plane);
+        Value oh = ar::DivUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
+        Value ow = ar::RemUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
+        Value ih0 = ar::SubIOp::create(
+            pb, l, ar::MulIOp::create(pb, l, oh, c(pb, l, g.stride[0])),
+            c(pb, l, g.pad[0]));
+        Value iw0 = ar::SubIOp::create(
+            pb, l, ar::MulIOp::create(pb, l, ow, c(pb, l, g.stride[1])),
+            c(pb, l, g.pad[2]));
+        loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
+          Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+          Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+          Value ih = ar::AddIOp::create(
+              tb, tl, ih0,
+              ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
+          Value iw = ar::AddIOp::create(
+              tb, tl, iw0,
+              ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
+          auto within = [&](Value v, int64_t size) -> Value {
+            return ar::AndIOp::create(
+                tb, tl,
+                ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::sge, v,
+                                   c(tb, tl, 0)),
+                ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::slt, v,
+                                   c(tb, tl, size)));
+          };
+          Value inside = ar::AndIOp::create(tb, tl, within(ih, g.input[1]),
+                                            within(iw, g.input[2]));
+          Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
+          mlir::scf::IfOp::create(
+              tb, tl, inside,
+              [&](OpBuilder &ib, Location il) {
+                loop(ib, il, channels,
+                     [&](OpBuilder &cb, Location cl, Value ch) {
+                       Value v = mlir::memref::LoadOp::create(
+                           cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
+                       mlir::memref::StoreOp::create(
+                           cb, cl, ar::XOrIOp::create(cb, cl, v, top), rows,
+                           mlir::ValueRange{
+                               pixel, ar::AddIOp::create(cb, cl, base, ch)});
+                     });
+                mlir::scf::YieldOp::create(ib, il);
+              },
+              [&](OpBuilder &ib, Location il) {
+                loop(ib, il, channels,
+                     [&](OpBuilder &cb, Location cl, Value ch) {
+                       mlir::memref::StoreOp::create(
+                           cb, cl, padding, rows,
+                           mlir::ValueRange{
+                               pixel, ar::AddIOp::create(cb, cl, base, ch)});
+                     });
+                mlir::scf::YieldOp::create(ib, il);
+              });
+        });
+      });
 }
 
 mlir::func::FuncOp KernelBuilder::build() {
@@ -665,13 +676,38 @@ mlir::func::FuncOp KernelBuilder::build() {
       emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows, block0,
                vectors, partial);
   };
-  if (pairedBlocks > 0)
-    mlir::scf::ForOp::create(
-        b, loc, index(b, loc, 0), index(b, loc, pairedBlocks),
-        index(b, loc, kVectors), mlir::ValueRange{},
-        [&](OpBuilder &ob, Location l, Value block0, mlir::ValueRange) {
-          forRows(ob, l, block0, kVectors, false);
-          mlir::scf::YieldOp::create(ob, l);
+  // The tiles of the column-block pairs are independent: an scf.parallel
+  // over them, which the lowering runs on OpenMP threads. Threads split the
+  // column pairs (each keeps its weight panels in cache) unless the packed
+  // weights fit in L2 anyway: then the rows, so that each thread reads only
+  // its part of A.
+  constexpr int64_t kL2Bytes = 256 * 1024;
+  bool rowsOuter = blocks * k4 * 4 * kLanes <= kL2Bytes;
+  if (pairedBlocks > 0 && mainRows > 0) {
+    llvm::SmallVector<Value, 2> lower{index(b, loc, 0), index(b, loc, 0)};
+    llvm::SmallVector<Value, 2> upper{index(b, loc, pairedBlocks),
+                                      index(b, loc, mainRows)};
+    llvm::SmallVector<Value, 2> steps{index(b, loc, kVectors),
+                                      index(b, loc, kRows)};
+    if (rowsOuter) {
+      std::swap(upper[0], upper[1]);
+      std::swap(steps[0], steps[1]);
+    }
+    mlir::scf::ParallelOp::create(
+        b, loc, lower, upper, steps,
+        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+          Value block0 = ivs[rowsOuter ? 1 : 0], m0 = ivs[rowsOuter ? 0 : 1];
+          emitTile(ob, l, a2, out, m0, kRows, block0, kVectors, false);
+        });
+  }
+  if (pairedBlocks > 0 && chain.m % kRows)
+    mlir::scf::ParallelOp::create(
+        b, loc, mlir::ValueRange{index(b, loc, 0)},
+        mlir::ValueRange{index(b, loc, pairedBlocks)},
+        mlir::ValueRange{index(b, loc, kVectors)},
+        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+          emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows,
+                   ivs[0], kVectors, false);
         });
   for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
     forRows(b, loc, index(b, loc, block), 1, false);

@@ -19,6 +19,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
@@ -156,8 +157,10 @@ static std::string getLoweringPasses(const CompileOptions &options) {
          "modify-public-functions},"
          "func.func(buffer-deallocation-pipeline),qfx-lower-intrinsic-calls,"
          "convert-linalg-to-loops,"
-         "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-         "convert-math-to-libm,convert-to-llvm,reconcile-unrealized-casts";
+         "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
+         "finalize-memref-to-llvm,"
+         "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
+         "reconcile-unrealized-casts";
 }
 
 std::string CompiledModel::getLoweringPipeline(const CompileOptions &options) {
@@ -275,6 +278,7 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
         options.entry, expectedParams));
   mlir::registerBuiltinDialectTranslation(*context);
   mlir::registerLLVMDialectTranslation(*context);
+  mlir::registerOpenMPDialectTranslation(*context);
   return model;
 }
 

@@ -77,7 +77,8 @@ static bool isIdentifier(llvm::StringRef name) {
 }
 
 /// Links `object` into a shared library with clang (and lld), with MLIR's C
-/// runner utilities (memref copies) found next to it at run time.
+/// runner utilities (memref copies) found next to it at run time, and the
+/// OpenMP runtime (the kernels' parallel loops).
 static llvm::Error linkSharedLibrary(llvm::StringRef object,
                                      llvm::StringRef output) {
   llvm::ErrorOr<std::string> clang = llvm::sys::findProgramByName("clang-22");
@@ -90,8 +91,8 @@ static llvm::Error linkSharedLibrary(llvm::StringRef object,
   std::string libDir = "/usr/lib/llvm-22/lib";
   std::string libFlag = "-L" + libDir, rpath = "-Wl,-rpath," + libDir;
   llvm::SmallVector<llvm::StringRef> args = {
-      *clang, "-shared", "-fuse-ld=lld",          "-o", output,
-      object, libFlag,   "-lmlir_c_runner_utils", rpath};
+      *clang, "-shared", "-fuse-ld=lld",          "-o",  output,
+      object, libFlag,   "-lmlir_c_runner_utils", rpath, QFX_OPENMP_LIBRARY};
   std::string message;
   int status =
       llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0, &message);
