@@ -40,3 +40,9 @@ except OSError:
 for feature in ("avx512_vnni", "avx512bw", "amx_int8"):
     if feature in flags:
         config.available_features.add(feature.replace("_", ""))
+
+# Cross-compiled AArch64 code runs under qemu user mode (utils/setup.sh
+# installs qemu-user and the aarch64 cross toolchain).
+import shutil  # noqa: E402
+if shutil.which("qemu-aarch64") and shutil.which("aarch64-linux-gnu-gcc"):
+    config.available_features.add("qemu-aarch64")

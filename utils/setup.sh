@@ -17,6 +17,8 @@ PACKAGES=(
   libomp-dev  # the OpenMP runtime of qfx-codegen's parallel kernels
   libgtest-dev libbenchmark-dev
   libdnnl-dev  # oneDNN, the speed peer of utils/bench/gemm_vs_peers.py
+  # AArch64 kernels are cross-compiled and tested under qemu user mode.
+  qemu-user gcc-aarch64-linux-gnu libc6-arm64-cross
   python3 python3-numpy python3-pytest
   # The PyTorch oracle: the exporter and parity tests run against it.
   python3-torch

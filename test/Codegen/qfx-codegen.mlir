@@ -2,6 +2,7 @@
 // RUN: quant-opt %s --qfx-codegen=target=none --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: quant-opt %s --qfx-codegen=target=x86-64-avx512vnni --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=INTR
 // RUN: not quant-opt %s --qfx-codegen=target=riscv 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: quant-opt %s --qfx-codegen=target=aarch64-dotprod --split-input-file | FileCheck %s --check-prefix=SDOT
 
 // A Linear's int8 chain becomes a call of a VNNI kernel. The weights
 // [[1, 2], [3, 4], [5, 6]] (K = 3, N = 2) are packed per 16-column block and
@@ -22,12 +23,24 @@
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_bias : memref<1x16xi32> = dense<{{\[\[}}-1070, -1660, 0,
 // CHECK: func.func private @qfx_vnni_matmul_0(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>)
 // CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
+// AArch64 SDOT multiplies signed bytes: no +128, so the folded constant is
+// bias - zp_a * column sum (100 - 2 * 9 = 82, -100 - 2 * 12 = -124); 4-lane
+// blocks of 16 bytes; plain loops (no OpenMP runtime is assumed there).
+// SDOT-DAG: func.func private @qfx.intrinsic.llvm.aarch64.neon.sdot.v4i32.v16i8(vector<4xi32>, vector<16xi8>, vector<16xi8>) -> vector<4xi32>
+// SDOT-LABEL: func.func @linear
+// SDOT: call @qfx_sdot_matmul_0
+// SDOT-DAG: memref.global "private" constant @qfx_sdot_matmul_0_weights : memref<1x1x16xi8> = dense<{{\[\[\[}}1, 3, 5, 0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0]]]>
+// SDOT-DAG: memref.global "private" constant @qfx_sdot_matmul_0_bias : memref<1x4xi32> = dense<{{\[\[}}82, -124, 0, 0]]>
+// SDOT: func.func private @qfx_sdot_matmul_0
+// SDOT-NOT: scf.parallel
+// SDOT-NOT: arith.xori
+// SDOT: return
 // NONE-LABEL: func.func @linear
 // NONE: tosa.matmul
 // NONE: tosa.rescale
 // INTR-NOT: func.func private @qfx.intrinsic
 // INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, host or none
+// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, aarch64-dotprod, host or none
 func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6]]]> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
   %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>

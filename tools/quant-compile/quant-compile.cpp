@@ -24,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -165,13 +166,14 @@ int main(int argc, char **argv) {
   }
   qfx::CompileOptions options;
   options.entry = name;
-  // The int8 kernels qfx-codegen has for the target (AMX machines have VNNI;
-  // there is no AMX, AVX2 or AArch64 kernel yet).
+  // The int8 kernels qfx-codegen has for the target (AMX machines have VNNI,
+  // I8MM machines SDOT; there is no AMX, AVX2 or I8MM kernel yet).
   options.codegenTarget =
-      target->name == "host" ? "host"
-      : target->name == "x86-64-avx512vnni" || target->name == "x86-64-amx"
-          ? "x86-64-avx512vnni"
-          : "none";
+      llvm::StringSwitch<std::string>(target->name)
+          .Case("host", "host")
+          .Cases("x86-64-avx512vnni", "x86-64-amx", "x86-64-avx512vnni")
+          .Cases("aarch64-dotprod", "aarch64-i8mm", "aarch64-dotprod")
+          .Default("none");
   llvm::Expected<qfx::LoweredModel> lowered =
       qfx::lowerToLLVMDialect(*module, options);
   if (!lowered)

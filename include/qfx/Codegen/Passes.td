@@ -11,7 +11,7 @@ include "mlir/Pass/PassBase.td"
 
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   let summary = "Replaces int8 TOSA matmul and conv2d chains with native "
-                "int8 kernels";
+                "int8 kernels (AVX-512 VNNI, AArch64 SDOT)";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
     Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM over
@@ -41,8 +41,12 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
       packed weights (and A copied into a zero-padded buffer when K is not a
       multiple of 4); the last rows use a shorter tile and a partial last
       column block is stored lane by lane.
+    - `aarch64-dotprod`: the same kernels with SDOT (signed x signed bytes,
+      4 int32 lanes per NEON register, `llvm.aarch64.neon.sdot`): no top-bit
+      flip, plain loops (no OpenMP runtime is assumed on AArch64).
     - `host`: `x86-64-avx512vnni` if this machine has AVX-512 VNNI, else
-      nothing (the TOSA stays for the generic lowering).
+      `aarch64-dotprod` if it has the dot-product extension, else nothing
+      (the TOSA stays for the generic lowering).
     - `none`: nothing.
 
     The tiles, and the copy of A, are `scf.parallel` loops that the lowering
@@ -54,7 +58,8 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "x86-64-avx512vnni, host (VNNI if this machine has it) or none">
+           "x86-64-avx512vnni, aarch64-dotprod, host (what this machine "
+           "has) or none">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,4 +1,4 @@
-//===- VnniMatmul.cpp - int8 matmul chains to AVX-512 VNNI kernels --------===//
+//===- DotKernels.cpp - int8 matmul/conv chains to dot-product kernels ----===//
 //
 // Part of the qfx project.
 //
@@ -57,9 +57,38 @@ namespace vector = mlir::vector;
 
 namespace {
 
-constexpr int64_t kLanes = 16;  // int32 lanes of a zmm register
+/// What a target's kernels are built from: a dot-product instruction of
+/// groups of 4 bytes into `lanes` int32 lanes.
+struct KernelTarget {
+  llvm::StringLiteral name;
+  llvm::StringLiteral prefix; // of the kernels' function names
+  int64_t lanes;
+  llvm::StringLiteral dot; // the LLVM intrinsic: (acc, a bytes, b bytes)
+  /// The instruction multiplies unsigned A bytes: A is made unsigned by
+  /// flipping its top bit (+128), compensated in the folded constant.
+  bool unsignedA;
+  /// The tiles run as scf.parallel (OpenMP threads).
+  bool parallel;
+};
+
+// vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
+constexpr KernelTarget kVnni{"x86-64-avx512vnni",
+                             "qfx_vnni_matmul_",
+                             16,
+                             "llvm.x86.avx512.vpdpbusd.512",
+                             true,
+                             true};
+// SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
+// runtime is assumed on AArch64.)
+constexpr KernelTarget kSdot{"aarch64-dotprod",
+                             "qfx_sdot_matmul_",
+                             4,
+                             "llvm.aarch64.neon.sdot.v4i32.v16i8",
+                             false,
+                             false};
+
 constexpr int64_t kRows = 8;    // rows of the microkernel
-constexpr int64_t kVectors = 2; // zmm columns of the microkernel
+constexpr int64_t kVectors = 2; // vector columns of the microkernel
 constexpr llvm::StringLiteral kIntrinsicAttr = "qfx_llvm_intrinsic";
 
 /// A convolution's geometry (NHWC input, OHWI weights): its GEMM has M =
@@ -286,9 +315,10 @@ MemRefType getOutputType(const MatmulChain &chain) {
 class KernelBuilder {
 public:
   KernelBuilder(mlir::ModuleOp module, const MatmulChain &chain,
-                std::string name)
-      : module(module), chain(chain), name(std::move(name)),
-        blocks((chain.n + kLanes - 1) / kLanes), k4((chain.k + 3) / 4) {}
+                const KernelTarget &target, std::string name)
+      : module(module), chain(chain), target(target), kLanes(target.lanes),
+        name(std::move(name)), blocks((chain.n + kLanes - 1) / kLanes),
+        k4((chain.k + 3) / 4) {}
 
   mlir::func::FuncOp build();
 
@@ -311,8 +341,16 @@ private:
   /// reads the input zero point.
   void emitIm2col(OpBuilder &b, Location loc, Value input, Value rows);
 
+  /// scf.parallel on targets with threads, else nested scf.for.
+  void forEach(
+      OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> upper,
+      llvm::ArrayRef<int64_t> steps,
+      llvm::function_ref<void(OpBuilder &, Location, mlir::ValueRange)> body);
+
   mlir::ModuleOp module;
   const MatmulChain &chain;
+  const KernelTarget &target;
+  const int64_t kLanes;
   std::string name;
   int64_t blocks, k4;
   MemRefType packedType, constType, i64Type;
@@ -340,8 +378,9 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   std::vector<int64_t> multipliers(blocks * kLanes, 0),
       rounding(blocks * kLanes, 0), shifts(blocks * kLanes, 1);
   for (int64_t nn = 0; nn < chain.n; ++nn) {
+    int64_t offset = target.unsignedA ? 128 : 0;
     uint64_t compensation =
-        static_cast<uint64_t>((128 + chain.inputZp) * columnSums[nn]);
+        static_cast<uint64_t>((offset + chain.inputZp) * columnSums[nn]);
     // ((accBias - compensation) << f) + bias, modulo 2^32 as TOSA's int32.
     uint64_t beforeShift =
         static_cast<uint64_t>(static_cast<int64_t>(chain.accBias[nn])) -
@@ -415,9 +454,10 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
       b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
   Value weights = getGlobal(b, loc, "_weights", packedType);
   llvm::SmallVector<Value> init(rows * vectors, zero);
-  // LLVM's signature: (<16 x i32> acc, <64 x i8> unsigned, <64 x i8> signed).
-  mlir::func::FuncOp vnni = getIntrinsic(
-      "llvm.x86.avx512.vpdpbusd.512", {accType, bytesType, bytesType}, accType);
+  // LLVM's signature: (<lanes x i32> acc, <4 lanes x i8> a, <4 lanes x i8>
+  // b).
+  mlir::func::FuncOp dot =
+      getIntrinsic(target.dot, {accType, bytesType, bytesType}, accType);
 
   auto loop = mlir::scf::ForOp::create(
       b, loc, index(b, loc, 0), index(b, loc, k4), index(b, loc, 1), init,
@@ -441,7 +481,7 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
               vector::BroadcastOp::create(lb, l, accType, word));
           for (int64_t v = 0; v < vectors; ++v)
             next.push_back(mlir::func::CallOp::create(
-                               lb, l, vnni,
+                               lb, l, dot,
                                mlir::ValueRange{accs[r * vectors + v],
                                                 broadcast, weightVectors[v]})
                                .getResult(0));
@@ -504,6 +544,29 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
   }
 }
 
+void KernelBuilder::forEach(
+    OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> upper,
+    llvm::ArrayRef<int64_t> steps,
+    llvm::function_ref<void(OpBuilder &, Location, mlir::ValueRange)> body) {
+  llvm::SmallVector<Value> lowers, uppers, stepValues;
+  for (auto [u, st] : llvm::zip_equal(upper, steps)) {
+    lowers.push_back(index(b, loc, 0));
+    uppers.push_back(index(b, loc, u));
+    stepValues.push_back(index(b, loc, st));
+  }
+  if (target.parallel) {
+    mlir::scf::ParallelOp::create(b, loc, lowers, uppers, stepValues, body);
+    return;
+  }
+  mlir::scf::LoopNest nest =
+      mlir::scf::buildLoopNest(b, loc, lowers, uppers, stepValues);
+  OpBuilder inner = OpBuilder::atBlockTerminator(nest.loops.back().getBody());
+  llvm::SmallVector<Value> ivs;
+  for (mlir::scf::ForOp loop : nest.loops)
+    ivs.push_back(loop.getInductionVar());
+  body(inner, loc, ivs);
+}
+
 void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                                     Value rows) {
   Value a2 = mlir::memref::CollapseShapeOp::create(
@@ -511,22 +574,20 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
   Value top = arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(b.getIntegerType(8), -128));
   // Rows in parallel; LLVM vectorizes the inner loop.
-  mlir::scf::ParallelOp::create(
-      b, loc, mlir::ValueRange{index(b, loc, 0)},
-      mlir::ValueRange{index(b, loc, chain.m)},
-      mlir::ValueRange{index(b, loc, 1)},
-      [&](OpBuilder &pb, Location l, mlir::ValueRange row) {
-        mlir::scf::ForOp::create(
-            pb, l, index(pb, l, 0), index(pb, l, chain.k), index(pb, l, 1),
-            mlir::ValueRange{},
-            [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
-              llvm::SmallVector<Value, 2> at{row.front(), kk};
-              Value v = mlir::memref::LoadOp::create(ib, il, a2, at);
-              mlir::memref::StoreOp::create(
-                  ib, il, arith::XOrIOp::create(ib, il, v, top), rows, at);
-              mlir::scf::YieldOp::create(ib, il);
-            });
-      });
+  forEach(b, loc, {chain.m}, {1},
+          [&](OpBuilder &pb, Location l, mlir::ValueRange row) {
+            mlir::scf::ForOp::create(
+                pb, l, index(pb, l, 0), index(pb, l, chain.k), index(pb, l, 1),
+                mlir::ValueRange{},
+                [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
+                  llvm::SmallVector<Value, 2> at{row.front(), kk};
+                  Value v = mlir::memref::LoadOp::create(ib, il, a2, at);
+                  if (target.unsignedA)
+                    v = arith::XOrIOp::create(ib, il, v, top);
+                  mlir::memref::StoreOp::create(ib, il, v, rows, at);
+                  mlir::scf::YieldOp::create(ib, il);
+                });
+          });
 }
 
 void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
@@ -536,8 +597,9 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
   int64_t channels = g.input[3], taps = g.kh * g.kw;
   Type i8 = b.getIntegerType(8);
   Value top = ar::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
+  int64_t flip = target.unsignedA ? 0x80 : 0;
   Value padding = ar::ConstantOp::create(
-      b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp ^ 0x80)));
+      b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp ^ flip)));
   auto c = [&](OpBuilder &ob, Location l, int64_t v) {
     return index(ob, l, v);
   };
@@ -551,68 +613,68 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
         });
   };
   // Output pixels in parallel.
-  mlir::scf::ParallelOp::create(
-      b, loc, mlir::ValueRange{c(b, loc, 0)},
-      mlir::ValueRange{c(b, loc, chain.m)}, mlir::ValueRange{c(b, loc, 1)},
-      [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
-        Value pixel = pixels.front();
-        Value plane = c(pb, l, g.output[1] * g.output[2]);
-        Value n = ar::DivUIOp::create(pb, l, pixel, plane);
-        Value rest = ar::RemUIOp::create(pb, l, pixel, plane);
-        Value oh = ar::DivUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
-        Value ow = ar::RemUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
-        Value ih0 = ar::SubIOp::create(
-            pb, l, ar::MulIOp::create(pb, l, oh, c(pb, l, g.stride[0])),
-            c(pb, l, g.pad[0]));
-        Value iw0 = ar::SubIOp::create(
-            pb, l, ar::MulIOp::create(pb, l, ow, c(pb, l, g.stride[1])),
-            c(pb, l, g.pad[2]));
-        loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
-          Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-          Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-          Value ih = ar::AddIOp::create(
-              tb, tl, ih0,
-              ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
-          Value iw = ar::AddIOp::create(
-              tb, tl, iw0,
-              ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
-          auto within = [&](Value v, int64_t size) -> Value {
-            return ar::AndIOp::create(
-                tb, tl,
-                ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::sge, v,
-                                   c(tb, tl, 0)),
-                ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::slt, v,
-                                   c(tb, tl, size)));
-          };
-          Value inside = ar::AndIOp::create(tb, tl, within(ih, g.input[1]),
-                                            within(iw, g.input[2]));
-          Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
-          mlir::scf::IfOp::create(
-              tb, tl, inside,
-              [&](OpBuilder &ib, Location il) {
-                loop(ib, il, channels,
-                     [&](OpBuilder &cb, Location cl, Value ch) {
-                       Value v = mlir::memref::LoadOp::create(
-                           cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
-                       mlir::memref::StoreOp::create(
-                           cb, cl, ar::XOrIOp::create(cb, cl, v, top), rows,
-                           mlir::ValueRange{
-                               pixel, ar::AddIOp::create(cb, cl, base, ch)});
-                     });
-                mlir::scf::YieldOp::create(ib, il);
-              },
-              [&](OpBuilder &ib, Location il) {
-                loop(ib, il, channels,
-                     [&](OpBuilder &cb, Location cl, Value ch) {
-                       mlir::memref::StoreOp::create(
-                           cb, cl, padding, rows,
-                           mlir::ValueRange{
-                               pixel, ar::AddIOp::create(cb, cl, base, ch)});
-                     });
-                mlir::scf::YieldOp::create(ib, il);
-              });
-        });
-      });
+  forEach(b, loc, {chain.m}, {1},
+          [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
+            Value pixel = pixels.front();
+            Value plane = c(pb, l, g.output[1] * g.output[2]);
+            Value n = ar::DivUIOp::create(pb, l, pixel, plane);
+            Value rest = ar::RemUIOp::create(pb, l, pixel, plane);
+            Value oh = ar::DivUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
+            Value ow = ar::RemUIOp::create(pb, l, rest, c(pb, l, g.output[2]));
+            Value ih0 = ar::SubIOp::create(
+                pb, l, ar::MulIOp::create(pb, l, oh, c(pb, l, g.stride[0])),
+                c(pb, l, g.pad[0]));
+            Value iw0 = ar::SubIOp::create(
+                pb, l, ar::MulIOp::create(pb, l, ow, c(pb, l, g.stride[1])),
+                c(pb, l, g.pad[2]));
+            loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
+              Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+              Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+              Value ih = ar::AddIOp::create(
+                  tb, tl, ih0,
+                  ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
+              Value iw = ar::AddIOp::create(
+                  tb, tl, iw0,
+                  ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
+              auto within = [&](Value v, int64_t size) -> Value {
+                return ar::AndIOp::create(
+                    tb, tl,
+                    ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::sge, v,
+                                       c(tb, tl, 0)),
+                    ar::CmpIOp::create(tb, tl, ar::CmpIPredicate::slt, v,
+                                       c(tb, tl, size)));
+              };
+              Value inside = ar::AndIOp::create(tb, tl, within(ih, g.input[1]),
+                                                within(iw, g.input[2]));
+              Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
+              mlir::scf::IfOp::create(
+                  tb, tl, inside,
+                  [&](OpBuilder &ib, Location il) {
+                    loop(ib, il, channels,
+                         [&](OpBuilder &cb, Location cl, Value ch) {
+                           Value v = mlir::memref::LoadOp::create(
+                               cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
+                           if (target.unsignedA)
+                             v = ar::XOrIOp::create(cb, cl, v, top);
+                           mlir::memref::StoreOp::create(
+                               cb, cl, v, rows,
+                               mlir::ValueRange{pixel, ar::AddIOp::create(
+                                                           cb, cl, base, ch)});
+                         });
+                    mlir::scf::YieldOp::create(ib, il);
+                  },
+                  [&](OpBuilder &ib, Location il) {
+                    loop(ib, il, channels,
+                         [&](OpBuilder &cb, Location cl, Value ch) {
+                           mlir::memref::StoreOp::create(
+                               cb, cl, padding, rows,
+                               mlir::ValueRange{pixel, ar::AddIOp::create(
+                                                           cb, cl, base, ch)});
+                         });
+                    mlir::scf::YieldOp::create(ib, il);
+                  });
+            });
+          });
 }
 
 mlir::func::FuncOp KernelBuilder::build() {
@@ -684,31 +746,25 @@ mlir::func::FuncOp KernelBuilder::build() {
   constexpr int64_t kL2Bytes = 256 * 1024;
   bool rowsOuter = blocks * k4 * 4 * kLanes <= kL2Bytes;
   if (pairedBlocks > 0 && mainRows > 0) {
-    llvm::SmallVector<Value, 2> lower{index(b, loc, 0), index(b, loc, 0)};
-    llvm::SmallVector<Value, 2> upper{index(b, loc, pairedBlocks),
-                                      index(b, loc, mainRows)};
-    llvm::SmallVector<Value, 2> steps{index(b, loc, kVectors),
-                                      index(b, loc, kRows)};
+    llvm::SmallVector<int64_t, 2> upper{pairedBlocks, mainRows};
+    llvm::SmallVector<int64_t, 2> steps{kVectors, kRows};
     if (rowsOuter) {
       std::swap(upper[0], upper[1]);
       std::swap(steps[0], steps[1]);
     }
-    mlir::scf::ParallelOp::create(
-        b, loc, lower, upper, steps,
-        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-          Value block0 = ivs[rowsOuter ? 1 : 0], m0 = ivs[rowsOuter ? 0 : 1];
-          emitTile(ob, l, a2, out, m0, kRows, block0, kVectors, false);
-        });
+    forEach(b, loc, upper, steps,
+            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+              Value block0 = ivs[rowsOuter ? 1 : 0],
+                    m0 = ivs[rowsOuter ? 0 : 1];
+              emitTile(ob, l, a2, out, m0, kRows, block0, kVectors, false);
+            });
   }
   if (pairedBlocks > 0 && chain.m % kRows)
-    mlir::scf::ParallelOp::create(
-        b, loc, mlir::ValueRange{index(b, loc, 0)},
-        mlir::ValueRange{index(b, loc, pairedBlocks)},
-        mlir::ValueRange{index(b, loc, kVectors)},
-        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-          emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows,
-                   ivs[0], kVectors, false);
-        });
+    forEach(b, loc, {pairedBlocks}, {kVectors},
+            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+              emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows,
+                       ivs[0], kVectors, false);
+            });
   for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
     forRows(b, loc, index(b, loc, block), 1, false);
   if (chain.n % kLanes)
@@ -740,9 +796,14 @@ void replaceChain(const MatmulChain &chain, mlir::func::FuncOp kernel) {
     op->erase();
 }
 
-bool hostHasVnni() {
+/// The kernels for this machine, if it has an instruction qfx-codegen uses.
+const KernelTarget *getHostTarget() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  return features.lookup("avx512vnni") && features.lookup("avx512bw");
+  if (features.lookup("avx512vnni") && features.lookup("avx512bw"))
+    return &kVnni;
+  if (features.lookup("dotprod"))
+    return &kSdot;
+  return nullptr;
 }
 
 struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
@@ -750,19 +811,20 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
 
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
-    bool vnni;
-    if (target == "x86-64-avx512vnni")
-      vnni = true;
-    else if (target == "host")
-      vnni = hostHasVnni();
-    else if (target == "none")
-      vnni = false;
-    else {
+    const KernelTarget *kernels = nullptr;
+    if (target == "host")
+      kernels = getHostTarget();
+    else if (target == kVnni.name)
+      kernels = &kVnni;
+    else if (target == kSdot.name)
+      kernels = &kSdot;
+    else if (target != "none") {
       module.emitError() << "qfx-codegen: unknown target '" << target
-                         << "', expected x86-64-avx512vnni, host or none";
+                         << "', expected x86-64-avx512vnni, aarch64-dotprod, "
+                            "host or none";
       return signalPassFailure();
     }
-    if (!vnni)
+    if (!kernels)
       return;
     std::vector<MatmulChain> chains;
     module.walk([&](Operation *op) {
@@ -778,10 +840,11 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     });
     mlir::SymbolTable symbols(module);
     for (auto [i, chain] : llvm::enumerate(chains)) {
-      std::string name = "qfx_vnni_matmul_" + std::to_string(i);
+      std::string name = kernels->prefix.str() + std::to_string(i);
       while (symbols.lookup(name))
         name += "_";
-      mlir::func::FuncOp kernel = KernelBuilder(module, chain, name).build();
+      mlir::func::FuncOp kernel =
+          KernelBuilder(module, chain, *kernels, name).build();
       replaceChain(chain, kernel);
     }
   }

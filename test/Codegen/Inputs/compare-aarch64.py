@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Cross-compiles each case with quant-compile --target=aarch64-dotprod (SDOT
+kernels), links it into a small C program with aarch64-linux-gnu-gcc, runs it
+under qemu-aarch64 -cpu max and checks that its output equals quant-run's
+generic lowering of the same case on this machine.
+
+Usage: compare-aarch64.py QUANT_COMPILE QUANT_RUN DIR CASES_FILE
+"""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+DRIVER = """#include <stdio.h>
+#include "model.h"
+static int8_t in[{inputs}], out[{outputs}];
+int main(int argc, char **argv) {{
+  FILE *f = fopen(argv[1], "rb");
+  if (!f || fread(in, sizeof in, 1, f) != 1) return 3;
+  fclose(f);
+  qfx_model(in, out);
+  f = fopen(argv[2], "wb");
+  if (!f || fwrite(out, sizeof out, 1, f) != 1) return 4;
+  fclose(f);
+  return 0;
+}}
+"""
+
+
+def main() -> int:
+    quant_compile, quant_run = sys.argv[1], sys.argv[2]
+    directory = pathlib.Path(sys.argv[3])
+    cases = pathlib.Path(sys.argv[4]).read_text().split()
+    failures = 0
+    for name in cases:
+        model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
+        work = directory / f"{name}.aarch64"
+        work.mkdir(exist_ok=True)
+        expected_path = work / "expected.npy"
+        subprocess.run([quant_run, str(model), f"--input={data}", "--codegen=none",
+                        "-o", str(expected_path)], check=True)
+        expected = np.load(expected_path)
+        subprocess.run([quant_compile, str(model), "--target=aarch64-dotprod", "--name=model",
+                        "-o", str(work / "model.o"), f"--header={work / 'model.h'}"], check=True)
+        disassembly = subprocess.run(["llvm-objdump", "-d", str(work / "model.o")], check=True,
+                                     capture_output=True, text=True).stdout
+        if "sdot" not in disassembly:
+            print(f"{name}: the object has no sdot instruction")
+            failures += 1
+            continue
+        inputs = np.load(data)
+        (work / "driver.c").write_text(DRIVER.format(inputs=inputs.size, outputs=expected.size))
+        subprocess.run(["aarch64-linux-gnu-gcc", "-O1", "-static", f"-I{work}",
+                        str(work / "driver.c"), str(work / "model.o"), "-o", str(work / "run")],
+                       check=True)
+        inputs.tofile(work / "input.bin")
+        subprocess.run(["qemu-aarch64", "-cpu", "max", str(work / "run"), str(work / "input.bin"),
+                        str(work / "output.bin")], check=True)
+        actual = np.fromfile(work / "output.bin", dtype=np.int8).reshape(expected.shape)
+        equal = np.array_equal(actual, expected)
+        print(f"{name}: {list(expected.shape)} {'equal' if equal else 'DIFFERENT'}")
+        failures += not equal
+    print(f"{len(cases) - failures} of {len(cases)} cases equal")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
