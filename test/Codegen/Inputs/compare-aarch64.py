@@ -5,6 +5,8 @@ under qemu-aarch64 -cpu max and checks that its output equals quant-run's
 generic lowering of the same case on this machine.
 
 Usage: compare-aarch64.py QUANT_COMPILE QUANT_RUN DIR CASES_FILE
+CASES_FILE: one case a line, NAME (DIR/NAME.mlir on DIR/NAME.npy) or
+NAME MODEL.mlir INPUT.npy. Models of one input and one output.
 """
 
 import pathlib
@@ -13,9 +15,13 @@ import sys
 
 import numpy as np
 
+HERE = pathlib.Path(__file__).resolve().parent
+C_TYPES = {"int8": "int8_t", "float32": "float"}
+
 DRIVER = """#include <stdio.h>
 #include "model.h"
-static int8_t in[{inputs}], out[{outputs}];
+static {in_type} in[{inputs}];
+static {out_type} out[{outputs}];
 int main(int argc, char **argv) {{
   FILE *f = fopen(argv[1], "rb");
   if (!f || fread(in, sizeof in, 1, f) != 1) return 3;
@@ -32,10 +38,13 @@ int main(int argc, char **argv) {{
 def main() -> int:
     quant_compile, quant_run = sys.argv[1], sys.argv[2]
     directory = pathlib.Path(sys.argv[3])
-    cases = pathlib.Path(sys.argv[4]).read_text().split()
+    cases = [line.split() for line in pathlib.Path(sys.argv[4]).read_text().splitlines()
+             if line.strip()]
     failures = 0
-    for name in cases:
-        model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
+    for case in cases:
+        name = case[0]
+        model, data = ((directory / f"{name}.mlir", directory / f"{name}.npy") if len(case) == 1
+                       else (pathlib.Path(case[1]), pathlib.Path(case[2])))
         work = directory / f"{name}.aarch64"
         work.mkdir(exist_ok=True)
         expected_path = work / "expected.npy"
@@ -51,14 +60,17 @@ def main() -> int:
             failures += 1
             continue
         inputs = np.load(data)
-        (work / "driver.c").write_text(DRIVER.format(inputs=inputs.size, outputs=expected.size))
+        (work / "driver.c").write_text(DRIVER.format(
+            in_type=C_TYPES[inputs.dtype.name], inputs=inputs.size,
+            out_type=C_TYPES[expected.dtype.name], outputs=expected.size))
         subprocess.run(["aarch64-linux-gnu-gcc", "-O1", "-static", f"-I{work}",
-                        str(work / "driver.c"), str(work / "model.o"), "-o", str(work / "run")],
+                        str(work / "driver.c"), str(work / "model.o"),
+                        str(HERE / "memref-copy.c"), "-lm", "-o", str(work / "run")],
                        check=True)
         inputs.tofile(work / "input.bin")
         subprocess.run(["qemu-aarch64", "-cpu", "max", str(work / "run"), str(work / "input.bin"),
                         str(work / "output.bin")], check=True)
-        actual = np.fromfile(work / "output.bin", dtype=np.int8).reshape(expected.shape)
+        actual = np.fromfile(work / "output.bin", dtype=expected.dtype).reshape(expected.shape)
         equal = np.array_equal(actual, expected)
         print(f"{name}: {list(expected.shape)} {'equal' if equal else 'DIFFERENT'}")
         failures += not equal

@@ -26,9 +26,14 @@ if grep -E 'tosa\.(conv2d|depthwise_conv2d|matmul|avg_pool2d|max_pool2d|sigmoid|
 "$quant_opt" "$base.int8.mlir" --tosa-attach-target=profiles=pro_int,pro_fp \
   --tosa-validate -o /dev/null
 "$quant_run" "$base.int8.mlir" --input="$models/$model.input.npy" -o "$base.npy"
-# The same program gives the same integers on every run.
+# The same program gives the same integers on every run, and qfx-codegen's
+# native kernels (quant-run's default where the machine has them) give what
+# the generic lowering gives.
 "$quant_run" "$base.int8.mlir" --input="$models/$model.input.npy" -o "$base.again.npy"
 "$python" "$src/utils/npy-compare.py" "$base.npy" "$base.again.npy" --exact
+"$quant_run" "$base.int8.mlir" --input="$models/$model.input.npy" --codegen=none \
+  -o "$base.generic.npy"
+"$python" "$src/utils/npy-compare.py" "$base.npy" "$base.generic.npy" --exact
 "$python" "$src/utils/npy-compare.py" "$base.npy" \
   "$models/$model.$golden-$backend.npy" \
   --qparams "$models/$model.quantized-$backend.json" --min-equal 0.99 --max-steps 1
