@@ -197,8 +197,8 @@ def bench_summary(directory: pathlib.Path) -> str:
     f, u, r, i = latency["float"], latency["fused"], latency["reference"], latency["int8"]
     return (
         f"float {f:.4f} ms, float after fusion {u:.4f} ms, reference {r:.4f} ms, "
-        f"int8 {i:.4f} ms; int8/float = {i / f:.2f}x, reference/float = {r / f:.2f}x "
-        "(quant-run JIT, linalg loops)"
+        f"int8 {i:.4f} ms; int8/float = {i / f:.3g}x, reference/float = {r / f:.3g}x "
+        "(quant-run JIT, default --codegen=host)"
     )
 
 

@@ -204,7 +204,15 @@ def test_demo_script(tmp_path):
                      r"i8 [0-9.]+ KB\)", out)
     assert re.search(r"int8/float = [0-9.]+x, reference/float = [0-9.]+x \(quant-run JIT", out)
     assert "0 op(s) left in float" in out
-    assert "not native vectorized int8 kernels" in out
+    # qfx-codegen's kernels for the 3 convolutions and the Linear when this
+    # CPU has AVX-512 VNNI (and BW) or AArch64's dot product, none otherwise.
+    from qfx._compiled import cpu_description
+
+    flags = set(cpu_description()["cpu_flags"] or ())
+    kernels = "4" if {"avx512_vnni", "avx512bw"} <= flags or "asimddp" in flags else "0"
+    assert (f"qfx-codegen on this CPU: {kernels} of 4 int8 conv2d/matmul run as native int8 "
+            "kernels") in out
+    assert "as qfx-codegen's native int8 kernels" in out
     # The per-layer comparison of the int8 model names the model's layers.
     assert re.search(r"tosa.rescale\s+conv1\n", out)
 
