@@ -171,8 +171,8 @@ int main(int argc, char **argv) {
   options.codegenTarget =
       llvm::StringSwitch<std::string>(target->name)
           .Case("host", "host")
-          .Cases("x86-64-avx512vnni", "x86-64-amx", "x86-64-avx512vnni")
-          .Cases("aarch64-dotprod", "aarch64-i8mm", "aarch64-dotprod")
+          .Cases({"x86-64-avx512vnni", "x86-64-amx"}, "x86-64-avx512vnni")
+          .Cases({"aarch64-dotprod", "aarch64-i8mm"}, "aarch64-dotprod")
           .Default("none");
   llvm::Expected<qfx::LoweredModel> lowered =
       qfx::lowerToLLVMDialect(*module, options);

@@ -173,8 +173,6 @@ struct PatternBody {
 
 class Lowering {
 public:
-  Lowering(mlir::func::FuncOp func) : func(func) {}
-
   /// Lowers the pattern rooted at `root` (one op or a qfx.fused op).
   llvm::Error lowerPattern(Operation *root);
 
@@ -226,7 +224,6 @@ private:
   Lowered<Value> lowerStatic(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
 
-  mlir::func::FuncOp func;
   /// Int8-domain values of quantized values (a quant.qcast's replacement or
   /// a quantized value already converted) and of float values replayed on
   /// integers (data movement after a dequantize).
@@ -1297,7 +1294,7 @@ struct QFXLowerReferencePass
     Block &block = func.getBody().front();
     PatternMatches matches = matchBackendPatterns(block, *backendConfig);
 
-    Lowering lowering(func);
+    Lowering lowering;
     SmallVector<Operation *> roots;
     for (Operation &op : block)
       if (!op.hasTrait<mlir::OpTrait::ConstantLike>() &&
