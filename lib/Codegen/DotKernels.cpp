@@ -554,7 +554,11 @@ void KernelBuilder::forEach(
     uppers.push_back(index(b, loc, u));
     stepValues.push_back(index(b, loc, st));
   }
-  if (target.parallel) {
+  // Threads only pay off beyond a few microseconds of work: an OpenMP fork
+  // and join costs about that (the digits example's GEMMs ran 2x slower on
+  // two threads).
+  constexpr int64_t kParallelMacs = int64_t{1} << 22;
+  if (target.parallel && chain.m * chain.n * chain.k >= kParallelMacs) {
     mlir::scf::ParallelOp::create(b, loc, lowers, uppers, stepValues, body);
     return;
   }

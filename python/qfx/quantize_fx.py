@@ -49,9 +49,9 @@ What runs where, and what it costs:
   dequantizing the outputs once. Its outputs are those of PyTorch's
   quantized (`convert_fx`) model. quant-compile lowers it like quant-run:
   linalg loops compiled by LLVM at -O3 for this machine's CPU, except the
-  Linear layers' int8 matmul chains, which run qfx-codegen's AVX-512 VNNI
-  kernel on CPUs that have it. Convolutions have no hand-tuned kernel yet
-  (nor has anything on AMX, AVX2 or AArch64).
+  Linear and Conv2d layers' int8 chains, which run qfx-codegen's kernels
+  (AVX-512 VNNI, or SDOT on AArch64) on CPUs that have them. Depthwise
+  convolutions have no such kernel yet (nor has anything on AMX or AVX2).
 - A pattern qfx-lower cannot lower (no backend pattern for the op, a
   weight it cannot use, ...) stays as in the reference model: dequantize,
   float op, quantize. qfx-lower says so in a "runs in float" remark;
@@ -615,8 +615,8 @@ class QuantizedModel(_Model):
     directory, and each call runs that library in-process through ctypes
     (its outputs equal quant-run's bit for bit). The code is quant-run's
     lowering for this CPU: linalg loops compiled by LLVM, and qfx-codegen's
-    AVX-512 VNNI kernel for Linear layers on CPUs that have it; no
-    hand-tuned convolution kernel yet.
+    kernels (AVX-512 VNNI or AArch64 SDOT) for Linear and Conv2d layers on
+    CPUs that have them; none yet for depthwise convolutions.
 
     Calls take inputs of exactly the shapes of `example_inputs` (the
     compiled function's shapes are static); `run_samples` runs samples

@@ -49,10 +49,11 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
       (the TOSA stays for the generic lowering).
     - `none`: nothing.
 
-    The tiles, and the copy of A, are `scf.parallel` loops that the lowering
-    (`convert-scf-to-openmp`) runs on OpenMP threads: column-block pairs are
-    split across threads, or rows when the packed weights fit in L2
-    (256 KB). Chains whose weight zero point is not 0,
+    On VNNI, for GEMMs of at least 2^22 multiply-adds (smaller ones run on
+    one thread: a fork and join would cost more), the tiles and the copy of
+    A are `scf.parallel` loops that the lowering (`convert-scf-to-openmp`)
+    runs on OpenMP threads: column-block pairs are split across threads, or
+    rows when the packed weights fit in L2 (256 KB). Chains whose weight zero point is not 0,
     whose weights are not constant or whose rescale is not single-rounding
     int32 -> int8 are left alone, and so are depthwise convolutions.
   }];
