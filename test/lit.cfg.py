@@ -37,7 +37,7 @@ try:
                       if line.startswith("flags")), [])
 except OSError:
     flags = []
-for feature in ("avx512_vnni", "avx512bw", "amx_int8"):
+for feature in ("avx2", "avx512_vnni", "avx512bw", "amx_int8"):
     if feature in flags:
         config.available_features.add(feature.replace("_", ""))
 
@@ -46,3 +46,5 @@ for feature in ("avx512_vnni", "avx512bw", "amx_int8"):
 import shutil  # noqa: E402
 if shutil.which("qemu-aarch64") and shutil.which("aarch64-linux-gnu-gcc"):
     config.available_features.add("qemu-aarch64")
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")

@@ -25,6 +25,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include <cmath>
 
 namespace qfx {
@@ -177,16 +179,22 @@ PerChannelAffine readAffineChain(Value output, int64_t rank, int64_t channels) {
   return affine;
 }
 
-/// Erases `op` if it has no use, then the ops that computed its operands and
-/// are left without use (the constants and rsqrt of a folded batch norm).
-void eraseDeadTree(Operation *op) {
-  if (!op || !op->use_empty() || op->getNumRegions() != 0 ||
-      !mlir::isMemoryEffectFree(op))
-    return;
-  SmallVector<Value> operands(op->getOperands());
-  op->erase();
-  for (Value operand : operands)
-    eraseDeadTree(operand.getDefiningOp());
+/// Erases the ops of `roots` that have no use, then the ops that computed
+/// their operands and are left without use (the constants and rsqrt of a
+/// folded batch norm). One worklist: an op is erased only once, and only
+/// after everything that used it.
+void eraseDeadTrees(ArrayRef<Operation *> roots) {
+  llvm::SetVector<Operation *> worklist(roots.begin(), roots.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!op || !op->use_empty() || op->getNumRegions() != 0 ||
+        !mlir::isMemoryEffectFree(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.insert(def);
+    op->erase();
+  }
 }
 
 /// Folds the per-channel affine ops that follow the conv/matmul `producer`
@@ -291,11 +299,11 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   last->getResult(0).replaceAllUsesWith(folded);
   // The affine ops, then what only they used (old weight and bias, the batch
   // norm's constants and their computation).
-  for (Operation *op : llvm::reverse(affine.ops))
-    eraseDeadTree(op);
-  eraseDeadTree(weight.getDefiningOp());
+  SmallVector<Operation *> dead(affine.ops.begin(), affine.ops.end());
+  dead.push_back(weight.getDefiningOp());
   if (bias)
-    eraseDeadTree(bias.getDefiningOp());
+    dead.push_back(bias.getDefiningOp());
+  eraseDeadTrees(dead);
   return success();
 }
 
