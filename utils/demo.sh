@@ -10,7 +10,7 @@
 #   evaluate   quant-run on the 360 held-out digits: float, reference, int8
 #   compare    quant-run --compare: per-layer error of the int8 model
 #   bench      quant-run --bench: latency of float, fused float, reference
-#              and int8 (quant-run's JIT: on CPUs with AVX-512 VNNI or
+#              and int8 (quant-run's JIT: on CPUs with AVX-512 VNNI, AVX2 or
 #              AArch64 SDOT the int8 convolutions and Linear run qfx-codegen's
 #              kernels, everything else LLVM-compiled linalg loops)
 #
@@ -107,11 +107,12 @@ show "$QUANT_RUN" "$OUT/fused.mlir" --compare="$OUT/int8.mlir" --input="$OUT/x0.
 step "7. bench: latency per image (batch 1): float, float after fusion, reference, int8; two interleaved rounds"
 # quant-run JIT-compiles each model. With its default --codegen=host,
 # qfx-codegen replaces the int8 model's conv2d and matmul chains with native
-# kernels when this CPU has AVX-512 VNNI (their loops on OpenMP threads) or
-# AArch64's SDOT (one thread); everything else, and the float and reference
-# models, is linalg loops compiled and vectorized by LLVM, on the calling
-# thread. The line below counts the kernels this CPU gets.
-kernels=$("$QUANT_OPT" "$OUT/int8.mlir" --qfx-codegen=target=host | grep -cE 'call @qfx_(vnni|sdot)_' || true)
+# kernels when this CPU has AVX-512 VNNI or AVX2 (their loops on OpenMP
+# threads for large GEMMs) or AArch64's SDOT (one thread); everything else,
+# and the float and reference models, is linalg loops compiled and
+# vectorized by LLVM, on the calling thread. The line below counts the
+# kernels this CPU gets.
+kernels=$("$QUANT_OPT" "$OUT/int8.mlir" --qfx-codegen=target=host | grep -cE 'call @qfx_(vnni|avx2|sdot)_' || true)
 echo "   qfx-codegen on this CPU: $kernels of $int8_gemms int8 conv2d/matmul run as native int8 kernels"
 for round in 1 2; do
   for model in float fused reference int8; do
@@ -139,9 +140,10 @@ cat <<'EOF'
   The int8 model (int8.mlir) computes with integers: int8 convolutions and
   matmul with int32 accumulators, tosa.rescale between layers; only the input's
   quantize and the output's dequantize (and the layout reshapes around them)
-  are float. On a CPU with AVX-512 VNNI (or AArch64 SDOT), quant-run runs its
-  convolutions and its Linear as qfx-codegen's native int8 kernels (count in
-  step 7; VNNI's on OpenMP threads, SDOT's on one); pooling, the other int8 ops
+  are float. On a CPU with AVX-512 VNNI, AVX2 or AArch64 SDOT, quant-run runs
+  its convolutions and its Linear as qfx-codegen's native int8 kernels (count
+  in step 7; on one thread at this size: threads only pay off for larger
+  GEMMs); pooling, the other int8 ops
   and the float and reference models run as linalg loops compiled and
   vectorized by LLVM, on one thread. Latencies are medians and vary on a busy
   machine.

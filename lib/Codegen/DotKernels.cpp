@@ -57,13 +57,19 @@ namespace vector = mlir::vector;
 
 namespace {
 
-/// What a target's kernels are built from: a dot-product instruction of
-/// groups of 4 bytes into `lanes` int32 lanes.
+/// What a target's kernels are built from: a dot-product instruction that
+/// multiplies 32-bit groups of A and weight elements (4 bytes or 2 int16)
+/// and sums each group into one of `lanes` int32 lanes.
 struct KernelTarget {
   llvm::StringLiteral name;
   llvm::StringLiteral prefix; // of the kernels' function names
   int64_t lanes;
-  llvm::StringLiteral dot; // the LLVM intrinsic: (acc, a bytes, b bytes)
+  /// The LLVM intrinsic: (acc, a, b) -> acc, or (a, b) -> sums when
+  /// `accumulates` is false (then added to acc).
+  llvm::StringLiteral dot;
+  bool accumulates;
+  /// Bits of one A / weight element: 8 (4 a group) or 16 (2 a group).
+  int64_t elementBits;
   /// The instruction multiplies unsigned A bytes: A is made unsigned by
   /// flipping its top bit (+128), compensated in the folded constant.
   bool unsignedA;
@@ -76,16 +82,28 @@ constexpr KernelTarget kVnni{"x86-64-avx512vnni",
                              "qfx_vnni_matmul_",
                              16,
                              "llvm.x86.avx512.vpdpbusd.512",
-                             true,
-                             true};
+                             /*accumulates=*/true,
+                             /*elementBits=*/8,
+                             /*unsignedA=*/true,
+                             /*parallel=*/true};
 // SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
 // runtime is assumed on AArch64.)
 constexpr KernelTarget kSdot{"aarch64-dotprod",
                              "qfx_sdot_matmul_",
                              4,
                              "llvm.aarch64.neon.sdot.v4i32.v16i8",
-                             false,
-                             false};
+                             /*accumulates=*/true,
+                             /*elementBits=*/8,
+                             /*unsignedA=*/false,
+                             /*parallel=*/false};
+// AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
+// form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
+constexpr KernelTarget kAvx2{
+    "x86-64-avx2",         "qfx_avx2_matmul_", 8, "llvm.x86.avx2.pmadd.wd",
+    /*accumulates=*/false,
+    /*elementBits=*/16,
+    /*unsignedA=*/false,
+    /*parallel=*/true};
 
 constexpr int64_t kRows = 8;    // rows of the microkernel
 constexpr int64_t kVectors = 2; // vector columns of the microkernel
@@ -317,8 +335,9 @@ public:
   KernelBuilder(mlir::ModuleOp module, const MatmulChain &chain,
                 const KernelTarget &target, std::string name)
       : module(module), chain(chain), target(target), kLanes(target.lanes),
-        name(std::move(name)), blocks((chain.n + kLanes - 1) / kLanes),
-        k4((chain.k + 3) / 4) {}
+        group(32 / target.elementBits), name(std::move(name)),
+        blocks((chain.n + kLanes - 1) / kLanes),
+        k4((chain.k + group - 1) / group) {}
 
   mlir::func::FuncOp build();
 
@@ -335,10 +354,14 @@ private:
   }
   mlir::func::FuncOp getIntrinsic(llvm::StringRef intrinsic,
                                   llvm::ArrayRef<Type> operands, Type result);
-  /// Fills `rows` ([M, K4 * 4] bytes) with A's rows, top bit flipped.
+  /// An int8 value of A as the kernel reads it: top bit flipped (`top` is
+  /// -128) where A is unsigned, widened where elements are wider.
+  Value toElement(OpBuilder &b, Location loc, Value v, Value top);
+  /// Fills `rows` ([M, K rounded up to a group]) with A's rows as
+  /// toElement makes them.
   void emitFlippedCopy(OpBuilder &b, Location loc, Value a, Value rows);
-  /// Fills `rows` with the conv input's im2col rows, top bit flipped; padding
-  /// reads the input zero point.
+  /// Fills `rows` with the conv input's im2col rows as toElement makes them;
+  /// padding reads the input zero point.
   void emitIm2col(OpBuilder &b, Location loc, Value input, Value rows);
 
   /// scf.parallel on targets with threads, else nested scf.for.
@@ -351,7 +374,10 @@ private:
   const MatmulChain &chain;
   const KernelTarget &target;
   const int64_t kLanes;
+  /// Elements of A and of the weights in one 32-bit group.
+  const int64_t group;
   std::string name;
+  /// Column blocks of `kLanes`; groups of `group` k values.
   int64_t blocks, k4;
   MemRefType packedType, constType, i64Type;
 };
@@ -359,20 +385,22 @@ private:
 void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   mlir::MLIRContext *ctx = b.getContext();
   Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
-  packedType = MemRefType::get({blocks, k4, 4 * kLanes}, i8);
+  Type element = b.getIntegerType(target.elementBits);
+  packedType = MemRefType::get({blocks, k4, group * kLanes}, element);
   constType = MemRefType::get({blocks, kLanes}, i32);
   i64Type = MemRefType::get({blocks, kLanes}, i64);
 
-  // Packed weights: [block][k4][lane][4], the 4 k values of one column in
-  // one lane; zero beyond K and N.
-  std::vector<int8_t> packed(blocks * k4 * 4 * kLanes, 0);
+  // Packed weights: [block][k / group][lane][group], the k values of one
+  // column's group in one lane; zero beyond K and N.
+  std::vector<int16_t> packed(blocks * k4 * group * kLanes, 0);
   std::vector<int64_t> columnSums(chain.n, 0);
   for (int64_t kk = 0; kk < chain.k; ++kk)
     for (int64_t nn = 0; nn < chain.n; ++nn) {
       int8_t w = chain.weight[kk * chain.n + nn];
       columnSums[nn] += w;
       int64_t block = nn / kLanes, lane = nn % kLanes;
-      packed[((block * k4 + kk / 4) * kLanes + lane) * 4 + kk % 4] = w;
+      packed[((block * k4 + kk / group) * kLanes + lane) * group + kk % group] =
+          w;
     }
   std::vector<int32_t> folded(blocks * kLanes, 0);
   std::vector<int64_t> multipliers(blocks * kLanes, 0),
@@ -402,9 +430,16 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   auto tensorOf = [&](MemRefType type) {
     return RankedTensorType::get(type.getShape(), type.getElementType());
   };
-  global("_weights", packedType,
-         mlir::DenseElementsAttr::get(tensorOf(packedType),
-                                      llvm::ArrayRef<int8_t>(packed)));
+  if (target.elementBits == 8) {
+    std::vector<int8_t> bytes(packed.begin(), packed.end());
+    global("_weights", packedType,
+           mlir::DenseElementsAttr::get(tensorOf(packedType),
+                                        llvm::ArrayRef<int8_t>(bytes)));
+  } else {
+    global("_weights", packedType,
+           mlir::DenseElementsAttr::get(tensorOf(packedType),
+                                        llvm::ArrayRef<int16_t>(packed)));
+  }
   global("_bias", constType,
          mlir::DenseElementsAttr::get(tensorOf(constType),
                                       llvm::ArrayRef<int32_t>(folded)));
@@ -449,15 +484,19 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
   Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
   auto accType = VectorType::get({kLanes}, i32);
   auto wideType = VectorType::get({kLanes}, i64);
-  auto bytesType = VectorType::get({4 * kLanes}, i8);
+  // A group vector: `group` elements per lane.
+  auto bytesType =
+      VectorType::get({group * kLanes}, b.getIntegerType(target.elementBits));
   Value zero = arith::ConstantOp::create(
       b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
   Value weights = getGlobal(b, loc, "_weights", packedType);
   llvm::SmallVector<Value> init(rows * vectors, zero);
-  // LLVM's signature: (<lanes x i32> acc, <4 lanes x i8> a, <4 lanes x i8>
-  // b).
+  // LLVM's signature: (<lanes x i32> acc, <group lanes x iN> a, <group lanes
+  // x iN> b), or without acc.
   mlir::func::FuncOp dot =
-      getIntrinsic(target.dot, {accType, bytesType, bytesType}, accType);
+      target.accumulates
+          ? getIntrinsic(target.dot, {accType, bytesType, bytesType}, accType)
+          : getIntrinsic(target.dot, {bytesType, bytesType}, accType);
 
   auto loop = mlir::scf::ForOp::create(
       b, loc, index(b, loc, 0), index(b, loc, k4), index(b, loc, 1), init,
@@ -472,19 +511,29 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
         llvm::SmallVector<Value> next;
         for (int64_t r = 0; r < rows; ++r) {
           Value row = arith::AddIOp::create(lb, l, m0, index(lb, l, r));
-          // The 4 bytes of A at (row, 4 kk), as one int32 of the i32 view:
+          // The group of A at (row, group kk), as one int32 of the i32 view:
           // a broadcast straight from memory.
           Value word =
               mlir::memref::LoadOp::create(lb, l, a, mlir::ValueRange{row, kk});
           Value broadcast = vector::BitCastOp::create(
               lb, l, bytesType,
               vector::BroadcastOp::create(lb, l, accType, word));
-          for (int64_t v = 0; v < vectors; ++v)
-            next.push_back(mlir::func::CallOp::create(
-                               lb, l, dot,
-                               mlir::ValueRange{accs[r * vectors + v],
-                                                broadcast, weightVectors[v]})
-                               .getResult(0));
+          for (int64_t v = 0; v < vectors; ++v) {
+            Value acc = accs[r * vectors + v];
+            if (target.accumulates) {
+              next.push_back(
+                  mlir::func::CallOp::create(
+                      lb, l, dot,
+                      mlir::ValueRange{acc, broadcast, weightVectors[v]})
+                      .getResult(0));
+              continue;
+            }
+            Value sums =
+                mlir::func::CallOp::create(
+                    lb, l, dot, mlir::ValueRange{broadcast, weightVectors[v]})
+                    .getResult(0);
+            next.push_back(arith::AddIOp::create(lb, l, acc, sums));
+          }
         }
         mlir::scf::YieldOp::create(lb, l, next);
       });
@@ -571,6 +620,14 @@ void KernelBuilder::forEach(
   body(inner, loc, ivs);
 }
 
+Value KernelBuilder::toElement(OpBuilder &b, Location loc, Value v, Value top) {
+  if (target.unsignedA)
+    v = arith::XOrIOp::create(b, loc, v, top);
+  if (target.elementBits > 8)
+    v = arith::ExtSIOp::create(b, loc, b.getIntegerType(target.elementBits), v);
+  return v;
+}
+
 void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                                     Value rows) {
   Value a2 = mlir::memref::CollapseShapeOp::create(
@@ -586,9 +643,8 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                 [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
                   llvm::SmallVector<Value, 2> at{row.front(), kk};
                   Value v = mlir::memref::LoadOp::create(ib, il, a2, at);
-                  if (target.unsignedA)
-                    v = arith::XOrIOp::create(ib, il, v, top);
-                  mlir::memref::StoreOp::create(ib, il, v, rows, at);
+                  mlir::memref::StoreOp::create(
+                      ib, il, toElement(ib, il, v, top), rows, at);
                   mlir::scf::YieldOp::create(ib, il);
                 });
           });
@@ -601,9 +657,11 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
   int64_t channels = g.input[3], taps = g.kh * g.kw;
   Type i8 = b.getIntegerType(8);
   Value top = ar::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
-  int64_t flip = target.unsignedA ? 0x80 : 0;
-  Value padding = ar::ConstantOp::create(
-      b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp ^ flip)));
+  Value padding = toElement(
+      b, loc,
+      ar::ConstantOp::create(
+          b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp))),
+      top);
   auto c = [&](OpBuilder &ob, Location l, int64_t v) {
     return index(ob, l, v);
   };
@@ -658,10 +716,8 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
                          [&](OpBuilder &cb, Location cl, Value ch) {
                            Value v = mlir::memref::LoadOp::create(
                                cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
-                           if (target.unsignedA)
-                             v = ar::XOrIOp::create(cb, cl, v, top);
                            mlir::memref::StoreOp::create(
-                               cb, cl, v, rows,
+                               cb, cl, toElement(cb, cl, v, top), rows,
                                mlir::ValueRange{pixel, ar::AddIOp::create(
                                                            cb, cl, base, ch)});
                          });
@@ -700,21 +756,24 @@ mlir::func::FuncOp KernelBuilder::build() {
       chain.conv ? llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1, 2}, {3}}
                  : llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
 
-  // The rows the microkernel reads: A made unsigned (top bit flipped, i.e.
-  // + 128) in a [M, K4 * 4] copy, zero beyond K (the padded weights are zero
-  // there): one buffer, seen as bytes to fill and as int32 to broadcast
-  // from, so that the inner loop only broadcasts.
+  // The rows the microkernel reads: A in the target's element type (int8
+  // with the top bit flipped, i.e. + 128, on VNNI; int16 on AVX2) in a
+  // [M, K rounded up to a group] copy, zero beyond K (the padded weights are
+  // zero there): one buffer, seen as elements to fill and as int32 groups to
+  // broadcast from, so that the inner loop only broadcasts.
+  Type element = b.getIntegerType(target.elementBits);
   Value bytes = mlir::memref::AllocOp::create(
       b, loc, MemRefType::get({chain.m * k4 * 4}, i8), mlir::ValueRange{},
       b.getI64IntegerAttr(64));
   Value rowsOfA = mlir::memref::ViewOp::create(
-      b, loc, MemRefType::get({chain.m, k4 * 4}, i8), bytes, index(b, loc, 0),
-      mlir::ValueRange{});
+      b, loc, MemRefType::get({chain.m, k4 * group}, element), bytes,
+      index(b, loc, 0), mlir::ValueRange{});
   Value words = mlir::memref::ViewOp::create(
       b, loc, MemRefType::get({chain.m, k4}, b.getI32Type()), bytes,
       index(b, loc, 0), mlir::ValueRange{});
-  if (chain.k % 4) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+  if (chain.k % group) {
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
     mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
                                  mlir::ValueRange{rowsOfA});
   }
@@ -748,7 +807,7 @@ mlir::func::FuncOp KernelBuilder::build() {
   // weights fit in L2 anyway: then the rows, so that each thread reads only
   // its part of A.
   constexpr int64_t kL2Bytes = 256 * 1024;
-  bool rowsOuter = blocks * k4 * 4 * kLanes <= kL2Bytes;
+  bool rowsOuter = blocks * k4 * 4 * kLanes <= kL2Bytes; // 4 bytes a group
   if (pairedBlocks > 0 && mainRows > 0) {
     llvm::SmallVector<int64_t, 2> upper{pairedBlocks, mainRows};
     llvm::SmallVector<int64_t, 2> steps{kVectors, kRows};
@@ -805,6 +864,8 @@ const KernelTarget *getHostTarget() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   if (features.lookup("avx512vnni") && features.lookup("avx512bw"))
     return &kVnni;
+  if (features.lookup("avx2"))
+    return &kAvx2;
   if (features.lookup("dotprod"))
     return &kSdot;
   return nullptr;
@@ -822,10 +883,12 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       kernels = &kVnni;
     else if (target == kSdot.name)
       kernels = &kSdot;
+    else if (target == kAvx2.name)
+      kernels = &kAvx2;
     else if (target != "none") {
       module.emitError() << "qfx-codegen: unknown target '" << target
-                         << "', expected x86-64-avx512vnni, aarch64-dotprod, "
-                            "host or none";
+                         << "', expected x86-64-avx512vnni, x86-64-avx2, "
+                            "aarch64-dotprod, host or none";
       return signalPassFailure();
     }
     if (!kernels)

@@ -3,6 +3,7 @@
 // RUN: quant-opt %s --qfx-codegen=target=x86-64-avx512vnni --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=INTR
 // RUN: not quant-opt %s --qfx-codegen=target=riscv 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: quant-opt %s --qfx-codegen=target=aarch64-dotprod --split-input-file | FileCheck %s --check-prefix=SDOT
+// RUN: quant-opt %s --qfx-codegen=target=x86-64-avx2 --split-input-file | FileCheck %s --check-prefix=AVX2
 
 // A Linear's int8 chain becomes a call of a VNNI kernel. The weights
 // [[1, 2], [3, 4], [5, 6]] (K = 3, N = 2) are packed per 16-column block and
@@ -35,12 +36,23 @@
 // SDOT-NOT: scf.parallel
 // SDOT-NOT: arith.xori
 // SDOT: return
+// With AVX2, int16 pairs (vpmaddwd, then an add): 8-lane blocks of 8 int16, no
+// +128.
+// AVX2-DAG: func.func private @qfx.intrinsic.llvm.x86.avx2.pmadd.wd(vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// AVX2-LABEL: func.func @linear
+// AVX2: call @qfx_avx2_matmul_0
+// AVX2-DAG: memref.global "private" constant @qfx_avx2_matmul_0_weights : memref<1x2x16xi16> = dense<{{\[\[\[}}1, 3, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [5, 0, 6, 0, 0,
+// AVX2-DAG: memref.global "private" constant @qfx_avx2_matmul_0_bias : memref<1x8xi32> = dense<{{\[\[}}82, -124, 0, 0, 0, 0, 0, 0]]>
+// AVX2: func.func private @qfx_avx2_matmul_0
+// AVX2: arith.extsi {{.*}} : i8 to i16
+// AVX2: call @qfx.intrinsic.llvm.x86.avx2.pmadd.wd
+// AVX2: arith.addi {{.*}} : vector<8xi32>
 // NONE-LABEL: func.func @linear
 // NONE: tosa.matmul
 // NONE: tosa.rescale
 // INTR-NOT: func.func private @qfx.intrinsic
 // INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, aarch64-dotprod, host or none
+// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, host or none
 func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6]]]> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
   %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>

@@ -167,11 +167,12 @@ int main(int argc, char **argv) {
   qfx::CompileOptions options;
   options.entry = name;
   // The int8 kernels qfx-codegen has for the target (AMX machines have VNNI,
-  // I8MM machines SDOT; there is no AMX, AVX2 or I8MM kernel yet).
+  // I8MM machines SDOT; there is no AMX or I8MM kernel yet).
   options.codegenTarget =
       llvm::StringSwitch<std::string>(target->name)
           .Case("host", "host")
           .Cases({"x86-64-avx512vnni", "x86-64-amx"}, "x86-64-avx512vnni")
+          .Case("x86-64-avx2", "x86-64-avx2")
           .Cases({"aarch64-dotprod", "aarch64-i8mm"}, "aarch64-dotprod")
           .Default("none");
   llvm::Expected<qfx::LoweredModel> lowered =

@@ -77,9 +77,9 @@ static cl::opt<std::string> comparePath(
     cl::value_desc("OTHER.mlir"), cl::cat(category));
 static cl::opt<std::string> codegenTarget(
     "codegen", cl::init("host"),
-    cl::desc("qfx-codegen's target for int8 kernels: host (AVX-512 VNNI "
-             "kernels if this machine has it), x86-64-avx512vnni or none "
-             "(the generic lowering of the int8 TOSA)"),
+    cl::desc("qfx-codegen's target for int8 kernels: host (what this "
+             "machine has: AVX-512 VNNI, else AVX2), x86-64-avx512vnni, "
+             "x86-64-avx2 or none (the generic lowering of the int8 TOSA)"),
     cl::cat(category));
 static cl::opt<bool>
     printPipeline("print-pipeline", cl::init(false),
@@ -381,10 +381,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "quant-run: JIT-compile and run a model at any qfx pipeline stage\n");
 
-  if (codegenTarget != "host" && codegenTarget != "none" &&
-      codegenTarget != "x86-64-avx512vnni")
+  if (!llvm::is_contained({"host", "none", "x86-64-avx512vnni", "x86-64-avx2"},
+                          codegenTarget.getValue()))
     return fail("--codegen=" + codegenTarget +
-                ": expected host, x86-64-avx512vnni or none");
+                ": expected host, x86-64-avx512vnni, x86-64-avx2 or none");
   if (printPipeline) {
     qfx::CompileOptions options;
     options.codegenTarget = codegenTarget;

@@ -11,7 +11,7 @@ include "mlir/Pass/PassBase.td"
 
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   let summary = "Replaces int8 TOSA matmul and conv2d chains with native "
-                "int8 kernels (AVX-512 VNNI, AArch64 SDOT)";
+                "int8 kernels (AVX-512 VNNI, AVX2, AArch64 SDOT)";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
     Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM over
@@ -41,15 +41,19 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
       packed weights (and A copied into a zero-padded buffer when K is not a
       multiple of 4); the last rows use a shorter tile and a partial last
       column block is stored lane by lane.
+    - `x86-64-avx2`: for x86 machines without VNNI, the same kernels with
+      `vpmaddwd` (8 lanes of a ymm register) on A and weights sign-extended
+      to int16 pairs, then an add (the byte form `vpmaddubsw` saturates).
     - `aarch64-dotprod`: the same kernels with SDOT (signed x signed bytes,
       4 int32 lanes per NEON register, `llvm.aarch64.neon.sdot`): no top-bit
       flip, plain loops (no OpenMP runtime is assumed on AArch64).
     - `host`: `x86-64-avx512vnni` if this machine has AVX-512 VNNI, else
-      `aarch64-dotprod` if it has the dot-product extension, else nothing
-      (the TOSA stays for the generic lowering).
+      `x86-64-avx2` if it has AVX2, else `aarch64-dotprod` if it has the
+      dot-product extension, else nothing (the TOSA stays for the generic
+      lowering).
     - `none`: nothing.
 
-    On VNNI, for GEMMs of at least 2^22 multiply-adds (smaller ones run on
+    On x86, for GEMMs of at least 2^22 multiply-adds (smaller ones run on
     one thread: a fork and join would cost more), the tiles and the copy of
     A are `scf.parallel` loops that the lowering (`convert-scf-to-openmp`)
     runs on OpenMP threads: column-block pairs are split across threads, or
@@ -59,8 +63,8 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "x86-64-avx512vnni, aarch64-dotprod, host (what this machine "
-           "has) or none">
+           "x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, host (what "
+           "this machine has) or none">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

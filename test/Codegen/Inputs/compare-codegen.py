@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs each case with quant-run --codegen=none and --codegen=host and checks
-that the outputs are identical and that the host run used the VNNI kernel.
+"""Runs each case with quant-run --codegen=none and --codegen=TARGET and checks
+that the outputs are identical and that the TARGET run used its kernels.
 
-Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE
+Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET]
+TARGET: x86-64-avx512vnni (default) or x86-64-avx2.
 """
 
 import pathlib
@@ -16,23 +17,25 @@ def main() -> int:
     quant_opt, quant_run = sys.argv[1], sys.argv[2]
     directory = pathlib.Path(sys.argv[3])
     cases = pathlib.Path(sys.argv[4]).read_text().split()
+    target = sys.argv[5] if len(sys.argv) > 5 else "x86-64-avx512vnni"
+    prefix = {"x86-64-avx512vnni": "qfx_vnni_matmul", "x86-64-avx2": "qfx_avx2_matmul"}[target]
     failures = 0
     for name in cases:
         model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
-        lowered = subprocess.run([quant_opt, str(model), "--qfx-codegen=target=host"],
+        lowered = subprocess.run([quant_opt, str(model), f"--qfx-codegen=target={target}"],
                                  check=True, capture_output=True, text=True).stdout
-        if "qfx_vnni_matmul" not in lowered:
-            print(f"{name}: qfx-codegen did not use the VNNI kernel")
+        if prefix not in lowered:
+            print(f"{name}: qfx-codegen did not use the {target} kernel")
             failures += 1
             continue
         outputs = {}
-        for codegen in ("none", "host"):
+        for codegen in ("none", target):
             out = directory / f"{name}.{codegen}.npy"
             subprocess.run([quant_run, str(model), f"--input={data}", f"--codegen={codegen}",
                             "-o", str(out)], check=True)
             outputs[codegen] = np.load(out)
-        equal = np.array_equal(outputs["none"], outputs["host"])
-        print(f"{name}: {list(outputs['host'].shape)} {'equal' if equal else 'DIFFERENT'}")
+        equal = np.array_equal(outputs["none"], outputs[target])
+        print(f"{name}: {list(outputs[target].shape)} {'equal' if equal else 'DIFFERENT'}")
         failures += not equal
     print(f"{len(cases) - failures} of {len(cases)} cases equal")
     return 1 if failures else 0
