@@ -43,7 +43,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("quant-run options");
 
-static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+static cl::opt<std::string> modelPath(cl::Positional,
                                       cl::desc("<model.mlir>"),
                                       cl::cat(category));
 static cl::opt<std::string>
@@ -391,6 +391,8 @@ int main(int argc, char **argv) {
     llvm::outs() << qfx::CompiledModel::getLoweringPipeline(options) << "\n";
     return 0;
   }
+  if (modelPath.empty())
+    return fail("expected a model (see --help)");
   if (benchRuns > 0 && !outputPaths.empty())
     return fail("--bench and -o cannot be combined");
 
