@@ -4,15 +4,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// qfx-codegen: an int8 TOSA matmul with a constant weight and its requantize
-// epilogue (qfx-lower's Linear) becomes a call of a generated kernel that
-// computes the same integers with vpdpbusd.
+// qfx-codegen: an int8 TOSA matmul or conv2d with a constant weight and its
+// requantize epilogue (qfx-lower's Linear and Conv2d) becomes a call of a
+// generated kernel that computes the same integers with a dot-product
+// instruction: vpdpbusd (AVX-512 VNNI), vpmaddwd (AVX2) or SDOT (AArch64).
 //
-// The kernel computes acc = sum_k (a + 128) * w (vpdpbusd multiplies unsigned
-// by signed bytes; flipping the top bit of the int8 activation adds 128),
-// then the TOSA chain's value (sum_k (a - za) * w) * 2^f + bias as
-// (acc << f) + C[n] with C[n] = bias[n] - ((128 + za) * colsum[n] << f), all
-// modulo 2^32 as TOSA's int32 arithmetic is, then tosa.rescale's arithmetic.
+// With vpdpbusd, which multiplies unsigned by signed bytes, the kernel
+// computes acc = sum_k (a + 128) * w (flipping the top bit of the int8
+// activation adds 128); then the TOSA chain's value (sum_k (a - za) * w +
+// conv bias) * 2^f + bias as (acc << f) + C[n], with C[n] folding the zero
+// point, the 128 and both biases, all modulo 2^32 as TOSA's int32 arithmetic
+// is; then tosa.rescale's arithmetic. The signed instructions need no 128.
 //
 //===----------------------------------------------------------------------===//
 
