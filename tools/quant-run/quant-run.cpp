@@ -43,8 +43,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("quant-run options");
 
-static cl::opt<std::string> modelPath(cl::Positional,
-                                      cl::desc("<model.mlir>"),
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(category));
 static cl::opt<std::string>
     entry("entry", cl::desc("The function to run (default: main)"),
