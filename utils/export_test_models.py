@@ -168,6 +168,24 @@ def build(name: str):
     return model, x, calib
 
 
+def calibrated(name: str, backend: str, models: pathlib.Path):
+    """PyTorch's prepare_fx of model NAME with get_default_qconfig_mapping(
+    BACKEND), calibrated sample by sample on the committed NAME.calib.npy, and
+    the committed NAME.input.npy: the golden generators' common start (the
+    committed data is what qfx sees: use exactly it)."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import prepare_fx
+
+    model, _, _ = build(name)
+    x = torch.from_numpy(np.load(models / f"{name}.input.npy"))
+    calib = torch.from_numpy(np.load(models / f"{name}.calib.npy"))
+    prepared = prepare_fx(model, get_default_qconfig_mapping(backend), (x,))
+    with torch.no_grad():
+        for sample in calib:
+            prepared(sample)
+    return prepared, x
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=pathlib.Path, default=REPO / "test" / "Inputs" / "models")

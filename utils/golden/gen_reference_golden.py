@@ -16,8 +16,7 @@ import sys
 
 import numpy as np
 import torch
-from torch.ao.quantization import get_default_qconfig_mapping
-from torch.ao.quantization.quantize_fx import convert_to_reference_fx, prepare_fx
+from torch.ao.quantization.quantize_fx import convert_to_reference_fx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import export_test_models  # noqa: E402
@@ -29,14 +28,8 @@ def main() -> None:
     out = pathlib.Path(sys.argv[1])
     for name in export_test_models.MODELS:
         for backend in BACKENDS:
-            model, x, calib = export_test_models.build(name)
-            # The committed data is what qfx sees: use exactly it.
-            x = torch.from_numpy(np.load(out / f"{name}.input.npy"))
-            calib = torch.from_numpy(np.load(out / f"{name}.calib.npy"))
-            prepared = prepare_fx(model, get_default_qconfig_mapping(backend), (x,))
+            prepared, x = export_test_models.calibrated(name, backend, out)
             with torch.no_grad():
-                for sample in calib:
-                    prepared(sample)
                 reference = convert_to_reference_fx(prepared)
                 y = reference(x)
             np.save(out / f"{name}.reference-{backend}.npy", y.numpy().astype(np.float32))
