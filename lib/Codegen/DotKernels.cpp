@@ -385,8 +385,7 @@ private:
 };
 
 void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
-  mlir::MLIRContext *ctx = b.getContext();
-  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type element = b.getIntegerType(target.elementBits);
   packedType = MemRefType::get({blocks, k4, group * kLanes}, element);
   constType = MemRefType::get({blocks, kLanes}, i32);
@@ -406,7 +405,7 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
     }
   std::vector<int32_t> folded(blocks * kLanes, 0);
   std::vector<int64_t> multipliers(blocks * kLanes, 0),
-      rounding(blocks * kLanes, 0), shifts(blocks * kLanes, 1);
+      shifts(blocks * kLanes, 1);
   for (int64_t nn = 0; nn < chain.n; ++nn) {
     int64_t offset = target.unsignedA ? 128 : 0;
     uint64_t compensation =
@@ -420,41 +419,24 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
         static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn]))));
     multipliers[nn] = chain.multipliers[nn];
     shifts[nn] = chain.shifts[nn];
-    rounding[nn] = int64_t{1} << (chain.shifts[nn] - 1);
   }
-  auto global = [&](llvm::StringRef suffix, MemRefType type,
-                    mlir::DenseElementsAttr values) {
-    auto op = mlir::memref::GlobalOp::create(
-        b, loc, (name + suffix).str(), b.getStringAttr("private"), type, values,
+  // A private constant global NAME_SUFFIX of `type` holding `values`.
+  auto global = [&](llvm::StringRef suffix, MemRefType type, auto values) {
+    auto tensorType =
+        RankedTensorType::get(type.getShape(), type.getElementType());
+    mlir::memref::GlobalOp::create(
+        b, loc, (name + suffix).str(), b.getStringAttr("private"), type,
+        mlir::DenseElementsAttr::get(tensorType, llvm::ArrayRef(values)),
         /*constant=*/true, b.getI64IntegerAttr(64));
-    (void)op;
   };
-  auto tensorOf = [&](MemRefType type) {
-    return RankedTensorType::get(type.getShape(), type.getElementType());
-  };
-  if (target.elementBits == 8) {
-    std::vector<int8_t> bytes(packed.begin(), packed.end());
+  if (target.elementBits == 8)
     global("_weights", packedType,
-           mlir::DenseElementsAttr::get(tensorOf(packedType),
-                                        llvm::ArrayRef<int8_t>(bytes)));
-  } else {
-    global("_weights", packedType,
-           mlir::DenseElementsAttr::get(tensorOf(packedType),
-                                        llvm::ArrayRef<int16_t>(packed)));
-  }
-  global("_bias", constType,
-         mlir::DenseElementsAttr::get(tensorOf(constType),
-                                      llvm::ArrayRef<int32_t>(folded)));
-  global("_multipliers", i64Type,
-         mlir::DenseElementsAttr::get(tensorOf(i64Type),
-                                      llvm::ArrayRef<int64_t>(multipliers)));
-  global("_rounding", i64Type,
-         mlir::DenseElementsAttr::get(tensorOf(i64Type),
-                                      llvm::ArrayRef<int64_t>(rounding)));
-  global("_shifts", i64Type,
-         mlir::DenseElementsAttr::get(tensorOf(i64Type),
-                                      llvm::ArrayRef<int64_t>(shifts)));
-  (void)ctx;
+           std::vector<int8_t>(packed.begin(), packed.end()));
+  else
+    global("_weights", packedType, packed);
+  global("_bias", constType, folded);
+  global("_multipliers", i64Type, multipliers);
+  global("_shifts", i64Type, shifts);
 }
 
 /// A private declaration standing for an LLVM intrinsic until
@@ -544,7 +526,6 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
   // the store (masked for a partial block).
   Value folded = getGlobal(b, loc, "_bias", constType);
   Value multipliers = getGlobal(b, loc, "_multipliers", i64Type);
-  Value rounding = getGlobal(b, loc, "_rounding", i64Type);
   Value shifts = getGlobal(b, loc, "_shifts", i64Type);
   auto splat32 = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(
@@ -559,8 +540,12 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
     llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
     Value c = vector::LoadOp::create(b, loc, accType, folded, at);
     Value mult = vector::LoadOp::create(b, loc, wideType, multipliers, at);
-    Value round = vector::LoadOp::create(b, loc, wideType, rounding, at);
     Value shift = vector::LoadOp::create(b, loc, wideType, shifts, at);
+    // The rounding addend 2^(shift - 1), once per block.
+    Value one = arith::ConstantOp::create(
+        b, loc, wideType, mlir::DenseElementsAttr::get(wideType, int64_t{1}));
+    Value round = arith::ShLIOp::create(
+        b, loc, one, arith::SubIOp::create(b, loc, shift, one));
     Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
     for (int64_t r = 0; r < rows; ++r) {
       Value acc = loop.getResult(r * vectors + v);

@@ -176,9 +176,6 @@ public:
   /// Lowers the pattern rooted at `root` (one op or a qfx.fused op).
   llvm::Error lowerPattern(Operation *root);
 
-  /// True if `root` consumes a dequantized value (through data movement).
-  static bool consumesQuantized(Operation *root);
-
 private:
   // Values.
   Lowered<Act> getAct(Value floatValue);
@@ -1129,10 +1126,6 @@ bool isDequantized(Value value) {
   return llvm::isa_and_nonnull<quant::DequantizeCastOp, DequantizeOp>(def);
 }
 
-bool Lowering::consumesQuantized(Operation *root) {
-  return llvm::any_of(root->getOperands(), isDequantized);
-}
-
 /// True for a weight-only pattern: a conv or matmul whose weight is
 /// dequantized and whose input is float. It stays float with its weights
 /// stored quantized (packed when narrower than 8 bits).
@@ -1303,7 +1296,8 @@ struct QFXLowerReferencePass
           !op.hasTrait<mlir::OpTrait::IsTerminator>())
         roots.push_back(&op);
     for (Operation *root : roots) {
-      if (!Lowering::consumesQuantized(root) || isWeightOnly(root))
+      if (!llvm::any_of(root->getOperands(), isDequantized) ||
+          isWeightOnly(root))
         continue;
       // Data movement between a dequantize and a pattern is replayed on the
       // integers when the pattern is lowered.
