@@ -60,23 +60,33 @@ namespace vector = mlir::vector;
 namespace {
 
 /// What a target's kernels are built from: a dot-product instruction that
-/// multiplies 32-bit groups of A and weight elements (4 bytes or 2 int16)
-/// and sums each group into one of `lanes` int32 lanes.
+/// multiplies groups of A and weight elements (4 bytes or 2 int16 in 32
+/// bits) and sums each group into one of `lanes` int32 lanes; or a matrix
+/// instruction (SMMLA) that multiplies a 2x8 block of A by an 8x2 block of
+/// weights into a 2x2 block of int32.
 struct KernelTarget {
   llvm::StringLiteral name;
   llvm::StringLiteral prefix; // of the kernels' function names
+  /// Output columns of one column block (one vector of int32 a row).
   int64_t lanes;
   /// The LLVM intrinsic: (acc, a, b) -> acc, or (a, b) -> sums when
   /// `accumulates` is false (then added to acc).
   llvm::StringLiteral dot;
   bool accumulates;
-  /// Bits of one A / weight element: 8 (4 a group) or 16 (2 a group).
+  /// Bits of one A / weight element: 8 or 16.
   int64_t elementBits;
+  /// The k values one instruction sums a lane (a row of a 2x8 block with
+  /// `matrix`): A and the weights are padded to a multiple.
+  int64_t group;
   /// The instruction multiplies unsigned A bytes: A is made unsigned by
   /// flipping its top bit (+128), compensated in the folded constant.
   bool unsignedA;
   /// The tiles run as scf.parallel (OpenMP threads).
   bool parallel;
+  /// Column blocks of the microkernel.
+  int64_t vectors;
+  /// SMMLA: A is read as pairs of rows, interleaved by 8 k values.
+  bool matrix;
 };
 
 // vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
@@ -86,8 +96,11 @@ constexpr KernelTarget kVnni{"x86-64-avx512vnni",
                              "llvm.x86.avx512.vpdpbusd.512",
                              /*accumulates=*/true,
                              /*elementBits=*/8,
+                             /*group=*/4,
                              /*unsignedA=*/true,
-                             /*parallel=*/true};
+                             /*parallel=*/true,
+                             /*vectors=*/2,
+                             /*matrix=*/false};
 // SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
 // runtime is assumed on AArch64.)
 constexpr KernelTarget kSdot{"aarch64-dotprod",
@@ -96,19 +109,38 @@ constexpr KernelTarget kSdot{"aarch64-dotprod",
                              "llvm.aarch64.neon.sdot.v4i32.v16i8",
                              /*accumulates=*/true,
                              /*elementBits=*/8,
+                             /*group=*/4,
                              /*unsignedA=*/false,
-                             /*parallel=*/false};
+                             /*parallel=*/false,
+                             /*vectors=*/2,
+                             /*matrix=*/false};
+// SMMLA (I8MM): a signed 2x8 by 8x2 byte product into 2x2 int32 lanes; a
+// column block is 8 columns (4 column pairs), so that an 8-row tile holds 16
+// accumulator registers.
+constexpr KernelTarget kI8mm{"aarch64-i8mm",
+                             "qfx_i8mm_matmul_",
+                             8,
+                             "llvm.aarch64.neon.smmla.v4i32.v16i8",
+                             /*accumulates=*/true,
+                             /*elementBits=*/8,
+                             /*group=*/8,
+                             /*unsignedA=*/false,
+                             /*parallel=*/false,
+                             /*vectors=*/1,
+                             /*matrix=*/true};
 // AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
 // form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
 constexpr KernelTarget kAvx2{
     "x86-64-avx2",         "qfx_avx2_matmul_", 8, "llvm.x86.avx2.pmadd.wd",
     /*accumulates=*/false,
     /*elementBits=*/16,
+    /*group=*/2,
     /*unsignedA=*/false,
-    /*parallel=*/true};
+    /*parallel=*/true,
+    /*vectors=*/2,
+    /*matrix=*/false};
 
-constexpr int64_t kRows = 8;    // rows of the microkernel
-constexpr int64_t kVectors = 2; // vector columns of the microkernel
+constexpr int64_t kRows = 8; // rows of the microkernel
 constexpr llvm::StringLiteral kIntrinsicAttr = "qfx_llvm_intrinsic";
 
 /// A convolution's geometry (NHWC input, OHWI weights): its GEMM has M =
@@ -337,7 +369,7 @@ public:
   KernelBuilder(mlir::ModuleOp module, const MatmulChain &chain,
                 const KernelTarget &target, std::string name)
       : module(module), chain(chain), target(target), kLanes(target.lanes),
-        group(32 / target.elementBits), name(std::move(name)),
+        group(target.group), name(std::move(name)),
         blocks((chain.n + kLanes - 1) / kLanes),
         k4((chain.k + group - 1) / group) {}
 
@@ -347,10 +379,21 @@ private:
   void createGlobals(OpBuilder &b, Location loc);
   Value getGlobal(OpBuilder &b, Location loc, llvm::StringRef suffix,
                   MemRefType type);
-  /// One tile of `rows` rows from `m0` and `vectors` 16-column blocks from
+  /// One tile of `rows` rows from `m0` and `vectors` column blocks from
   /// `block0` (a partial last block when `partial`).
   void emitTile(OpBuilder &b, Location loc, Value a, Value out, Value m0,
                 int64_t rows, Value block0, int64_t vectors, bool partial);
+  /// The tile's int32 sums with a dot-product instruction, or with SMMLA:
+  /// one vector of `kLanes` a row and column block, row-major.
+  llvm::SmallVector<Value> emitDotProducts(OpBuilder &b, Location loc, Value a,
+                                           Value m0, int64_t rows, Value block0,
+                                           int64_t vectors);
+  llvm::SmallVector<Value> emitMatrixProducts(OpBuilder &b, Location loc,
+                                              Value a, Value m0, int64_t rows,
+                                              Value block0, int64_t vectors);
+  /// Stores element `v` of A's row `m`, column `k` in the kernel's copy.
+  void storeA(OpBuilder &b, Location loc, Value v, Value rows, Value m,
+              Value k);
   Value index(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
@@ -359,8 +402,8 @@ private:
   /// An int8 value of A as the kernel reads it: top bit flipped (`top` is
   /// -128) where A is unsigned, widened where elements are wider.
   Value toElement(OpBuilder &b, Location loc, Value v, Value top);
-  /// Fills `rows` ([M, K rounded up to a group]) with A's rows as
-  /// toElement makes them.
+  /// Fills `rows` (the kernel's copy of A) with A's rows as toElement makes
+  /// them.
   void emitFlippedCopy(OpBuilder &b, Location loc, Value a, Value rows);
   /// Fills `rows` with the conv input's im2col rows as toElement makes them;
   /// padding reads the input zero point.
@@ -392,7 +435,8 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   i64Type = MemRefType::get({blocks, kLanes}, i64);
 
   // Packed weights: [block][k / group][lane][group], the k values of one
-  // column's group in one lane; zero beyond K and N.
+  // column's group in one lane (for SMMLA, 16 bytes are the 8x2 block of a
+  // column pair); zero beyond K and N.
   std::vector<int16_t> packed(blocks * k4 * group * kLanes, 0);
   std::vector<int64_t> columnSums(chain.n, 0);
   for (int64_t kk = 0; kk < chain.k; ++kk)
@@ -462,12 +506,11 @@ Value KernelBuilder::getGlobal(OpBuilder &b, Location loc,
   return mlir::memref::GetGlobalOp::create(b, loc, type, name + suffix.str());
 }
 
-void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
-                             Value m0, int64_t rows, Value block0,
-                             int64_t vectors, bool partial) {
-  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+llvm::SmallVector<Value>
+KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
+                               int64_t rows, Value block0, int64_t vectors) {
+  Type i32 = b.getI32Type();
   auto accType = VectorType::get({kLanes}, i32);
-  auto wideType = VectorType::get({kLanes}, i64);
   // A group vector: `group` elements per lane.
   auto bytesType =
       VectorType::get({group * kLanes}, b.getIntegerType(target.elementBits));
@@ -521,6 +564,84 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
         }
         mlir::scf::YieldOp::create(lb, l, next);
       });
+  return llvm::SmallVector<Value>(loop.getResults());
+}
+
+llvm::SmallVector<Value>
+KernelBuilder::emitMatrixProducts(OpBuilder &b, Location loc, Value a, Value m0,
+                                  int64_t rows, Value block0, int64_t vectors) {
+  Type i32 = b.getI32Type();
+  // SMMLA's operands: a 2x2 int32 block [r0c0, r0c1, r1c0, r1c1], two rows
+  // of 8 bytes of A, two columns of 8 bytes of weights.
+  auto blockType = VectorType::get({4}, i32);
+  auto bytesType = VectorType::get({16}, b.getIntegerType(8));
+  int64_t pairs = (rows + 1) / 2, columnPairs = kLanes / 2;
+  Value zero = arith::ConstantOp::create(
+      b, loc, blockType, mlir::DenseElementsAttr::get(blockType, int32_t{0}));
+  Value weights = getGlobal(b, loc, "_weights", packedType);
+  mlir::func::FuncOp mmla =
+      getIntrinsic(target.dot, {blockType, bytesType, bytesType}, blockType);
+  Value pair0 = arith::DivUIOp::create(b, loc, m0, index(b, loc, 2));
+  // Accumulator (p, v, q): row pair p, column block v, column pair q.
+  auto at = [&](int64_t p, int64_t v, int64_t q) {
+    return (p * vectors + v) * columnPairs + q;
+  };
+  llvm::SmallVector<Value> init(pairs * vectors * columnPairs, zero);
+  auto loop = mlir::scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, k4), index(b, loc, 1), init,
+      [&](OpBuilder &lb, Location l, Value kk, mlir::ValueRange accs) {
+        llvm::SmallVector<Value> weightVectors;
+        for (int64_t v = 0; v < vectors; ++v) {
+          Value block = arith::AddIOp::create(lb, l, block0, index(lb, l, v));
+          for (int64_t q = 0; q < columnPairs; ++q)
+            weightVectors.push_back(vector::LoadOp::create(
+                lb, l, bytesType, weights,
+                mlir::ValueRange{block, kk, index(lb, l, q * 16)}));
+        }
+        llvm::SmallVector<Value> next(accs.begin(), accs.end());
+        for (int64_t p = 0; p < pairs; ++p) {
+          Value pair = arith::AddIOp::create(lb, l, pair0, index(lb, l, p));
+          Value rowPair = vector::LoadOp::create(
+              lb, l, bytesType, a, mlir::ValueRange{pair, kk, index(lb, l, 0)});
+          for (int64_t v = 0; v < vectors; ++v)
+            for (int64_t q = 0; q < columnPairs; ++q)
+              next[at(p, v, q)] =
+                  mlir::func::CallOp::create(
+                      lb, l, mmla,
+                      mlir::ValueRange{accs[at(p, v, q)], rowPair,
+                                       weightVectors[v * columnPairs + q]})
+                      .getResult(0);
+        }
+        mlir::scf::YieldOp::create(lb, l, next);
+      });
+  // A row of a column block: its half of each column pair's 2x2 block.
+  llvm::SmallVector<Value> sums;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v) {
+      int64_t half = r % 2 * 2;
+      llvm::SmallVector<Value> quarters;
+      for (int64_t q = 0; q < columnPairs; q += 2)
+        quarters.push_back(vector::ShuffleOp::create(
+            b, loc, loop.getResult(at(r / 2, v, q)),
+            loop.getResult(at(r / 2, v, q + 1)),
+            llvm::ArrayRef<int64_t>{half, half + 1, half + 4, half + 5}));
+      assert(quarters.size() == 2 && "an SMMLA column block is 8 columns");
+      sums.push_back(vector::ShuffleOp::create(
+          b, loc, quarters[0], quarters[1],
+          llvm::ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    }
+  return sums;
+}
+
+void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
+                             Value m0, int64_t rows, Value block0,
+                             int64_t vectors, bool partial) {
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto accType = VectorType::get({kLanes}, i32);
+  auto wideType = VectorType::get({kLanes}, i64);
+  llvm::SmallVector<Value> sums =
+      target.matrix ? emitMatrixProducts(b, loc, a, m0, rows, block0, vectors)
+                    : emitDotProducts(b, loc, a, m0, rows, block0, vectors);
 
   // Epilogue: tosa.rescale's arithmetic on (acc << f) + C, the clamp, and
   // the store (masked for a partial block).
@@ -548,9 +669,9 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
         b, loc, one, arith::SubIOp::create(b, loc, shift, one));
     Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
     for (int64_t r = 0; r < rows; ++r) {
-      Value acc = loop.getResult(r * vectors + v);
-      acc = arith::AddIOp::create(
-          b, loc, arith::ShLIOp::create(b, loc, acc, fraction), c);
+      Value acc = arith::AddIOp::create(
+          b, loc,
+          arith::ShLIOp::create(b, loc, sums[r * vectors + v], fraction), c);
       Value wide = arith::ExtSIOp::create(b, loc, wideType, acc);
       wide = arith::MulIOp::create(b, loc, wide, mult);
       wide = arith::AddIOp::create(b, loc, wide, round);
@@ -615,6 +736,26 @@ Value KernelBuilder::toElement(OpBuilder &b, Location loc, Value v, Value top) {
   return v;
 }
 
+void KernelBuilder::storeA(OpBuilder &b, Location loc, Value v, Value rows,
+                           Value m, Value k) {
+  if (!target.matrix) {
+    mlir::memref::StoreOp::create(b, loc, v, rows, mlir::ValueRange{m, k});
+    return;
+  }
+  // [m / 2][k / 8][m % 2][k % 8]: a pair of rows, 8 k values each.
+  auto divide = [&](Value x, int64_t d) -> std::pair<Value, Value> {
+    return {arith::DivUIOp::create(b, loc, x, index(b, loc, d)),
+            arith::RemUIOp::create(b, loc, x, index(b, loc, d))};
+  };
+  auto [pair, half] = divide(m, 2);
+  auto [step, inStep] = divide(k, group);
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, half, index(b, loc, group)),
+      inStep);
+  mlir::memref::StoreOp::create(b, loc, v, rows,
+                                mlir::ValueRange{pair, step, offset});
+}
+
 void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                                     Value rows) {
   Value a2 = mlir::memref::CollapseShapeOp::create(
@@ -628,10 +769,10 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                 pb, l, index(pb, l, 0), index(pb, l, chain.k), index(pb, l, 1),
                 mlir::ValueRange{},
                 [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
-                  llvm::SmallVector<Value, 2> at{row.front(), kk};
-                  Value v = mlir::memref::LoadOp::create(ib, il, a2, at);
-                  mlir::memref::StoreOp::create(
-                      ib, il, toElement(ib, il, v, top), rows, at);
+                  Value v = mlir::memref::LoadOp::create(
+                      ib, il, a2, mlir::ValueRange{row.front(), kk});
+                  storeA(ib, il, toElement(ib, il, v, top), rows, row.front(),
+                         kk);
                   mlir::scf::YieldOp::create(ib, il);
                 });
           });
@@ -703,20 +844,16 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
                          [&](OpBuilder &cb, Location cl, Value ch) {
                            Value v = mlir::memref::LoadOp::create(
                                cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
-                           mlir::memref::StoreOp::create(
-                               cb, cl, toElement(cb, cl, v, top), rows,
-                               mlir::ValueRange{pixel, ar::AddIOp::create(
-                                                           cb, cl, base, ch)});
+                           storeA(cb, cl, toElement(cb, cl, v, top), rows,
+                                  pixel, ar::AddIOp::create(cb, cl, base, ch));
                          });
                     mlir::scf::YieldOp::create(ib, il);
                   },
                   [&](OpBuilder &ib, Location il) {
                     loop(ib, il, channels,
                          [&](OpBuilder &cb, Location cl, Value ch) {
-                           mlir::memref::StoreOp::create(
-                               cb, cl, padding, rows,
-                               mlir::ValueRange{pixel, ar::AddIOp::create(
-                                                           cb, cl, base, ch)});
+                           storeA(cb, cl, padding, rows, pixel,
+                                  ar::AddIOp::create(cb, cl, base, ch));
                          });
                     mlir::scf::YieldOp::create(ib, il);
                   });
@@ -747,18 +884,25 @@ mlir::func::FuncOp KernelBuilder::build() {
   // with the top bit flipped, i.e. + 128, on VNNI; int16 on AVX2) in a
   // [M, K rounded up to a group] copy, zero beyond K (the padded weights are
   // zero there): one buffer, seen as elements to fill and as int32 groups to
-  // broadcast from, so that the inner loop only broadcasts.
+  // broadcast from, so that the inner loop only broadcasts. For SMMLA, rows
+  // in pairs, [M / 2][K / 8][2][8], so that one load reads a 2x8 block (and
+  // a zero row after an odd M).
   Type element = b.getIntegerType(target.elementBits);
+  int64_t copiedRows = target.matrix ? chain.m + chain.m % 2 : chain.m;
   Value bytes = mlir::memref::AllocOp::create(
-      b, loc, MemRefType::get({chain.m * k4 * 4}, i8), mlir::ValueRange{},
-      b.getI64IntegerAttr(64));
-  Value rowsOfA = mlir::memref::ViewOp::create(
-      b, loc, MemRefType::get({chain.m, k4 * group}, element), bytes,
-      index(b, loc, 0), mlir::ValueRange{});
-  Value words = mlir::memref::ViewOp::create(
-      b, loc, MemRefType::get({chain.m, k4}, b.getI32Type()), bytes,
-      index(b, loc, 0), mlir::ValueRange{});
-  if (chain.k % group) {
+      b, loc,
+      MemRefType::get({copiedRows * k4 * group * target.elementBits / 8}, i8),
+      mlir::ValueRange{}, b.getI64IntegerAttr(64));
+  auto view = [&](llvm::ArrayRef<int64_t> shape, Type type) -> Value {
+    return mlir::memref::ViewOp::create(b, loc, MemRefType::get(shape, type),
+                                        bytes, index(b, loc, 0),
+                                        mlir::ValueRange{});
+  };
+  Value rowsOfA = target.matrix ? view({copiedRows / 2, k4, 2 * group}, i8)
+                                : view({chain.m, k4 * group}, element);
+  // What the microkernel reads: the pairs of rows, or the int32 groups.
+  Value a2 = target.matrix ? rowsOfA : view({chain.m, k4}, b.getI32Type());
+  if (chain.k % group || copiedRows != chain.m) {
     Value zero =
         arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
     mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
@@ -768,10 +912,9 @@ mlir::func::FuncOp KernelBuilder::build() {
     emitIm2col(b, loc, a, rowsOfA);
   else
     emitFlippedCopy(b, loc, a, rowsOfA);
-  Value a2 = words;
 
   int64_t fullBlocks = chain.n / kLanes;
-  int64_t pairedBlocks = fullBlocks - fullBlocks % kVectors;
+  int64_t pairedBlocks = fullBlocks - fullBlocks % target.vectors;
   int64_t mainRows = chain.m - chain.m % kRows;
   // For each group of column blocks (the weights stay in cache), every row.
   auto forRows = [&](OpBuilder &ob, Location l, Value block0, int64_t vectors,
@@ -794,26 +937,27 @@ mlir::func::FuncOp KernelBuilder::build() {
   // weights fit in L2 anyway: then the rows, so that each thread reads only
   // its part of A.
   constexpr int64_t kL2Bytes = 256 * 1024;
-  bool rowsOuter = blocks * k4 * 4 * kLanes <= kL2Bytes; // 4 bytes a group
+  bool rowsOuter =
+      packedType.getNumElements() * target.elementBits / 8 <= kL2Bytes;
   if (pairedBlocks > 0 && mainRows > 0) {
     llvm::SmallVector<int64_t, 2> upper{pairedBlocks, mainRows};
-    llvm::SmallVector<int64_t, 2> steps{kVectors, kRows};
+    llvm::SmallVector<int64_t, 2> steps{target.vectors, kRows};
     if (rowsOuter) {
       std::swap(upper[0], upper[1]);
       std::swap(steps[0], steps[1]);
     }
-    forEach(b, loc, upper, steps,
-            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-              Value block0 = ivs[rowsOuter ? 1 : 0],
-                    m0 = ivs[rowsOuter ? 0 : 1];
-              emitTile(ob, l, a2, out, m0, kRows, block0, kVectors, false);
-            });
+    forEach(
+        b, loc, upper, steps,
+        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+          Value block0 = ivs[rowsOuter ? 1 : 0], m0 = ivs[rowsOuter ? 0 : 1];
+          emitTile(ob, l, a2, out, m0, kRows, block0, target.vectors, false);
+        });
   }
   if (pairedBlocks > 0 && chain.m % kRows)
-    forEach(b, loc, {pairedBlocks}, {kVectors},
+    forEach(b, loc, {pairedBlocks}, {target.vectors},
             [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
               emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows,
-                       ivs[0], kVectors, false);
+                       ivs[0], target.vectors, false);
             });
   for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
     forRows(b, loc, index(b, loc, block), 1, false);
@@ -853,6 +997,8 @@ const KernelTarget *getHostTarget() {
     return &kVnni;
   if (features.lookup("avx2"))
     return &kAvx2;
+  if (features.lookup("i8mm"))
+    return &kI8mm;
   if (features.lookup("dotprod"))
     return &kSdot;
   return nullptr;
@@ -870,12 +1016,14 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       kernels = &kVnni;
     else if (target == kSdot.name)
       kernels = &kSdot;
+    else if (target == kI8mm.name)
+      kernels = &kI8mm;
     else if (target == kAvx2.name)
       kernels = &kAvx2;
     else if (target != "none") {
       module.emitError() << "qfx-codegen: unknown target '" << target
                          << "', expected x86-64-avx512vnni, x86-64-avx2, "
-                            "aarch64-dotprod, host or none";
+                            "aarch64-dotprod, aarch64-i8mm, host or none";
       return signalPassFailure();
     }
     if (!kernels)

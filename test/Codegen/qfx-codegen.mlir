@@ -4,6 +4,7 @@
 // RUN: not quant-opt %s --qfx-codegen=target=riscv 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: quant-opt %s --qfx-codegen=target=aarch64-dotprod --split-input-file | FileCheck %s --check-prefix=SDOT
 // RUN: quant-opt %s --qfx-codegen=target=x86-64-avx2 --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: quant-opt %s --qfx-codegen=target=aarch64-i8mm --split-input-file | FileCheck %s --check-prefix=I8MM
 
 // A Linear's int8 chain becomes a call of a VNNI kernel. The weights
 // [[1, 2], [3, 4], [5, 6]] (K = 3, N = 2) are packed per 16-column block and
@@ -47,12 +48,29 @@
 // AVX2: arith.extsi {{.*}} : i8 to i16
 // AVX2: call @qfx.intrinsic.llvm.x86.avx2.pmadd.wd
 // AVX2: arith.addi {{.*}} : vector<8xi32>
+// With I8MM (SMMLA: a 2x8 block of A times an 8x2 block of weights), 8-column
+// blocks of 8 k values a column (16 bytes a column pair); A copied in pairs
+// of rows, [M / 2][K / 8][2][8], zero-filled; a row's 8 sums gathered from
+// its half of each column pair's 2x2 result.
+// I8MM-DAG: func.func private @qfx.intrinsic.llvm.aarch64.neon.smmla.v4i32.v16i8(vector<4xi32>, vector<16xi8>, vector<16xi8>) -> vector<4xi32>
+// I8MM-LABEL: func.func @linear
+// I8MM: call @qfx_i8mm_matmul_0
+// I8MM-DAG: memref.global "private" constant @qfx_i8mm_matmul_0_weights : memref<1x1x64xi8> = dense<{{\[\[\[}}1, 3, 5, 0, 0, 0, 0, 0, 2, 4, 6, 0, 0, 0, 0, 0, 0,
+// I8MM-DAG: memref.global "private" constant @qfx_i8mm_matmul_0_bias : memref<1x8xi32> = dense<{{\[\[}}82, -124, 0, 0, 0, 0, 0, 0]]>
+// I8MM: func.func private @qfx_i8mm_matmul_0
+// I8MM: memref.view {{.*}} : memref<16xi8> to memref<1x1x16xi8>
+// I8MM: linalg.fill
+// I8MM-NOT: arith.xori
+// I8MM-COUNT-4: call @qfx.intrinsic.llvm.aarch64.neon.smmla.v4i32.v16i8
+// I8MM: vector.shuffle %{{.*}}#0, %{{.*}}#1 [0, 1, 4, 5]
+// I8MM: vector.shuffle %{{.*}}#2, %{{.*}}#3 [0, 1, 4, 5]
+// I8MM: vector.shuffle %{{.*}}#0, %{{.*}}#1 [2, 3, 6, 7]
 // NONE-LABEL: func.func @linear
 // NONE: tosa.matmul
 // NONE: tosa.rescale
 // INTR-NOT: func.func private @qfx.intrinsic
 // INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, host or none
+// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, aarch64-i8mm, host or none
 func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6]]]> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
   %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>

@@ -11,7 +11,7 @@ include "mlir/Pass/PassBase.td"
 
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   let summary = "Replaces int8 TOSA matmul and conv2d chains with native "
-                "int8 kernels (AVX-512 VNNI, AVX2, AArch64 SDOT)";
+                "int8 kernels (AVX-512 VNNI, AVX2, AArch64 SDOT and SMMLA)";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
     Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM over
@@ -47,9 +47,14 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     - `aarch64-dotprod`: the same kernels with SDOT (signed x signed bytes,
       4 int32 lanes per NEON register, `llvm.aarch64.neon.sdot`): no top-bit
       flip, plain loops (no OpenMP runtime is assumed on AArch64).
+    - `aarch64-i8mm`: SMMLA (`llvm.aarch64.neon.smmla`: a 2x8 block of
+      signed bytes by an 8x2 block into a 2x2 block of int32): A copied in
+      pairs of rows interleaved by 8 k values, 8-column blocks, an 8x8
+      microkernel of 16 SMMLAs per 8 k values; each row's sums gathered by
+      shuffles before the same epilogue. Plain loops.
     - `host`: `x86-64-avx512vnni` if this machine has AVX-512 VNNI, else
-      `x86-64-avx2` if it has AVX2, else `aarch64-dotprod` if it has the
-      dot-product extension, else nothing (the TOSA stays for the generic
+      `x86-64-avx2` if it has AVX2, else `aarch64-i8mm` if it has I8MM, else
+      `aarch64-dotprod` if it has the dot-product extension, else nothing (the TOSA stays for the generic
       lowering).
     - `none`: nothing.
 
@@ -63,8 +68,8 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, host (what "
-           "this machine has) or none">
+           "x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, aarch64-i8mm, "
+           "host (what this machine has) or none">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Cross-compiles each case with quant-compile --target=aarch64-dotprod (SDOT
-kernels), links it into a small C program with aarch64-linux-gnu-gcc, runs it
-under qemu-aarch64 -cpu max and checks that its output equals quant-run's
-generic lowering of the same case on this machine.
+"""Cross-compiles each case with quant-compile --target=TARGET (aarch64-dotprod:
+SDOT kernels, aarch64-i8mm: SMMLA kernels), checks that the object uses the
+target's instruction, links it into a small C program with
+aarch64-linux-gnu-gcc, runs it under qemu-aarch64 -cpu max and checks that its
+output equals quant-run's generic lowering of the same case on this machine.
 
-Usage: compare-aarch64.py QUANT_COMPILE QUANT_RUN DIR CASES_FILE
+Usage: compare-aarch64.py QUANT_COMPILE QUANT_RUN DIR CASES_FILE [TARGET]
+TARGET: aarch64-dotprod (default) or aarch64-i8mm.
 CASES_FILE: one case a line, NAME (DIR/NAME.mlir on DIR/NAME.npy) or
 NAME MODEL.mlir INPUT.npy. Models of one input and one output.
 """
@@ -17,6 +19,7 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 C_TYPES = {"int8": "int8_t", "float32": "float"}
+INSTRUCTIONS = {"aarch64-dotprod": "sdot", "aarch64-i8mm": "smmla"}
 
 DRIVER = """#include <stdio.h>
 #include "model.h"
@@ -40,23 +43,25 @@ def main() -> int:
     directory = pathlib.Path(sys.argv[3])
     cases = [line.split() for line in pathlib.Path(sys.argv[4]).read_text().splitlines()
              if line.strip()]
+    target = sys.argv[5] if len(sys.argv) > 5 else "aarch64-dotprod"
+    instruction = INSTRUCTIONS[target]
     failures = 0
     for case in cases:
         name = case[0]
         model, data = ((directory / f"{name}.mlir", directory / f"{name}.npy") if len(case) == 1
                        else (pathlib.Path(case[1]), pathlib.Path(case[2])))
-        work = directory / f"{name}.aarch64"
+        work = directory / f"{name}.{target}"
         work.mkdir(exist_ok=True)
         expected_path = work / "expected.npy"
         subprocess.run([quant_run, str(model), f"--input={data}", "--codegen=none",
                         "-o", str(expected_path)], check=True)
         expected = np.load(expected_path)
-        subprocess.run([quant_compile, str(model), "--target=aarch64-dotprod", "--name=model",
+        subprocess.run([quant_compile, str(model), f"--target={target}", "--name=model",
                         "-o", str(work / "model.o"), f"--header={work / 'model.h'}"], check=True)
         disassembly = subprocess.run(["llvm-objdump", "-d", str(work / "model.o")], check=True,
                                      capture_output=True, text=True).stdout
-        if "sdot" not in disassembly:
-            print(f"{name}: the object has no sdot instruction")
+        if instruction not in disassembly:
+            print(f"{name}: the object has no {instruction} instruction")
             failures += 1
             continue
         inputs = np.load(data)
