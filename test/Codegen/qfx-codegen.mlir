@@ -103,3 +103,55 @@ func.func @weight_zero_point(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
   return %r : tensor<1x2x2xi8>
 }
+
+// -----
+
+// A depthwise convolution's chain becomes a direct-convolution kernel over
+// blocks of 16 output channels (VNNI's lanes): the weights as [tap][block]
+// [lane] bytes, the epilogue constant the conv bias (x - zp is formed before
+// the multiply, so no zero-point term); taps outside the input are skipped;
+// with a channel multiplier of 2, one load of 8 input channels and a shuffle
+// repeating each twice.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: call @qfx_vnni_depthwise_0
+// CHECK-NOT: tosa.depthwise_conv2d
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_weights : memref<4x2x16xi8> = dense<3>
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_bias : memref<2x16xi32> = dense<7>
+// CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x3x3x16xi8>, %{{.*}}: memref<1x2x2x32xi8>)
+// CHECK: scf.if
+// CHECK: vector.load {{.*}} : memref<1x3x3x16xi8>, vector<8xi8>
+// CHECK: vector.shuffle {{.*}} [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// CHECK-NOT: call @qfx.intrinsic
+// CHECK: return
+// SDOT-LABEL: func.func @depthwise
+// SDOT: call @qfx_sdot_depthwise_0
+func.func @depthwise(%a: tensor<1x3x3x16xi8>) -> tensor<1x2x2x32xi8> {
+  %w = "tosa.const"() <{values = dense<3> : tensor<2x2x16x2xi8>}> : () -> tensor<2x2x16x2xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<32xi32>}> : () -> tensor<32xi32>
+  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.depthwise_conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 2, 2>} : (tensor<1x3x3x16xi8>, tensor<2x2x16x2xi8>, tensor<32xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x32xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2x32xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2x32xi8>
+  return %r : tensor<1x2x2x32xi8>
+}
+
+// -----
+
+// An average pool's window sum (a depthwise convolution with ones, then an
+// add and a division, not a rescale) is left to the generic lowering.
+// CHECK-LABEL: func.func @window_sum
+// CHECK: tosa.depthwise_conv2d
+func.func @window_sum(%a: tensor<1x2x2x4xi8>) -> tensor<1x1x1x4xi32> {
+  %w = "tosa.const"() <{values = dense<1> : tensor<2x2x4x1xi8>}> : () -> tensor<2x2x4x1xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.depthwise_conv2d %a, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x2x2x4xi8>, tensor<2x2x4x1xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x4xi32>
+  %two = "tosa.const"() <{values = dense<2> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %sum = tosa.add %acc, %two : (tensor<1x1x1x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x1x4xi32>
+  return %sum : tensor<1x1x1x4xi32>
+}

@@ -10,8 +10,9 @@
 include "mlir/Pass/PassBase.td"
 
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
-  let summary = "Replaces int8 TOSA matmul and conv2d chains with native "
-                "int8 kernels (AVX-512 VNNI, AVX2, AArch64 SDOT and SMMLA)";
+  let summary = "Replaces int8 TOSA matmul, conv2d and depthwise_conv2d "
+                "chains with native int8 kernels (AVX-512 VNNI, AVX2, "
+                "AArch64 SDOT and SMMLA)";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
     Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM over
@@ -64,7 +65,18 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     runs on OpenMP threads: column-block pairs are split across threads, or
     rows when the packed weights fit in L2 (256 KB). Chains whose weight zero point is not 0,
     whose weights are not constant or whose rescale is not single-rounding
-    int32 -> int8 are left alone, and so are depthwise convolutions.
+    int32 -> int8 are left alone.
+
+    A `tosa.depthwise_conv2d` chain (the same epilogue) becomes a direct
+    convolution over the NHWC input, vectorized over blocks of output
+    channels (the target's lanes): for each output pixel and block, the sum
+    over the taps inside the input of `(x - input zero point) * w` in int32
+    (a tap in the padding adds nothing, as in TOSA), with plain vector
+    arithmetic (both factors sign-extended bytes, which x86 multiplies with
+    `vpmaddwd`), then the same epilogue. Output channel `o` reads input
+    channel `o / multiplier`: one load and a shuffle when the multiplier
+    divides the lanes, else lane by lane. Output pixels run on OpenMP threads
+    under the same rule as the GEMMs.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

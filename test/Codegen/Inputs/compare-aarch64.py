@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Cross-compiles each case with quant-compile --target=TARGET (aarch64-dotprod:
-SDOT kernels, aarch64-i8mm: SMMLA kernels), checks that the object uses the
-target's instruction, links it into a small C program with
+SDOT kernels, aarch64-i8mm: SMMLA kernels), checks that qfx-codegen replaced
+every matmul, conv2d and depthwise_conv2d of a random case (quant-opt; a
+model's average pools are depthwise convolutions that stay) and that the
+object uses the target's instruction where there is a matmul or conv2d, links
+it into a small C program with
 aarch64-linux-gnu-gcc, runs it under qemu-aarch64 -cpu max and checks that its
 output equals quant-run's generic lowering of the same case on this machine.
 
-Usage: compare-aarch64.py QUANT_COMPILE QUANT_RUN DIR CASES_FILE [TARGET]
+Usage: compare-aarch64.py QUANT_OPT QUANT_COMPILE QUANT_RUN DIR CASES_FILE [TARGET]
 TARGET: aarch64-dotprod (default) or aarch64-i8mm.
 CASES_FILE: one case a line, NAME (DIR/NAME.mlir on DIR/NAME.npy) or
 NAME MODEL.mlir INPUT.npy. Models of one input and one output.
@@ -20,6 +23,8 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 C_TYPES = {"int8": "int8_t", "float32": "float"}
 INSTRUCTIONS = {"aarch64-dotprod": "sdot", "aarch64-i8mm": "smmla"}
+# The ops qfx-codegen's kernels replace; the first two with the instruction.
+KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d")
 
 DRIVER = """#include <stdio.h>
 #include "model.h"
@@ -39,11 +44,11 @@ int main(int argc, char **argv) {{
 
 
 def main() -> int:
-    quant_compile, quant_run = sys.argv[1], sys.argv[2]
-    directory = pathlib.Path(sys.argv[3])
-    cases = [line.split() for line in pathlib.Path(sys.argv[4]).read_text().splitlines()
+    quant_opt, quant_compile, quant_run = sys.argv[1:4]
+    directory = pathlib.Path(sys.argv[4])
+    cases = [line.split() for line in pathlib.Path(sys.argv[5]).read_text().splitlines()
              if line.strip()]
-    target = sys.argv[5] if len(sys.argv) > 5 else "aarch64-dotprod"
+    target = sys.argv[6] if len(sys.argv) > 6 else "aarch64-dotprod"
     instruction = INSTRUCTIONS[target]
     failures = 0
     for case in cases:
@@ -58,9 +63,16 @@ def main() -> int:
         expected = np.load(expected_path)
         subprocess.run([quant_compile, str(model), f"--target={target}", "--name=model",
                         "-o", str(work / "model.o"), f"--header={work / 'model.h'}"], check=True)
+        source = model.read_text()
+        lowered = subprocess.run([quant_opt, str(model), f"--qfx-codegen=target={target}"],
+                                 check=True, capture_output=True, text=True).stdout
+        if len(case) == 1 and any(op in lowered for op in KERNEL_OPS):
+            print(f"{name}: qfx-codegen did not replace every kernel op")
+            failures += 1
+            continue
         disassembly = subprocess.run(["llvm-objdump", "-d", str(work / "model.o")], check=True,
                                      capture_output=True, text=True).stdout
-        if instruction not in disassembly:
+        if any(op in source for op in KERNEL_OPS[:2]) and instruction not in disassembly:
             print(f"{name}: the object has no {instruction} instruction")
             failures += 1
             continue

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs each case with quant-run --codegen=none and --codegen=TARGET and checks
-that the outputs are identical and that the TARGET run used its kernels.
+that the outputs are identical and that qfx-codegen replaced every matmul,
+conv2d and depthwise_conv2d with a TARGET kernel.
 
 Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET]
 TARGET: x86-64-avx512vnni (default) or x86-64-avx2.
@@ -12,20 +13,23 @@ import sys
 
 import numpy as np
 
+# The ops qfx-codegen's kernels replace.
+KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d")
+
 
 def main() -> int:
     quant_opt, quant_run = sys.argv[1], sys.argv[2]
     directory = pathlib.Path(sys.argv[3])
     cases = pathlib.Path(sys.argv[4]).read_text().split()
     target = sys.argv[5] if len(sys.argv) > 5 else "x86-64-avx512vnni"
-    prefix = {"x86-64-avx512vnni": "qfx_vnni_matmul", "x86-64-avx2": "qfx_avx2_matmul"}[target]
+    prefix = {"x86-64-avx512vnni": "qfx_vnni_", "x86-64-avx2": "qfx_avx2_"}[target]
     failures = 0
     for name in cases:
         model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
         lowered = subprocess.run([quant_opt, str(model), f"--qfx-codegen=target={target}"],
                                  check=True, capture_output=True, text=True).stdout
-        if prefix not in lowered:
-            print(f"{name}: qfx-codegen did not use the {target} kernel")
+        if prefix not in lowered or any(op in lowered for op in KERNEL_OPS):
+            print(f"{name}: qfx-codegen did not use the {target} kernels")
             failures += 1
             continue
         outputs = {}

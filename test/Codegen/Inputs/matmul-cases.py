@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes random int8 TOSA matmul and conv2d chains (the shapes qfx-lower gives
-a Linear and a Conv2d: tosa.matmul / tosa.conv2d with a constant weight,
+"""Writes random int8 TOSA matmul, conv2d and depthwise_conv2d chains (the
+shapes qfx-lower gives a Linear and a Conv2d: tosa.matmul / tosa.conv2d /
+tosa.depthwise_conv2d with a constant weight,
 optionally tosa.mul by 2^f and tosa.add of an int32 bias, tosa.rescale to
 int8, optionally tosa.clamp) and random inputs, for comparing qfx-codegen's
 kernels with the generic lowering.
@@ -30,6 +31,18 @@ CONVS = [(1, 6, 6, 8, 16, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1)),
          (1, 7, 7, 4, 7, 3, 3, (1, 1), (2, 2, 2, 2), (2, 2)),
          (1, 4, 4, 32, 24, 1, 1, (1, 1), (0, 0, 0, 0), (1, 1)),
          (2, 8, 5, 6, 18, 5, 3, (1, 2), (2, 2, 1, 1), (1, 1))]
+
+
+# (N, H, W, C, multiplier, KH, KW, stride, pad [t, b, l, r], dilation): 3x3
+# and 5x3, strides, asymmetric padding, dilation, channel counts that fill
+# vectors and that do not (of 4, 8 and 16 lanes), channel multipliers that
+# divide the lanes and one that does not, a batch of 2.
+DEPTHWISE = [(1, 8, 8, 32, 1, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1)),
+             (2, 7, 6, 20, 1, 3, 3, (2, 2), (1, 1, 0, 1), (1, 1)),
+             (1, 9, 9, 8, 2, 3, 3, (1, 1), (2, 2, 2, 2), (2, 2)),
+             (1, 6, 7, 5, 3, 5, 3, (1, 2), (2, 2, 1, 1), (1, 1)),
+             (1, 5, 5, 3, 1, 1, 1, (1, 1), (0, 0, 0, 0), (1, 1)),
+             (1, 4, 4, 16, 4, 3, 3, (2, 1), (1, 0, 1, 1), (1, 1))]
 
 
 def dense(values: np.ndarray, dtype: str) -> str:
@@ -97,6 +110,26 @@ def conv_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
     return "\n".join(lines) + "\n", (n, h, w, c)
 
 
+def depthwise_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
+    """A depthwise_conv2d chain and its input shape."""
+    n, h, w, c, mult, kh, kw, stride, pad, dilation = conv
+    oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    o = c * mult
+    weight = rng.integers(-128, 128, size=(kh, kw, c, mult), dtype=np.int64)
+    bias = rng.integers(-(1 << 12), 1 << 12, size=o, dtype=np.int64)
+    a_zp = int(rng.integers(-128, 128))
+    out = f"{n}x{oh}x{ow}x{o}"
+    lines = [f"func.func @main(%a: tensor<{n}x{h}x{w}x{c}xi8>) -> tensor<{out}xi8> {{"]
+    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<{kh}x{kw}x{c}x{mult}xi8>')
+    lines.append(f'  %cb = "tosa.const"() <{{values = {dense(bias, "i32")}}}> : () -> tensor<{o}xi32>')
+    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
+    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
+    lines.append(f"  %acc = tosa.depthwise_conv2d %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{n}x{h}x{w}x{c}xi8>, tensor<{kh}x{kw}x{c}x{mult}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
+    lines += epilogue(rng, index, out, o, "%acc")
+    return "\n".join(lines) + "\n", (n, h, w, c)
+
+
 def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
     weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
     a_zp = int(rng.integers(-128, 128))
@@ -121,6 +154,12 @@ def main() -> None:
     for index, conv in enumerate(CONVS):
         name = f"conv{index}"
         text, shape = conv_case(rng, conv, index)
+        (out / f"{name}.mlir").write_text(text)
+        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
+        print(name)
+    for index, conv in enumerate(DEPTHWISE):
+        name = f"depthwise{index}"
+        text, shape = depthwise_case(rng, conv, index)
         (out / f"{name}.mlir").write_text(text)
         np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
         print(name)

@@ -1,0 +1,346 @@
+//===- Kernels.cpp - qfx-codegen's chains and kernel pieces ---------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using mlir::Attribute;
+using mlir::Location;
+using mlir::MemRefType;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+using mlir::VectorType;
+namespace arith = mlir::arith;
+namespace tosa = mlir::tosa;
+namespace vector = mlir::vector;
+
+namespace qfx::codegen {
+
+std::optional<std::vector<int64_t>> getInts(Value value) {
+  mlir::DenseIntElementsAttr attr;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&attr)))
+    return std::nullopt;
+  std::vector<int64_t> values;
+  for (const llvm::APInt &v : attr.getValues<llvm::APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+std::optional<int64_t> getScalar(Value value) {
+  std::optional<std::vector<int64_t>> values = getInts(value);
+  if (!values || values->empty() || !llvm::all_equal(*values))
+    return std::nullopt;
+  return values->front();
+}
+
+bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
+                 std::vector<int32_t> &out) {
+  if (values.size() != 1 && values.size() != static_cast<size_t>(n))
+    return false;
+  out.resize(n);
+  for (int64_t c = 0; c < n; ++c)
+    out[c] = static_cast<int32_t>(values[values.size() == 1 ? 0 : c]);
+  return true;
+}
+
+static Operation *singleUser(Value value) {
+  return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+}
+
+ConvGeometry getConvGeometry(Operation *conv) {
+  ConvGeometry g;
+  auto shape = [](Value v) {
+    return llvm::cast<RankedTensorType>(v.getType()).getShape();
+  };
+  g.input.assign(shape(conv->getOperand(0)).begin(),
+                 shape(conv->getOperand(0)).end());
+  g.output.assign(shape(conv->getResult(0)).begin(),
+                  shape(conv->getResult(0)).end());
+  auto ints = [&](llvm::StringRef attr) {
+    llvm::ArrayRef<int64_t> values =
+        llvm::cast<mlir::DenseI64ArrayAttr>(conv->getAttr(attr)).asArrayRef();
+    return llvm::SmallVector<int64_t, 4>(values);
+  };
+  g.pad = ints("pad");
+  g.stride.assign(ints("stride"));
+  g.dilation.assign(ints("dilation"));
+  return g;
+}
+
+std::optional<Chain> matchEpilogue(Chain chain) {
+  Operation *start = chain.start;
+  Value current = start->getResult(0);
+  Operation *next = singleUser(current);
+  if (auto mul = llvm::dyn_cast_or_null<tosa::MulOp>(next)) {
+    Value other =
+        mul.getInput1() == current ? mul.getInput2() : mul.getInput1();
+    std::optional<int64_t> factor = getScalar(other);
+    std::optional<int64_t> shift = getScalar(mul.getShift());
+    if (!factor || !shift || *shift != 0 || *factor <= 0 ||
+        !llvm::isPowerOf2_64(*factor) || *factor > (1 << 16))
+      return std::nullopt;
+    chain.fractionBits = llvm::Log2_64(*factor);
+    chain.ops.push_back(mul);
+    current = mul.getResult();
+    next = singleUser(current);
+  }
+  chain.bias.assign(chain.n, 0);
+  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
+    Value other =
+        add.getInput1() == current ? add.getInput2() : add.getInput1();
+    std::optional<std::vector<int64_t>> bias = getInts(other);
+    auto otherType = llvm::cast<RankedTensorType>(other.getType());
+    if (!bias ||
+        otherType.getNumElements() != static_cast<int64_t>(bias->size()) ||
+        (otherType.getRank() > 0 && otherType.getShape().back() != chain.n &&
+         bias->size() != 1) ||
+        !broadcastTo(*bias, chain.n, chain.bias))
+      return std::nullopt;
+    chain.ops.push_back(add);
+    current = add.getResult();
+    next = singleUser(current);
+  }
+  auto rescale = llvm::dyn_cast_or_null<tosa::RescaleOp>(next);
+  if (!rescale || !rescale.getScale32() ||
+      rescale.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND ||
+      rescale.getInputUnsigned() || rescale.getOutputUnsigned() ||
+      !llvm::cast<RankedTensorType>(rescale.getType())
+           .getElementType()
+           .isInteger(8))
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> multipliers =
+      getInts(rescale.getMultiplier());
+  std::optional<std::vector<int64_t>> shifts = getInts(rescale.getShift());
+  std::optional<int64_t> inZp = getScalar(rescale.getInputZp());
+  std::optional<int64_t> outZp = getScalar(rescale.getOutputZp());
+  if (!multipliers || !shifts || !inZp || *inZp != 0 || !outZp ||
+      !broadcastTo(*multipliers, chain.n, chain.multipliers) ||
+      !broadcastTo(*shifts, chain.n, chain.shifts) ||
+      llvm::any_of(chain.shifts, [](int32_t s) { return s < 1 || s > 62; }))
+    return std::nullopt;
+  chain.outputZp = *outZp;
+  chain.ops.push_back(rescale);
+  chain.last = rescale;
+  current = rescale.getResult();
+  if (auto clamp = llvm::dyn_cast_or_null<tosa::ClampOp>(singleUser(current))) {
+    auto lo = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMinValAttr());
+    auto hi = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMaxValAttr());
+    if (lo && hi) {
+      chain.lo = std::max<int64_t>(chain.lo, lo.getInt());
+      chain.hi = std::min<int64_t>(chain.hi, hi.getInt());
+      chain.ops.push_back(clamp);
+      chain.last = clamp;
+    }
+  }
+  return chain;
+}
+
+MemRefType getInputType(const Chain &chain) {
+  Type i8 = mlir::IntegerType::get(chain.start->getContext(), 8);
+  if (chain.conv)
+    return MemRefType::get(chain.conv->input, i8);
+  return MemRefType::get({1, chain.m, chain.k}, i8);
+}
+
+MemRefType getOutputType(const Chain &chain) {
+  Type i8 = mlir::IntegerType::get(chain.start->getContext(), 8);
+  if (chain.conv)
+    return MemRefType::get(chain.conv->output, i8);
+  return MemRefType::get({1, chain.m, chain.n}, i8);
+}
+
+void replaceChain(const Chain &chain, mlir::func::FuncOp kernel) {
+  OpBuilder b(chain.last);
+  Location loc = chain.last->getLoc();
+  Value a = mlir::bufferization::ToBufferOp::create(b, loc, getInputType(chain),
+                                                    chain.start->getOperand(0),
+                                                    /*read_only=*/true);
+  Value out = mlir::memref::AllocOp::create(b, loc, getOutputType(chain));
+  mlir::func::CallOp::create(b, loc, kernel, mlir::ValueRange{a, out});
+  auto resultType =
+      llvm::cast<RankedTensorType>(chain.last->getResult(0).getType());
+  Value result = mlir::bufferization::ToTensorOp::create(
+      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
+  // The kernel's output stands for the chain's: keep what the last op said
+  // it quantizes to (quant-run --compare reads it).
+  if (Attribute quantized = chain.last->getAttr("qfx.quantized"))
+    result.getDefiningOp()->setAttr("qfx.quantized", quantized);
+  chain.last->getResult(0).replaceAllUsesWith(result);
+  for (Operation *op : llvm::reverse(chain.ops))
+    op->erase();
+}
+
+KernelBuilderBase::KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,
+                                     const KernelTarget &target,
+                                     std::string name)
+    : module(module), chain(chain), target(target), kLanes(target.lanes),
+      name(std::move(name)), blocks((chain.n + kLanes - 1) / kLanes) {
+  mlir::Builder b(module.getContext());
+  constType = MemRefType::get({blocks, kLanes}, b.getI32Type());
+  i64Type = MemRefType::get({blocks, kLanes}, b.getI64Type());
+}
+
+mlir::func::FuncOp
+KernelBuilderBase::getIntrinsic(llvm::StringRef intrinsic,
+                                llvm::ArrayRef<Type> operands, Type result) {
+  std::string symbol = "qfx.intrinsic." + intrinsic.str();
+  if (auto existing = module.lookupSymbol<mlir::func::FuncOp>(symbol))
+    return existing;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto decl = mlir::func::FuncOp::create(b, module.getLoc(), symbol,
+                                         b.getFunctionType(operands, {result}));
+  decl.setPrivate();
+  decl->setAttr(kIntrinsicAttr, b.getStringAttr(intrinsic));
+  return decl;
+}
+
+Value KernelBuilderBase::getGlobal(OpBuilder &b, Location loc,
+                                   llvm::StringRef suffix, MemRefType type) {
+  return mlir::memref::GetGlobalOp::create(b, loc, type, name + suffix.str());
+}
+
+std::tuple<Value, Value, Value>
+KernelBuilderBase::emitPixelOrigin(OpBuilder &b, Location loc, Value pixel) {
+  const ConvGeometry &g = *chain.conv;
+  Value plane = index(b, loc, g.output[1] * g.output[2]);
+  Value n = arith::DivUIOp::create(b, loc, pixel, plane);
+  Value rest = arith::RemUIOp::create(b, loc, pixel, plane);
+  Value oh = arith::DivUIOp::create(b, loc, rest, index(b, loc, g.output[2]));
+  Value ow = arith::RemUIOp::create(b, loc, rest, index(b, loc, g.output[2]));
+  Value ih0 = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, oh, index(b, loc, g.stride[0])),
+      index(b, loc, g.pad[0]));
+  Value iw0 = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ow, index(b, loc, g.stride[1])),
+      index(b, loc, g.pad[2]));
+  return {n, ih0, iw0};
+}
+
+Value KernelBuilderBase::emitWithin(OpBuilder &b, Location loc, Value v,
+                                    int64_t size) {
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v,
+                            index(b, loc, 0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v,
+                            index(b, loc, size)));
+}
+
+void KernelBuilderBase::createEpilogueGlobals(
+    OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> compensation) {
+  std::vector<int32_t> folded(blocks * kLanes, 0);
+  std::vector<int64_t> multipliers(blocks * kLanes, 0),
+      shifts(blocks * kLanes, 1);
+  for (int64_t nn = 0; nn < chain.n; ++nn) {
+    uint64_t beforeShift =
+        static_cast<uint64_t>(static_cast<int64_t>(chain.accBias[nn])) -
+        static_cast<uint64_t>(compensation[nn]);
+    folded[nn] = static_cast<int32_t>(static_cast<uint32_t>(
+        (beforeShift << chain.fractionBits) +
+        static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn]))));
+    multipliers[nn] = chain.multipliers[nn];
+    shifts[nn] = chain.shifts[nn];
+  }
+  createGlobal(b, loc, "_bias", constType, llvm::ArrayRef(folded));
+  createGlobal(b, loc, "_multipliers", i64Type, llvm::ArrayRef(multipliers));
+  createGlobal(b, loc, "_shifts", i64Type, llvm::ArrayRef(shifts));
+}
+
+void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
+                                     Value block, Value row0,
+                                     llvm::ArrayRef<Value> sums, bool partial) {
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto accType = VectorType::get({kLanes}, i32);
+  auto wideType = VectorType::get({kLanes}, i64);
+  auto splat32 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, accType,
+        mlir::DenseElementsAttr::get(accType, static_cast<int32_t>(v)));
+  };
+  Value fraction = splat32(chain.fractionBits);
+  Value outZp = splat32(chain.outputZp), lo = splat32(chain.lo),
+        hi = splat32(chain.hi);
+  llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
+  Value c = vector::LoadOp::create(b, loc, accType,
+                                   getGlobal(b, loc, "_bias", constType), at);
+  Value mult = vector::LoadOp::create(
+      b, loc, wideType, getGlobal(b, loc, "_multipliers", i64Type), at);
+  Value shift = vector::LoadOp::create(
+      b, loc, wideType, getGlobal(b, loc, "_shifts", i64Type), at);
+  // The rounding addend 2^(shift - 1), once per block.
+  Value one = arith::ConstantOp::create(
+      b, loc, wideType, mlir::DenseElementsAttr::get(wideType, int64_t{1}));
+  Value round = arith::ShLIOp::create(
+      b, loc, one, arith::SubIOp::create(b, loc, shift, one));
+  Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
+  for (auto [r, sum] : llvm::enumerate(sums)) {
+    Value acc = arith::AddIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, sum, fraction), c);
+    Value wide = arith::ExtSIOp::create(b, loc, wideType, acc);
+    wide = arith::MulIOp::create(b, loc, wide, mult);
+    wide = arith::AddIOp::create(b, loc, wide, round);
+    wide = arith::ShRSIOp::create(b, loc, wide, shift);
+    Value result = arith::TruncIOp::create(b, loc, accType, wide);
+    result = arith::AddIOp::create(b, loc, result, outZp);
+    result = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);
+    Value bytes =
+        arith::TruncIOp::create(b, loc, VectorType::get({kLanes}, i8), result);
+    Value row = arith::AddIOp::create(b, loc, row0, index(b, loc, r));
+    llvm::SmallVector<Value, 2> where{row, column};
+    if (!partial) {
+      vector::StoreOp::create(b, loc, bytes, out, where);
+      continue;
+    }
+    // The last block's lanes one by one. (A vector.maskedstore with one
+    // active lane is miscompiled by LLVM 22's x86 backend into a 4-byte
+    // store.)
+    for (int64_t lane = 0; lane < chain.n % kLanes; ++lane) {
+      where[1] = arith::AddIOp::create(b, loc, column, index(b, loc, lane));
+      Value element = vector::ExtractOp::create(b, loc, bytes,
+                                                llvm::ArrayRef<int64_t>{lane});
+      mlir::memref::StoreOp::create(b, loc, element, out, where);
+    }
+  }
+}
+
+void KernelBuilderBase::forEach(
+    OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> upper,
+    llvm::ArrayRef<int64_t> steps,
+    llvm::function_ref<void(OpBuilder &, Location, mlir::ValueRange)> body) {
+  llvm::SmallVector<Value> lowers, uppers, stepValues;
+  for (auto [u, st] : llvm::zip_equal(upper, steps)) {
+    lowers.push_back(index(b, loc, 0));
+    uppers.push_back(index(b, loc, u));
+    stepValues.push_back(index(b, loc, st));
+  }
+  // Threads only pay off beyond a few microseconds of work: an OpenMP fork
+  // and join costs about that (the digits example's GEMMs ran 2x slower on
+  // two threads).
+  constexpr int64_t kParallelMacs = int64_t{1} << 22;
+  if (target.parallel && chain.m * chain.n * chain.k >= kParallelMacs) {
+    mlir::scf::ParallelOp::create(b, loc, lowers, uppers, stepValues, body);
+    return;
+  }
+  mlir::scf::LoopNest nest =
+      mlir::scf::buildLoopNest(b, loc, lowers, uppers, stepValues);
+  OpBuilder inner = OpBuilder::atBlockTerminator(nest.loops.back().getBody());
+  llvm::SmallVector<Value> ivs;
+  for (mlir::scf::ForOp loop : nest.loops)
+    ivs.push_back(loop.getInductionVar());
+  body(inner, loc, ivs);
+}
+
+} // namespace qfx::codegen

@@ -1,0 +1,252 @@
+//===- Kernels.h - qfx-codegen's chains, targets and kernel pieces -*- C++
+//-*-===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the kernels of qfx-codegen share: the int8 TOSA chains they replace
+// (a matmul, conv2d or depthwise_conv2d with constant weights, then
+// tosa.rescale's requantization), the targets' instructions, and the pieces
+// of every kernel (constant globals, the requantizing epilogue, the loops
+// that run on threads).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QFX_LIB_CODEGEN_KERNELS_H
+#define QFX_LIB_CODEGEN_KERNELS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace qfx::codegen {
+
+/// What a target's kernels are built from: a dot-product instruction that
+/// multiplies groups of A and weight elements (4 bytes or 2 int16 in 32
+/// bits) and sums each group into one of `lanes` int32 lanes; or a matrix
+/// instruction (SMMLA) that multiplies a 2x8 block of A by an 8x2 block of
+/// weights into a 2x2 block of int32.
+struct KernelTarget {
+  llvm::StringLiteral name;
+  llvm::StringLiteral prefix; // of the kernels' function names
+  /// Output columns of one column block (one vector of int32 a row).
+  int64_t lanes;
+  /// The LLVM intrinsic: (acc, a, b) -> acc, or (a, b) -> sums when
+  /// `accumulates` is false (then added to acc).
+  llvm::StringLiteral dot;
+  bool accumulates;
+  /// Bits of one A / weight element: 8 or 16.
+  int64_t elementBits;
+  /// The k values one instruction sums a lane (a row of a 2x8 block with
+  /// `matrix`): A and the weights are padded to a multiple.
+  int64_t group;
+  /// The instruction multiplies unsigned A bytes: A is made unsigned by
+  /// flipping its top bit (+128), compensated in the folded constant.
+  bool unsignedA;
+  /// The tiles run as scf.parallel (OpenMP threads).
+  bool parallel;
+  /// Column blocks of the microkernel.
+  int64_t vectors;
+  /// SMMLA: A is read as pairs of rows, interleaved by 8 k values.
+  bool matrix;
+};
+
+// vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
+inline constexpr KernelTarget kVnni{
+    "x86-64-avx512vnni",  "qfx_vnni_", 16, "llvm.x86.avx512.vpdpbusd.512",
+    /*accumulates=*/true,
+    /*elementBits=*/8,
+    /*group=*/4,
+    /*unsignedA=*/true,
+    /*parallel=*/true,
+    /*vectors=*/2,
+    /*matrix=*/false};
+// AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
+// form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
+inline constexpr KernelTarget kAvx2{
+    "x86-64-avx2",         "qfx_avx2_", 8, "llvm.x86.avx2.pmadd.wd",
+    /*accumulates=*/false,
+    /*elementBits=*/16,
+    /*group=*/2,
+    /*unsignedA=*/false,
+    /*parallel=*/true,
+    /*vectors=*/2,
+    /*matrix=*/false};
+// SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
+// runtime is assumed on AArch64.)
+inline constexpr KernelTarget kSdot{
+    "aarch64-dotprod",    "qfx_sdot_", 4, "llvm.aarch64.neon.sdot.v4i32.v16i8",
+    /*accumulates=*/true,
+    /*elementBits=*/8,
+    /*group=*/4,
+    /*unsignedA=*/false,
+    /*parallel=*/false,
+    /*vectors=*/2,
+    /*matrix=*/false};
+// SMMLA (I8MM): a signed 2x8 by 8x2 byte product into 2x2 int32 lanes; a
+// column block is 8 columns (4 column pairs), so that an 8-row tile holds 16
+// accumulator registers.
+inline constexpr KernelTarget kI8mm{
+    "aarch64-i8mm",       "qfx_i8mm_", 8, "llvm.aarch64.neon.smmla.v4i32.v16i8",
+    /*accumulates=*/true,
+    /*elementBits=*/8,
+    /*group=*/8,
+    /*unsignedA=*/false,
+    /*parallel=*/false,
+    /*vectors=*/1,
+    /*matrix=*/true};
+
+/// The attribute of the private declarations that stand for LLVM
+/// intrinsics until qfx-lower-intrinsic-calls.
+inline constexpr llvm::StringLiteral kIntrinsicAttr = "qfx_llvm_intrinsic";
+
+/// A convolution's geometry (NHWC input and output).
+struct ConvGeometry {
+  llvm::SmallVector<int64_t, 4> input;  // N, H, W, C
+  llvm::SmallVector<int64_t, 4> output; // N, OH, OW, O
+  int64_t kh = 1, kw = 1;
+  llvm::SmallVector<int64_t, 4> pad; // top, bottom, left, right
+  llvm::SmallVector<int64_t, 2> stride, dilation;
+  /// A depthwise convolution's output channels per input channel (output
+  /// channel o reads input channel o / multiplier); 0 for a conv2d.
+  int64_t multiplier = 0;
+};
+
+/// An int8 chain and what its kernel needs of it: the matmul as a GEMM
+/// ([M, K] x [K, N]), a conv2d as a GEMM over im2col rows (M = N * OH * OW,
+/// K = KH * KW * C), a depthwise convolution as M output pixels of N
+/// channels, K taps each.
+struct Chain {
+  /// The matmul or convolution: its first operand is A ([1, M, K] i8, or
+  /// the NHWC input), read when the chain is replaced (an earlier chain's
+  /// replacement may have changed it).
+  mlir::Operation *start = nullptr;
+  std::optional<ConvGeometry> conv;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t inputZp = 0;
+  std::vector<int8_t> weight;   // [K, N]
+  std::vector<int32_t> accBias; // [N], added before the fraction bits
+  int fractionBits = 0;
+  std::vector<int32_t> bias;        // [N], zero without a bias
+  std::vector<int32_t> multipliers; // [N]
+  std::vector<int32_t> shifts;      // [N]
+  int64_t outputZp = 0;
+  int64_t lo = -128, hi = 127;
+  mlir::Operation *last = nullptr;
+  llvm::SmallVector<mlir::Operation *> ops;
+
+  bool isDepthwise() const { return conv && conv->multiplier > 0; }
+};
+
+/// The integers of a constant operand, if it is one.
+std::optional<std::vector<int64_t>> getInts(mlir::Value value);
+/// The one integer of a constant operand whose elements are all equal.
+std::optional<int64_t> getScalar(mlir::Value value);
+/// Per-channel values: one per channel, or one for all.
+bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
+                 std::vector<int32_t> &out);
+/// The geometry of a conv2d or depthwise_conv2d, read from its types and
+/// attributes (not its weight's layout: `kh`, `kw`, `multiplier` unset).
+ConvGeometry getConvGeometry(mlir::Operation *conv);
+
+/// The chain's start: a matmul or conv2d (DotKernels.cpp), a
+/// depthwise_conv2d (DepthwiseKernels.cpp), if `op` is one the kernels take.
+std::optional<Chain> matchDotStart(mlir::Operation *op);
+std::optional<Chain> matchDepthwiseStart(mlir::Operation *op);
+/// The requantizing epilogue after the chain's start: [tosa.mul by 2^f]
+/// [tosa.add of a constant] tosa.rescale [tosa.clamp].
+std::optional<Chain> matchEpilogue(Chain chain);
+
+/// The types of the kernel's arguments: A (or the NHWC input) and the output.
+mlir::MemRefType getInputType(const Chain &chain);
+mlir::MemRefType getOutputType(const Chain &chain);
+
+/// Replaces the chain with a call of its kernel.
+void replaceChain(const Chain &chain, mlir::func::FuncOp kernel);
+
+/// The kernel functions: (A or input, output) -> ().
+mlir::func::FuncOp buildDotKernel(mlir::ModuleOp module, const Chain &chain,
+                                  const KernelTarget &target, std::string name);
+mlir::func::FuncOp buildDepthwiseKernel(mlir::ModuleOp module,
+                                        const Chain &chain,
+                                        const KernelTarget &target,
+                                        std::string name);
+
+/// What every kernel builder has: the chain and target, the kernel's name
+/// (and its globals' prefix), and the epilogue.
+class KernelBuilderBase {
+protected:
+  KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,
+                    const KernelTarget &target, std::string name);
+
+  mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v) {
+    return mlir::arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// A private constant global NAME_SUFFIX of `type` holding `values`.
+  template <typename T>
+  void createGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::StringRef suffix, mlir::MemRefType type,
+                    llvm::ArrayRef<T> values) {
+    auto tensorType =
+        mlir::RankedTensorType::get(type.getShape(), type.getElementType());
+    mlir::memref::GlobalOp::create(
+        b, loc, (name + suffix).str(), b.getStringAttr("private"), type,
+        mlir::DenseElementsAttr::get(tensorType, values),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+  }
+  mlir::Value getGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::StringRef suffix, mlir::MemRefType type);
+  /// A private declaration standing for an LLVM intrinsic until
+  /// qfx-lower-intrinsic-calls: bufferization and buffer deallocation accept
+  /// a call, not an op with unknown memory effects.
+  mlir::func::FuncOp getIntrinsic(llvm::StringRef intrinsic,
+                                  llvm::ArrayRef<mlir::Type> operands,
+                                  mlir::Type result);
+  /// The epilogue's constants, [blocks][lanes] per output channel: C[n] =
+  /// ((accBias[n] - compensation[n]) << f) + bias[n] modulo 2^32, as TOSA's
+  /// int32 arithmetic is; the rescale's multipliers and shifts.
+  void createEpilogueGlobals(mlir::OpBuilder &b, mlir::Location loc,
+                             llvm::ArrayRef<int64_t> compensation);
+  /// tosa.rescale's arithmetic on (sums[r] << f) + C of column block
+  /// `block`, the output zero point and the clamp, stored as int8 in row
+  /// `row0 + r` of `out` ([rows, N]); lane by lane for a partial block.
+  void emitEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value out,
+                    mlir::Value block, mlir::Value row0,
+                    llvm::ArrayRef<mlir::Value> sums, bool partial);
+  /// A convolution's output pixel (n * OH + oh) * OW + ow: n and the top
+  /// left corner of its window in the input, (oh * stride - pad top,
+  /// ow * stride - pad left).
+  std::tuple<mlir::Value, mlir::Value, mlir::Value>
+  emitPixelOrigin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value pixel);
+  /// Whether 0 <= v < size.
+  mlir::Value emitWithin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         int64_t size);
+  /// scf.parallel on targets with threads (for chains with enough work),
+  /// else nested scf.for.
+  void forEach(mlir::OpBuilder &b, mlir::Location loc,
+               llvm::ArrayRef<int64_t> upper, llvm::ArrayRef<int64_t> steps,
+               llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
+                                       mlir::ValueRange)>
+                   body);
+
+  mlir::ModuleOp module;
+  const Chain &chain;
+  const KernelTarget &target;
+  const int64_t kLanes;
+  std::string name;
+  /// Column blocks of `kLanes`.
+  const int64_t blocks;
+  mlir::MemRefType constType, i64Type;
+};
+
+} // namespace qfx::codegen
+
+#endif // QFX_LIB_CODEGEN_KERNELS_H
