@@ -4,12 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// qfx-codegen's GEMM kernels: an int8 TOSA matmul or conv2d (as im2col +
-// GEMM) with a constant weight and its requantize epilogue (qfx-lower's
-// Linear and Conv2d) becomes a call of a generated kernel that computes the
-// same integers with a dot-product instruction: vpdpbusd (AVX-512 VNNI),
-// vpmaddwd (AVX2) or SDOT (AArch64); or with SMMLA (AArch64 I8MM), the same
-// sums from 2x8 by 8x2 blocks.
+// qfx-codegen's GEMM kernels: an int8 TOSA matmul or conv2d (a GEMM over
+// its input's windows) with a constant weight and its requantize epilogue
+// (qfx-lower's Linear and Conv2d) becomes a call of a generated kernel that
+// computes the same integers with a dot-product instruction: vpdpbusd (AVX-512
+// VNNI), vpmaddwd (AVX2) or SDOT (AArch64); or with SMMLA (AArch64 I8MM), the
+// same sums from 2x8 by 8x2 blocks.
 //
 // With vpdpbusd, which multiplies unsigned by signed bytes, the kernel
 // computes acc = sum_k (a + 128) * w (flipping the top bit of the int8
@@ -119,7 +119,20 @@ public:
   KernelBuilder(mlir::ModuleOp module, const Chain &chain,
                 const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
-        group(target.group), k4((chain.k + group - 1) / group) {}
+        group(target.group), direct(chain.conv && !target.matrix) {
+    if (!direct) {
+      k4 = (chain.k + group - 1) / group;
+      groupsPerTap = k4;
+      return;
+    }
+    const ConvGeometry &g = *chain.conv;
+    taps = g.kh * g.kw;
+    channels = (g.input[3] + group - 1) / group * group;
+    groupsPerTap = channels / group;
+    k4 = taps * groupsPerTap;
+    paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
+    paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
+  }
 
   mlir::func::FuncOp build();
 
@@ -149,11 +162,25 @@ private:
   /// Fills `rows` with the conv input's im2col rows as toElement makes them;
   /// padding reads the input zero point.
   void emitIm2col(OpBuilder &b, Location loc, Value input, Value rows);
+  /// Fills `padded` ([N, padded H, padded W, channels]) with the conv input
+  /// as toElement makes it, inside a border of the input zero point.
+  void emitPaddedCopy(OpBuilder &b, Location loc, Value input, Value padded);
+  /// Where row `m` of A starts in what the microkernel reads: the row, or
+  /// for a direct convolution, the padded input position of output pixel
+  /// m's window.
+  Value emitRowStart(OpBuilder &b, Location loc, Value m);
+  /// How far tap `tap`'s input is from its window's start, in positions.
+  Value emitTapOffset(OpBuilder &b, Location loc, Value tap);
 
   /// Elements of A and of the weights in one instruction's group.
   const int64_t group;
-  /// Groups of `group` k values.
-  const int64_t k4;
+  /// A convolution read from a padded copy of its input, without im2col
+  /// (the dot-product targets): K is `taps` runs of `channels` (C rounded
+  /// up to a group), each read at the tap's offset from the window.
+  const bool direct;
+  int64_t taps = 1, channels = 0, paddedHeight = 0, paddedWidth = 0;
+  /// Groups of `group` k values, in all and per tap.
+  int64_t k4, groupsPerTap;
   MemRefType packedType;
 };
 
@@ -163,7 +190,8 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
 
   // Packed weights: [block][k / group][lane][group], the k values of one
   // column's group in one lane (for SMMLA, 16 bytes are the 8x2 block of a
-  // column pair); zero beyond K and N.
+  // column pair); zero beyond K and N, and for a direct convolution beyond
+  // each tap's C channels.
   std::vector<int16_t> packed(blocks * k4 * group * kLanes, 0);
   std::vector<int64_t> columnSums(chain.n, 0);
   for (int64_t kk = 0; kk < chain.k; ++kk)
@@ -171,7 +199,9 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
       int8_t w = chain.weight[kk * chain.n + nn];
       columnSums[nn] += w;
       int64_t block = nn / kLanes, lane = nn % kLanes;
-      packed[((block * k4 + kk / group) * kLanes + lane) * group + kk % group] =
+      int64_t c = chain.conv ? chain.conv->input[3] : chain.k;
+      int64_t at = direct ? kk / c * channels + kk % c : kk;
+      packed[((block * k4 + at / group) * kLanes + lane) * group + at % group] =
           w;
     }
   if (target.elementBits == 8)
@@ -208,46 +238,66 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
           ? getIntrinsic(target.dot, {accType, bytesType, bytesType}, accType)
           : getIntrinsic(target.dot, {bytesType, bytesType}, accType);
 
-  auto loop = mlir::scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, k4), index(b, loc, 1), init,
-      [&](OpBuilder &lb, Location l, Value kk, mlir::ValueRange accs) {
-        llvm::SmallVector<Value> weightVectors;
-        for (int64_t v = 0; v < vectors; ++v) {
-          Value block = arith::AddIOp::create(lb, l, block0, index(lb, l, v));
-          weightVectors.push_back(vector::LoadOp::create(
-              lb, l, bytesType, weights,
-              mlir::ValueRange{block, kk, index(lb, l, 0)}));
-        }
-        llvm::SmallVector<Value> next;
-        for (int64_t r = 0; r < rows; ++r) {
-          Value row = arith::AddIOp::create(lb, l, m0, index(lb, l, r));
-          // The group of A at (row, group kk), as one int32 of the i32 view:
-          // a broadcast straight from memory.
-          Value word =
-              mlir::memref::LoadOp::create(lb, l, a, mlir::ValueRange{row, kk});
-          Value broadcast = vector::BitCastOp::create(
-              lb, l, bytesType,
-              vector::BroadcastOp::create(lb, l, accType, word));
-          for (int64_t v = 0; v < vectors; ++v) {
-            Value acc = accs[r * vectors + v];
-            if (target.accumulates) {
-              next.push_back(
-                  mlir::func::CallOp::create(
-                      lb, l, dot,
-                      mlir::ValueRange{acc, broadcast, weightVectors[v]})
-                      .getResult(0));
-              continue;
-            }
-            Value sums =
-                mlir::func::CallOp::create(
-                    lb, l, dot, mlir::ValueRange{broadcast, weightVectors[v]})
-                    .getResult(0);
-            next.push_back(arith::AddIOp::create(lb, l, acc, sums));
-          }
-        }
-        mlir::scf::YieldOp::create(lb, l, next);
+  // Where each row of the tile starts; per tap (one for a matmul), the
+  // groups of k values of the tap.
+  llvm::SmallVector<Value> starts;
+  for (int64_t r = 0; r < rows; ++r)
+    starts.push_back(emitRowStart(
+        b, loc, arith::AddIOp::create(b, loc, m0, index(b, loc, r))));
+  auto tapLoop = mlir::scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, taps), index(b, loc, 1), init,
+      [&](OpBuilder &tb, Location tl, Value tap, mlir::ValueRange tapAccs) {
+        Value offset = emitTapOffset(tb, tl, tap);
+        llvm::SmallVector<Value> at;
+        for (Value start : starts)
+          at.push_back(arith::AddIOp::create(tb, tl, start, offset));
+        Value firstGroup =
+            arith::MulIOp::create(tb, tl, tap, index(tb, tl, groupsPerTap));
+        auto loop = mlir::scf::ForOp::create(
+            tb, tl, index(tb, tl, 0), index(tb, tl, groupsPerTap),
+            index(tb, tl, 1), tapAccs,
+            [&](OpBuilder &lb, Location l, Value kg, mlir::ValueRange accs) {
+              Value kk = arith::AddIOp::create(lb, l, firstGroup, kg);
+              llvm::SmallVector<Value> weightVectors;
+              for (int64_t v = 0; v < vectors; ++v) {
+                Value block =
+                    arith::AddIOp::create(lb, l, block0, index(lb, l, v));
+                weightVectors.push_back(vector::LoadOp::create(
+                    lb, l, bytesType, weights,
+                    mlir::ValueRange{block, kk, index(lb, l, 0)}));
+              }
+              llvm::SmallVector<Value> next;
+              for (int64_t r = 0; r < rows; ++r) {
+                // The group of A at (row, group kk), as one int32 of the i32
+                // view: a broadcast straight from memory.
+                Value word = mlir::memref::LoadOp::create(
+                    lb, l, a, mlir::ValueRange{at[r], kg});
+                Value broadcast = vector::BitCastOp::create(
+                    lb, l, bytesType,
+                    vector::BroadcastOp::create(lb, l, accType, word));
+                for (int64_t v = 0; v < vectors; ++v) {
+                  Value acc = accs[r * vectors + v];
+                  if (target.accumulates) {
+                    next.push_back(
+                        mlir::func::CallOp::create(
+                            lb, l, dot,
+                            mlir::ValueRange{acc, broadcast, weightVectors[v]})
+                            .getResult(0));
+                    continue;
+                  }
+                  Value sums =
+                      mlir::func::CallOp::create(
+                          lb, l, dot,
+                          mlir::ValueRange{broadcast, weightVectors[v]})
+                          .getResult(0);
+                  next.push_back(arith::AddIOp::create(lb, l, acc, sums));
+                }
+              }
+              mlir::scf::YieldOp::create(lb, l, next);
+            });
+        mlir::scf::YieldOp::create(tb, tl, loop.getResults());
       });
-  return llvm::SmallVector<Value>(loop.getResults());
+  return llvm::SmallVector<Value>(tapLoop.getResults());
 }
 
 llvm::SmallVector<Value>
@@ -360,6 +410,83 @@ void KernelBuilder::storeA(OpBuilder &b, Location loc, Value v, Value rows,
       inStep);
   mlir::memref::StoreOp::create(b, loc, v, rows,
                                 mlir::ValueRange{pair, step, offset});
+}
+
+Value KernelBuilder::emitRowStart(OpBuilder &b, Location loc, Value m) {
+  if (!direct)
+    return m;
+  const ConvGeometry &g = *chain.conv;
+  Value plane = index(b, loc, g.output[1] * g.output[2]);
+  Value n = arith::DivUIOp::create(b, loc, m, plane);
+  Value rest = arith::RemUIOp::create(b, loc, m, plane);
+  Value oh = arith::DivUIOp::create(b, loc, rest, index(b, loc, g.output[2]));
+  Value ow = arith::RemUIOp::create(b, loc, rest, index(b, loc, g.output[2]));
+  // ((n * padded H + oh * stride) * padded W + ow * stride: the window's
+  // top left corner (the padding is part of the copy).
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, n, index(b, loc, paddedHeight)),
+      arith::MulIOp::create(b, loc, oh, index(b, loc, g.stride[0])));
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, index(b, loc, paddedWidth)),
+      arith::MulIOp::create(b, loc, ow, index(b, loc, g.stride[1])));
+}
+
+Value KernelBuilder::emitTapOffset(OpBuilder &b, Location loc, Value tap) {
+  if (!direct)
+    return index(b, loc, 0);
+  const ConvGeometry &g = *chain.conv;
+  Value kh = arith::DivUIOp::create(b, loc, tap, index(b, loc, g.kw));
+  Value kw = arith::RemUIOp::create(b, loc, tap, index(b, loc, g.kw));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, kh,
+                            index(b, loc, g.dilation[0] * paddedWidth)),
+      arith::MulIOp::create(b, loc, kw, index(b, loc, g.dilation[1])));
+}
+
+void KernelBuilder::emitPaddedCopy(OpBuilder &b, Location loc, Value input,
+                                   Value padded) {
+  const ConvGeometry &g = *chain.conv;
+  Type i8 = b.getIntegerType(8);
+  Value top = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
+  // The border (and the channels beyond C, whose weights are zero) reads the
+  // input zero point, as TOSA's convolution pads.
+  Value padding = toElement(
+      b, loc,
+      arith::ConstantOp::create(
+          b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp))),
+      top);
+  mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
+                               mlir::ValueRange{padded});
+  // Input rows in parallel; LLVM vectorizes the inner loop.
+  forEach(
+      b, loc, {g.input[0] * g.input[1]}, {1},
+      [&](OpBuilder &pb, Location l, mlir::ValueRange rows) {
+        Value n = arith::DivUIOp::create(pb, l, rows.front(),
+                                         index(pb, l, g.input[1]));
+        Value h = arith::RemUIOp::create(pb, l, rows.front(),
+                                         index(pb, l, g.input[1]));
+        Value ph = arith::AddIOp::create(pb, l, h, index(pb, l, g.pad[0]));
+        mlir::scf::ForOp::create(
+            pb, l, index(pb, l, 0), index(pb, l, g.input[2]), index(pb, l, 1),
+            mlir::ValueRange{},
+            [&](OpBuilder &wb, Location wl, Value w, mlir::ValueRange) {
+              Value pw =
+                  arith::AddIOp::create(wb, wl, w, index(wb, wl, g.pad[2]));
+              mlir::scf::ForOp::create(
+                  wb, wl, index(wb, wl, 0), index(wb, wl, g.input[3]),
+                  index(wb, wl, 1), mlir::ValueRange{},
+                  [&](OpBuilder &cb, Location cl, Value c, mlir::ValueRange) {
+                    Value v = mlir::memref::LoadOp::create(
+                        cb, cl, input, mlir::ValueRange{n, h, w, c});
+                    mlir::memref::StoreOp::create(
+                        cb, cl, toElement(cb, cl, v, top), padded,
+                        mlir::ValueRange{n, ph, pw, c});
+                    mlir::scf::YieldOp::create(cb, cl);
+                  });
+              mlir::scf::YieldOp::create(wb, wl);
+            });
+      });
 }
 
 void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
@@ -477,31 +604,45 @@ mlir::func::FuncOp KernelBuilder::build() {
   // broadcast from, so that the inner loop only broadcasts. For SMMLA, rows
   // in pairs, [M / 2][K / 8][2][8], so that one load reads a 2x8 block (and
   // a zero row after an odd M).
+  // A direct convolution reads a zero-point-padded copy of its input
+  // instead, [N, padded H, padded W, C rounded up to a group], as elements
+  // and as int32 groups ([positions, groups]).
   Type element = b.getIntegerType(target.elementBits);
   int64_t copiedRows = target.matrix ? chain.m + chain.m % 2 : chain.m;
+  int64_t positions =
+      direct ? chain.conv->input[0] * paddedHeight * paddedWidth : 0;
+  int64_t elements = direct ? positions * channels : copiedRows * k4 * group;
   Value bytes = mlir::memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({copiedRows * k4 * group * target.elementBits / 8}, i8),
+      b, loc, MemRefType::get({elements * target.elementBits / 8}, i8),
       mlir::ValueRange{}, b.getI64IntegerAttr(64));
   auto view = [&](llvm::ArrayRef<int64_t> shape, Type type) -> Value {
     return mlir::memref::ViewOp::create(b, loc, MemRefType::get(shape, type),
                                         bytes, index(b, loc, 0),
                                         mlir::ValueRange{});
   };
-  Value rowsOfA = target.matrix ? view({copiedRows / 2, k4, 2 * group}, i8)
-                                : view({chain.m, k4 * group}, element);
   // What the microkernel reads: the pairs of rows, or the int32 groups.
-  Value a2 = target.matrix ? rowsOfA : view({chain.m, k4}, b.getI32Type());
-  if (chain.k % group || copiedRows != chain.m) {
-    Value zero =
-        arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
-    mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
-                                 mlir::ValueRange{rowsOfA});
+  Value a2;
+  if (direct) {
+    const ConvGeometry &g = *chain.conv;
+    emitPaddedCopy(
+        b, loc, a,
+        view({g.input[0], paddedHeight, paddedWidth, channels}, element));
+    a2 = view({positions, groupsPerTap}, b.getI32Type());
+  } else {
+    Value rowsOfA = target.matrix ? view({copiedRows / 2, k4, 2 * group}, i8)
+                                  : view({chain.m, k4 * group}, element);
+    a2 = target.matrix ? rowsOfA : view({chain.m, k4}, b.getI32Type());
+    if (chain.k % group || copiedRows != chain.m) {
+      Value zero =
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
+      mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
+                                   mlir::ValueRange{rowsOfA});
+    }
+    if (chain.conv)
+      emitIm2col(b, loc, a, rowsOfA);
+    else
+      emitFlippedCopy(b, loc, a, rowsOfA);
   }
-  if (chain.conv)
-    emitIm2col(b, loc, a, rowsOfA);
-  else
-    emitFlippedCopy(b, loc, a, rowsOfA);
 
   int64_t fullBlocks = chain.n / kLanes;
   int64_t pairedBlocks = fullBlocks - fullBlocks % target.vectors;

@@ -155,3 +155,38 @@ func.func @window_sum(%a: tensor<1x2x2x4xi8>) -> tensor<1x1x1x4xi32> {
   %sum = tosa.add %acc, %two : (tensor<1x1x1x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x1x4xi32>
   return %sum : tensor<1x1x1x4xi32>
 }
+
+// -----
+
+// A convolution on VNNI reads its windows from a copy of the input padded
+// with the input zero point (here 1 row on top and 1 column on the right;
+// C = 3 rounded up to a group of 4: 1x4x4x4 bytes), tap by tap: the weights
+// packed per tap with a zero fourth channel; the folded constant
+// 7 - (128 + 5) * 78 = -10367.
+// CHECK-LABEL: func.func @conv
+// CHECK: call @qfx_vnni_matmul_0
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_weights : memref<1x4x64xi8> = dense<"0x01020300{{0+}}04050600{{0+}}0708090{{0+}}A0B0C00{{0+}}">
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_bias : memref<1x16xi32> = dense<{{\[\[}}-10367, 0,
+// CHECK: func.func private @qfx_vnni_matmul_0
+// CHECK: %[[BYTES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi8>
+// CHECK: %[[PADDED:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<64xi8> to memref<1x4x4x4xi8>
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%[[PADDED]] : memref<1x4x4x4xi8>)
+// CHECK: memref.store %{{.*}}, %[[PADDED]]
+// CHECK: %[[WORDS:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<64xi8> to memref<16x1xi32>
+// CHECK: scf.for {{.*}} to %c4
+// CHECK: scf.for
+// CHECK: memref.load %[[WORDS]]
+// CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
+func.func @conv(%a: tensor<1x3x3x3xi8>) -> tensor<1x3x3x1xi8> {
+  %w = "tosa.const"() <{values = dense<[[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]]> : tensor<1x2x2x3xi8>}> : () -> tensor<1x2x2x3xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 0, 1>, stride = array<i64: 1, 1>} : (tensor<1x3x3x3xi8>, tensor<1x2x2x3xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x3x1xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x3x3x1xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x3x3x1xi8>
+  return %r : tensor<1x3x3x1xi8>
+}

@@ -15,8 +15,9 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
                 "AArch64 SDOT and SMMLA)";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
-    Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM over
-    im2col rows, padding reading the input zero point),
+    Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM whose rows
+    are the input's windows, read tap by tap from a copy of the input padded
+    with its zero point; SMMLA kernels copy the im2col rows),
 
     ```mlir
     %acc = tosa.matmul %x, %w, %x_zp, %w_zp      // i8 x i8 -> i32, %w constant
