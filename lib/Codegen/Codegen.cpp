@@ -15,6 +15,7 @@
 
 #include "Kernels.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -30,6 +31,14 @@ namespace qfx {
 #define GEN_PASS_DEF_QFXLOWERINTRINSICCALLS
 #include "qfx/Codegen/Passes.h.inc"
 } // namespace qfx
+
+using mlir::Location;
+using mlir::MemRefType;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::Type;
+using mlir::Value;
+namespace arith = mlir::arith;
 
 namespace qfx::codegen {
 namespace {
@@ -48,6 +57,115 @@ const KernelTarget *getHostTarget() {
   return nullptr;
 }
 
+constexpr llvm::StringLiteral kInlineAsmAttr = "qfx_inline_asm";
+constexpr llvm::StringLiteral kInlineAsmConstraintsAttr =
+    "qfx_inline_asm_constraints";
+
+/// @qfx_amx_ready() -> i1: whether this process may use AMX tile data,
+/// asked of Linux once (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA):
+/// refused on CPUs or kernels without AMX) and remembered in a global.
+mlir::func::FuncOp getAmxReady(mlir::ModuleOp module) {
+  constexpr llvm::StringLiteral name = "qfx_amx_ready";
+  if (auto existing = module.lookupSymbol<mlir::func::FuncOp>(name))
+    return existing;
+  Location loc = module.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type i1 = b.getI1Type(), i32 = b.getI32Type(), i64 = b.getI64Type();
+  // The system call as a placeholder until qfx-lower-intrinsic-calls makes
+  // it inline assembly (rax = 158, arch_prctl; rdi = 0x1023,
+  // ARCH_REQ_XCOMP_PERM; rsi = 18, XFEATURE_XTILEDATA).
+  auto syscall = mlir::func::FuncOp::create(
+      b, loc, "qfx.syscall", b.getFunctionType({i64, i64, i64}, {i64}));
+  syscall.setPrivate();
+  syscall->setAttr(kInlineAsmAttr, b.getStringAttr("syscall"));
+  syscall->setAttr(kInlineAsmConstraintsAttr,
+                   b.getStringAttr("={ax},{ax},{di},{si},~{rcx},~{r11},"
+                                   "~{memory},~{dirflag},~{fpsr},~{flags}"));
+  // 0: not asked yet, 1: granted, 2: refused.
+  auto stateType = MemRefType::get({}, i32);
+  mlir::memref::GlobalOp::create(
+      b, loc, "qfx_amx_state", b.getStringAttr("private"), stateType,
+      mlir::DenseElementsAttr::get(mlir::RankedTensorType::get({}, i32),
+                                   int32_t{0}),
+      /*constant=*/false, mlir::IntegerAttr());
+  auto ready =
+      mlir::func::FuncOp::create(b, loc, name, b.getFunctionType({}, {i1}));
+  ready.setPrivate();
+  b.setInsertionPointToStart(ready.addEntryBlock());
+  auto constant = [&](Type type, int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  Value global =
+      mlir::memref::GetGlobalOp::create(b, loc, stateType, "qfx_amx_state");
+  Value state = mlir::memref::LoadOp::create(b, loc, global);
+  Value notAsked = constant(i32, 0), yes = constant(i32, 1),
+        no = constant(i32, 2);
+  Value archPrctl = constant(i64, 158),
+        requestPermission = constant(i64, 0x1023), tileData = constant(i64, 18),
+        success = constant(i64, 0);
+  Value unknown =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, state, notAsked);
+  auto ask = mlir::scf::IfOp::create(b, loc, mlir::TypeRange{i32}, unknown,
+                                     /*withElseRegion=*/true);
+  {
+    OpBuilder tb = ask.getThenBodyBuilder();
+    Value result = mlir::func::CallOp::create(
+                       tb, loc, syscall,
+                       mlir::ValueRange{archPrctl, requestPermission, tileData})
+                       .getResult(0);
+    Value granted = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq,
+                                          result, success);
+    Value answer = arith::SelectOp::create(tb, loc, granted, yes, no);
+    mlir::memref::StoreOp::create(tb, loc, answer, global);
+    mlir::scf::YieldOp::create(tb, loc, answer);
+    OpBuilder eb = ask.getElseBodyBuilder();
+    mlir::scf::YieldOp::create(eb, loc, state);
+  }
+  Value granted = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        ask.getResult(0), yes);
+  mlir::func::ReturnOp::create(b, loc, granted);
+  return ready;
+}
+
+/// The kernel of an AMX chain: the tile kernel if Linux grants AMX, else
+/// the VNNI kernel (AMX CPUs have VNNI).
+mlir::func::FuncOp buildAmxKernel(mlir::ModuleOp module, const Chain &chain,
+                                  const std::string &name) {
+  mlir::func::FuncOp tiles =
+      buildDotKernel(module, chain, kAmx, name + "_tiles");
+  mlir::func::FuncOp vnni =
+      buildDotKernel(module, chain, kVnni, name + "_vnni");
+  // The tile kernel is compiled for AMX whatever the module's target is
+  // (quant-run compiles for this machine); only called where it runs.
+  mlir::MLIRContext *context = module.getContext();
+  tiles->setAttr(
+      "target_features",
+      mlir::LLVM::TargetFeaturesAttr::get(
+          context, llvm::ArrayRef<llvm::StringRef>{"+amx-tile", "+amx-int8"}));
+  mlir::func::FuncOp ready = getAmxReady(module);
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = module.getLoc();
+  auto dispatch =
+      mlir::func::FuncOp::create(b, loc, name, tiles.getFunctionType());
+  dispatch.setPrivate();
+  b.setInsertionPointToStart(dispatch.addEntryBlock());
+  Value granted = mlir::func::CallOp::create(b, loc, ready, mlir::ValueRange{})
+                      .getResult(0);
+  mlir::ValueRange arguments = dispatch.getArguments();
+  mlir::scf::IfOp::create(
+      b, loc, granted,
+      [&](OpBuilder &tb, Location l) {
+        mlir::func::CallOp::create(tb, l, tiles, arguments);
+        mlir::scf::YieldOp::create(tb, l);
+      },
+      [&](OpBuilder &eb, Location l) {
+        mlir::func::CallOp::create(eb, l, vnni, arguments);
+        mlir::scf::YieldOp::create(eb, l);
+      });
+  mlir::func::ReturnOp::create(b, loc);
+  return dispatch;
+}
+
 struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
   using Base::Base;
 
@@ -64,10 +182,13 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       kernels = &kI8mm;
     else if (target == kAvx2.name)
       kernels = &kAvx2;
+    else if (target == kAmx.name)
+      kernels = &kAmx;
     else if (target != "none") {
       module.emitError() << "qfx-codegen: unknown target '" << target
-                         << "', expected x86-64-avx512vnni, x86-64-avx2, "
-                            "aarch64-dotprod, aarch64-i8mm, host or none";
+                         << "', expected x86-64-avx512vnni, x86-64-amx, "
+                            "x86-64-avx2, aarch64-dotprod, aarch64-i8mm, host "
+                            "or none";
       return signalPassFailure();
     }
     if (!kernels)
@@ -90,10 +211,14 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
           std::to_string(i);
       while (symbols.lookup(name))
         name += "_";
+      // (Depthwise convolutions have no tile kernel: AMX machines run the
+      // VNNI one.)
       mlir::func::FuncOp kernel =
           chain.isDepthwise()
-              ? buildDepthwiseKernel(module, chain, *kernels, name)
-              : buildDotKernel(module, chain, *kernels, name);
+              ? buildDepthwiseKernel(module, chain,
+                                     kernels->tiles ? kVnni : *kernels, name)
+          : kernels->tiles ? buildAmxKernel(module, chain, name)
+                           : buildDotKernel(module, chain, *kernels, name);
       replaceChain(chain, kernel);
     }
   }
@@ -107,10 +232,14 @@ struct QFXLowerIntrinsicCallsPass
     mlir::ModuleOp module = getOperation();
     llvm::SmallVector<mlir::func::FuncOp> declarations;
     for (auto func : module.getOps<mlir::func::FuncOp>())
-      if (func.isExternal() && func->hasAttr(kIntrinsicAttr))
+      if (func.isExternal() &&
+          (func->hasAttr(kIntrinsicAttr) || func->hasAttr(kInlineAsmAttr)))
         declarations.push_back(func);
     for (mlir::func::FuncOp decl : declarations) {
       auto intrinsic = decl->getAttrOfType<mlir::StringAttr>(kIntrinsicAttr);
+      auto assembly = decl->getAttrOfType<mlir::StringAttr>(kInlineAsmAttr);
+      auto constraints =
+          decl->getAttrOfType<mlir::StringAttr>(kInlineAsmConstraintsAttr);
       std::optional<mlir::SymbolTable::UseRange> uses =
           mlir::SymbolTable::getSymbolUses(decl, module);
       for (const mlir::SymbolTable::SymbolUse &use : *uses) {
@@ -122,9 +251,20 @@ struct QFXLowerIntrinsicCallsPass
           return signalPassFailure();
         }
         mlir::OpBuilder b(call);
-        auto replacement = mlir::LLVM::CallIntrinsicOp::create(
-            b, call.getLoc(), call.getResultTypes(), intrinsic,
-            call.getOperands(), mlir::LLVM::FastmathFlagsAttr{});
+        Operation *replacement =
+            intrinsic ? mlir::LLVM::CallIntrinsicOp::create(
+                            b, call.getLoc(), call.getResultTypes(), intrinsic,
+                            call.getOperands(), mlir::LLVM::FastmathFlagsAttr{})
+                      : mlir::LLVM::InlineAsmOp::create(
+                            b, call.getLoc(), call.getResultTypes(),
+                            call.getOperands(), assembly, constraints,
+                            /*has_side_effects=*/b.getUnitAttr(),
+                            /*is_align_stack=*/nullptr,
+                            mlir::LLVM::TailCallKindAttr::get(
+                                b.getContext(), mlir::LLVM::TailCallKind::None),
+                            mlir::LLVM::AsmDialectAttr::get(
+                                b.getContext(), mlir::LLVM::AsmDialect::AD_ATT),
+                            /*operand_attrs=*/nullptr);
         call->replaceAllUsesWith(replacement);
         call.erase();
       }

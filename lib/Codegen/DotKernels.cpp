@@ -22,6 +22,7 @@
 
 #include "Kernels.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -43,7 +44,10 @@ namespace vector = mlir::vector;
 namespace qfx::codegen {
 namespace {
 
-constexpr int64_t kRows = 8; // rows of the microkernel
+/// AMX tiles: 16 rows of 64 bytes (of A: 64 k values; of the packed
+/// weights: 16 groups of 4 k values for 16 columns), 16x16 int32 results.
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kTileGroups = 16;
 
 /// The chain's start: a matmul with a constant weight.
 std::optional<Chain> matchStart(tosa::MatMulOp matmul) {
@@ -119,9 +123,13 @@ public:
   KernelBuilder(mlir::ModuleOp module, const Chain &chain,
                 const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
-        group(target.group), direct(chain.conv && !target.matrix) {
+        group(target.group),
+        direct(chain.conv && !target.matrix && !target.tiles) {
     if (!direct) {
       k4 = (chain.k + group - 1) / group;
+      // AMX reads A and the weights in tiles of 64 k values.
+      if (target.tiles)
+        k4 = (k4 + kTileGroups - 1) / kTileGroups * kTileGroups;
       groupsPerTap = k4;
       return;
     }
@@ -150,6 +158,16 @@ private:
   llvm::SmallVector<Value> emitMatrixProducts(OpBuilder &b, Location loc,
                                               Value a, Value m0, int64_t rows,
                                               Value block0, int64_t vectors);
+  /// AMX: the tile products stored in `scratch` ([32, 32] int32), and
+  /// loaded from there a row at a time.
+  llvm::SmallVector<Value> emitTileProducts(OpBuilder &b, Location loc, Value a,
+                                            Value m0, int64_t rows,
+                                            Value block0, int64_t vectors,
+                                            Value scratch);
+  /// Each column block's epilogue on its rows' `sums` (row-major).
+  void emitEpilogues(OpBuilder &b, Location loc, Value out, Value m0,
+                     int64_t rows, Value block0, int64_t vectors, bool partial,
+                     llvm::ArrayRef<Value> sums);
   /// Stores element `v` of A's row `m`, column `k` in the kernel's copy.
   void storeA(OpBuilder &b, Location loc, Value v, Value rows, Value m,
               Value k);
@@ -366,13 +384,97 @@ KernelBuilder::emitMatrixProducts(OpBuilder &b, Location loc, Value a, Value m0,
   return sums;
 }
 
+llvm::SmallVector<Value>
+KernelBuilder::emitTileProducts(OpBuilder &b, Location loc, Value a, Value m0,
+                                int64_t rows, Value block0, int64_t vectors,
+                                Value scratch) {
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type();
+  auto bytesTile = mlir::amx::TileType::get({kTileRows, 64}, i8);
+  auto sumsTile = mlir::amx::TileType::get({kTileRows, kLanes}, i32);
+  int64_t aTiles = (rows + kTileRows - 1) / kTileRows;
+  Value weights = getGlobal(b, loc, "_weights", packedType);
+  llvm::SmallVector<Value> init;
+  for (int64_t i = 0; i < aTiles * vectors; ++i)
+    init.push_back(mlir::amx::TileZeroOp::create(b, loc, sumsTile));
+  // Per 64 k values: `aTiles` tiles of A, `vectors` of weights, and their
+  // products (tdpbusd: A unsigned, the weights signed).
+  auto loop = mlir::scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, k4 / kTileGroups),
+      index(b, loc, 1), init,
+      [&](OpBuilder &lb, Location l, Value kt, mlir::ValueRange accs) {
+        Value firstGroup =
+            arith::MulIOp::create(lb, l, kt, index(lb, l, kTileGroups));
+        Value column = arith::MulIOp::create(lb, l, kt, index(lb, l, 64));
+        llvm::SmallVector<Value> weightTiles, aTilesValues;
+        for (int64_t v = 0; v < vectors; ++v)
+          weightTiles.push_back(mlir::amx::TileLoadOp::create(
+              lb, l, bytesTile, weights,
+              mlir::ValueRange{
+                  arith::AddIOp::create(lb, l, block0, index(lb, l, v)),
+                  firstGroup, index(lb, l, 0)}));
+        for (int64_t i = 0; i < aTiles; ++i)
+          aTilesValues.push_back(mlir::amx::TileLoadOp::create(
+              lb, l, bytesTile, a,
+              mlir::ValueRange{
+                  arith::AddIOp::create(lb, l, m0, index(lb, l, i * kTileRows)),
+                  column}));
+        llvm::SmallVector<Value> next;
+        for (int64_t i = 0; i < aTiles; ++i)
+          for (int64_t v = 0; v < vectors; ++v) {
+            auto product = mlir::amx::TileMulIOp::create(
+                lb, l, sumsTile, aTilesValues[i], weightTiles[v],
+                accs[i * vectors + v]);
+            product.setIsZextLhs(true);
+            next.push_back(product);
+          }
+        mlir::scf::YieldOp::create(lb, l, next);
+      });
+  for (int64_t i = 0; i < aTiles; ++i)
+    for (int64_t v = 0; v < vectors; ++v)
+      mlir::amx::TileStoreOp::create(
+          b, loc, scratch,
+          mlir::ValueRange{index(b, loc, i * kTileRows),
+                           index(b, loc, v * kLanes)},
+          loop.getResult(i * vectors + v));
+  llvm::SmallVector<Value> sums;
+  auto accType = VectorType::get({kLanes}, i32);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v)
+      sums.push_back(vector::LoadOp::create(
+          b, loc, accType, scratch,
+          mlir::ValueRange{index(b, loc, r), index(b, loc, v * kLanes)}));
+  return sums;
+}
+
 void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
                              Value m0, int64_t rows, Value block0,
                              int64_t vectors, bool partial) {
+  if (target.tiles) {
+    // The tiles' results pass through a stack buffer, freed after the
+    // tile's epilogue (the tile runs in a loop).
+    auto scope = mlir::memref::AllocaScopeOp::create(b, loc, mlir::TypeRange{});
+    OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
+    Value scratch = mlir::memref::AllocaOp::create(
+        sb, loc,
+        MemRefType::get({2 * kTileRows, target.vectors * kLanes},
+                        sb.getI32Type()),
+        sb.getI64IntegerAttr(64));
+    emitEpilogues(
+        sb, loc, out, m0, rows, block0, vectors, partial,
+        emitTileProducts(sb, loc, a, m0, rows, block0, vectors, scratch));
+    mlir::memref::AllocaScopeReturnOp::create(sb, loc);
+    return;
+  }
   llvm::SmallVector<Value> sums =
       target.matrix ? emitMatrixProducts(b, loc, a, m0, rows, block0, vectors)
                     : emitDotProducts(b, loc, a, m0, rows, block0, vectors);
+  emitEpilogues(b, loc, out, m0, rows, block0, vectors, partial, sums);
+}
 
+void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
+                                  Value m0, int64_t rows, Value block0,
+                                  int64_t vectors, bool partial,
+                                  llvm::ArrayRef<Value> sums) {
   // Each column block's epilogue: its rows' sums.
   for (int64_t v = 0; v < vectors; ++v) {
     llvm::SmallVector<Value> rowSums;
@@ -603,12 +705,16 @@ mlir::func::FuncOp KernelBuilder::build() {
   // zero there): one buffer, seen as elements to fill and as int32 groups to
   // broadcast from, so that the inner loop only broadcasts. For SMMLA, rows
   // in pairs, [M / 2][K / 8][2][8], so that one load reads a 2x8 block (and
-  // a zero row after an odd M).
+  // a zero row after an odd M). For AMX, M rounded up to 16 and K to 64
+  // (whole tiles), zero beyond.
   // A direct convolution reads a zero-point-padded copy of its input
   // instead, [N, padded H, padded W, C rounded up to a group], as elements
   // and as int32 groups ([positions, groups]).
   Type element = b.getIntegerType(target.elementBits);
-  int64_t copiedRows = target.matrix ? chain.m + chain.m % 2 : chain.m;
+  int64_t copiedRows = target.matrix ? chain.m + chain.m % 2
+                       : target.tiles
+                           ? (chain.m + kTileRows - 1) / kTileRows * kTileRows
+                           : chain.m;
   int64_t positions =
       direct ? chain.conv->input[0] * paddedHeight * paddedWidth : 0;
   int64_t elements = direct ? positions * channels : copiedRows * k4 * group;
@@ -629,10 +735,12 @@ mlir::func::FuncOp KernelBuilder::build() {
         view({g.input[0], paddedHeight, paddedWidth, channels}, element));
     a2 = view({positions, groupsPerTap}, b.getI32Type());
   } else {
+    // (AMX loads 16-row tiles of the rows themselves.)
     Value rowsOfA = target.matrix ? view({copiedRows / 2, k4, 2 * group}, i8)
-                                  : view({chain.m, k4 * group}, element);
-    a2 = target.matrix ? rowsOfA : view({chain.m, k4}, b.getI32Type());
-    if (chain.k % group || copiedRows != chain.m) {
+                                  : view({copiedRows, k4 * group}, element);
+    a2 = target.matrix || target.tiles ? rowsOfA
+                                       : view({chain.m, k4}, b.getI32Type());
+    if (k4 * group != chain.k || copiedRows != chain.m) {
       Value zero =
           arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
       mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{zero},
@@ -646,21 +754,22 @@ mlir::func::FuncOp KernelBuilder::build() {
 
   int64_t fullBlocks = chain.n / kLanes;
   int64_t pairedBlocks = fullBlocks - fullBlocks % target.vectors;
-  int64_t mainRows = chain.m - chain.m % kRows;
+  int64_t mainRows = chain.m - chain.m % target.rows;
   // For each group of column blocks (the weights stay in cache), every row.
   auto forRows = [&](OpBuilder &ob, Location l, Value block0, int64_t vectors,
                      bool partial) {
     if (mainRows > 0)
       mlir::scf::ForOp::create(
-          ob, l, index(ob, l, 0), index(ob, l, mainRows), index(ob, l, kRows),
-          mlir::ValueRange{},
+          ob, l, index(ob, l, 0), index(ob, l, mainRows),
+          index(ob, l, target.rows), mlir::ValueRange{},
           [&](OpBuilder &ib, Location il, Value m0, mlir::ValueRange) {
-            emitTile(ib, il, a2, out, m0, kRows, block0, vectors, partial);
+            emitTile(ib, il, a2, out, m0, target.rows, block0, vectors,
+                     partial);
             mlir::scf::YieldOp::create(ib, il);
           });
-    if (chain.m % kRows)
-      emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows, block0,
-               vectors, partial);
+    if (chain.m % target.rows)
+      emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % target.rows,
+               block0, vectors, partial);
   };
   // The tiles of the column-block pairs are independent: an scf.parallel
   // over them, which the lowering runs on OpenMP threads. Threads split the
@@ -672,23 +781,24 @@ mlir::func::FuncOp KernelBuilder::build() {
       packedType.getNumElements() * target.elementBits / 8 <= kL2Bytes;
   if (pairedBlocks > 0 && mainRows > 0) {
     llvm::SmallVector<int64_t, 2> upper{pairedBlocks, mainRows};
-    llvm::SmallVector<int64_t, 2> steps{target.vectors, kRows};
+    llvm::SmallVector<int64_t, 2> steps{target.vectors, target.rows};
     if (rowsOuter) {
       std::swap(upper[0], upper[1]);
       std::swap(steps[0], steps[1]);
     }
-    forEach(
-        b, loc, upper, steps,
-        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-          Value block0 = ivs[rowsOuter ? 1 : 0], m0 = ivs[rowsOuter ? 0 : 1];
-          emitTile(ob, l, a2, out, m0, kRows, block0, target.vectors, false);
-        });
+    forEach(b, loc, upper, steps,
+            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+              Value block0 = ivs[rowsOuter ? 1 : 0],
+                    m0 = ivs[rowsOuter ? 0 : 1];
+              emitTile(ob, l, a2, out, m0, target.rows, block0, target.vectors,
+                       false);
+            });
   }
-  if (pairedBlocks > 0 && chain.m % kRows)
+  if (pairedBlocks > 0 && chain.m % target.rows)
     forEach(b, loc, {pairedBlocks}, {target.vectors},
             [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-              emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % kRows,
-                       ivs[0], target.vectors, false);
+              emitTile(ob, l, a2, out, index(ob, l, mainRows),
+                       chain.m % target.rows, ivs[0], target.vectors, false);
             });
   for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
     forRows(b, loc, index(b, loc, block), 1, false);

@@ -191,8 +191,8 @@ KernelBuilderBase::KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,
   i64Type = MemRefType::get({blocks, kLanes}, b.getI64Type());
 }
 
-mlir::func::FuncOp
-KernelBuilderBase::getIntrinsic(llvm::StringRef intrinsic,
+mlir::func::FuncOp getIntrinsic(mlir::ModuleOp module,
+                                llvm::StringRef intrinsic,
                                 llvm::ArrayRef<Type> operands, Type result) {
   std::string symbol = "qfx.intrinsic." + intrinsic.str();
   if (auto existing = module.lookupSymbol<mlir::func::FuncOp>(symbol))

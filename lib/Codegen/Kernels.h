@@ -57,52 +57,86 @@ struct KernelTarget {
   int64_t vectors;
   /// SMMLA: A is read as pairs of rows, interleaved by 8 k values.
   bool matrix;
+  /// AMX: tdpbusd on 16-row tiles of A (64 k values a row) and of the packed
+  /// weights (16 groups of 4 k values a row), into 16x16 int32 tiles.
+  bool tiles;
+  /// Rows of the microkernel.
+  int64_t rows;
 };
 
 // vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
-inline constexpr KernelTarget kVnni{
-    "x86-64-avx512vnni",  "qfx_vnni_", 16, "llvm.x86.avx512.vpdpbusd.512",
-    /*accumulates=*/true,
-    /*elementBits=*/8,
-    /*group=*/4,
-    /*unsignedA=*/true,
-    /*parallel=*/true,
-    /*vectors=*/2,
-    /*matrix=*/false};
+inline constexpr KernelTarget kVnni{"x86-64-avx512vnni",
+                                    "qfx_vnni_",
+                                    16,
+                                    "llvm.x86.avx512.vpdpbusd.512",
+                                    /*accumulates=*/true,
+                                    /*elementBits=*/8,
+                                    /*group=*/4,
+                                    /*unsignedA=*/true,
+                                    /*parallel=*/true,
+                                    /*vectors=*/2,
+                                    /*matrix=*/false,
+                                    /*tiles=*/false,
+                                    /*rows=*/8};
 // AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
 // form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
-inline constexpr KernelTarget kAvx2{
-    "x86-64-avx2",         "qfx_avx2_", 8, "llvm.x86.avx2.pmadd.wd",
-    /*accumulates=*/false,
-    /*elementBits=*/16,
-    /*group=*/2,
-    /*unsignedA=*/false,
-    /*parallel=*/true,
-    /*vectors=*/2,
-    /*matrix=*/false};
+inline constexpr KernelTarget kAvx2{"x86-64-avx2",
+                                    "qfx_avx2_",
+                                    8,
+                                    "llvm.x86.avx2.pmadd.wd",
+                                    /*accumulates=*/false,
+                                    /*elementBits=*/16,
+                                    /*group=*/2,
+                                    /*unsignedA=*/false,
+                                    /*parallel=*/true,
+                                    /*vectors=*/2,
+                                    /*matrix=*/false,
+                                    /*tiles=*/false,
+                                    /*rows=*/8};
 // SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
 // runtime is assumed on AArch64.)
-inline constexpr KernelTarget kSdot{
-    "aarch64-dotprod",    "qfx_sdot_", 4, "llvm.aarch64.neon.sdot.v4i32.v16i8",
-    /*accumulates=*/true,
-    /*elementBits=*/8,
-    /*group=*/4,
-    /*unsignedA=*/false,
-    /*parallel=*/false,
-    /*vectors=*/2,
-    /*matrix=*/false};
+inline constexpr KernelTarget kSdot{"aarch64-dotprod",
+                                    "qfx_sdot_",
+                                    4,
+                                    "llvm.aarch64.neon.sdot.v4i32.v16i8",
+                                    /*accumulates=*/true,
+                                    /*elementBits=*/8,
+                                    /*group=*/4,
+                                    /*unsignedA=*/false,
+                                    /*parallel=*/false,
+                                    /*vectors=*/2,
+                                    /*matrix=*/false,
+                                    /*tiles=*/false,
+                                    /*rows=*/8};
 // SMMLA (I8MM): a signed 2x8 by 8x2 byte product into 2x2 int32 lanes; a
 // column block is 8 columns (4 column pairs), so that an 8-row tile holds 16
 // accumulator registers.
-inline constexpr KernelTarget kI8mm{
-    "aarch64-i8mm",       "qfx_i8mm_", 8, "llvm.aarch64.neon.smmla.v4i32.v16i8",
-    /*accumulates=*/true,
-    /*elementBits=*/8,
-    /*group=*/8,
-    /*unsignedA=*/false,
-    /*parallel=*/false,
-    /*vectors=*/1,
-    /*matrix=*/true};
+inline constexpr KernelTarget kI8mm{"aarch64-i8mm",
+                                    "qfx_i8mm_",
+                                    8,
+                                    "llvm.aarch64.neon.smmla.v4i32.v16i8",
+                                    /*accumulates=*/true,
+                                    /*elementBits=*/8,
+                                    /*group=*/8,
+                                    /*unsignedA=*/false,
+                                    /*parallel=*/false,
+                                    /*vectors=*/1,
+                                    /*matrix=*/true,
+                                    /*tiles=*/false,
+                                    /*rows=*/8};
+
+// AMX-INT8 (tdpbusd, unsigned A like vpdpbusd): 32x32 microkernels of four
+// 16x16 tiles; the `dot` field is unused (the amx dialect's ops).
+inline constexpr KernelTarget kAmx{"x86-64-amx",         "qfx_amx_", 16, "",
+                                   /*accumulates=*/true,
+                                   /*elementBits=*/8,
+                                   /*group=*/4,
+                                   /*unsignedA=*/true,
+                                   /*parallel=*/true,
+                                   /*vectors=*/2,
+                                   /*matrix=*/false,
+                                   /*tiles=*/true,
+                                   /*rows=*/32};
 
 /// The attribute of the private declarations that stand for LLVM
 /// intrinsics until qfx-lower-intrinsic-calls.
@@ -172,6 +206,14 @@ mlir::MemRefType getOutputType(const Chain &chain);
 /// Replaces the chain with a call of its kernel.
 void replaceChain(const Chain &chain, mlir::func::FuncOp kernel);
 
+/// A private declaration standing for an LLVM intrinsic until
+/// qfx-lower-intrinsic-calls (bufferization and buffer deallocation accept a
+/// call, not an op with unknown memory effects); made once per module.
+mlir::func::FuncOp getIntrinsic(mlir::ModuleOp module,
+                                llvm::StringRef intrinsic,
+                                llvm::ArrayRef<mlir::Type> operands,
+                                mlir::Type result);
+
 /// The kernel functions: (A or input, output) -> ().
 mlir::func::FuncOp buildDotKernel(mlir::ModuleOp module, const Chain &chain,
                                   const KernelTarget &target, std::string name);
@@ -204,12 +246,11 @@ protected:
   }
   mlir::Value getGlobal(mlir::OpBuilder &b, mlir::Location loc,
                         llvm::StringRef suffix, mlir::MemRefType type);
-  /// A private declaration standing for an LLVM intrinsic until
-  /// qfx-lower-intrinsic-calls: bufferization and buffer deallocation accept
-  /// a call, not an op with unknown memory effects.
   mlir::func::FuncOp getIntrinsic(llvm::StringRef intrinsic,
                                   llvm::ArrayRef<mlir::Type> operands,
-                                  mlir::Type result);
+                                  mlir::Type result) {
+    return codegen::getIntrinsic(module, intrinsic, operands, result);
+  }
   /// The epilogue's constants, [blocks][lanes] per output channel: C[n] =
   /// ((accBias[n] - compensation[n]) << f) + bias[n] modulo 2^32, as TOSA's
   /// int32 arithmetic is; the rescale's multipliers and shifts.

@@ -66,6 +66,8 @@ llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // Inline assembly (qfx-codegen's AMX permission request) is parsed.
+    llvm::InitializeAllAsmParsers();
     return true;
   }();
   (void)targetsReady;

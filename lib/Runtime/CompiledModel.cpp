@@ -147,6 +147,7 @@ static std::string getLoweringPasses(const CompileOptions &options) {
   // qfx.observe of the module, before symbol-dce drops other functions.
   return observers + ",symbol-dce,qfx-inline-fused,qfx-codegen{target=" +
          options.codegenTarget + "}" +
+         (options.emulateAmx ? ",qfx-emulate-amx" : "") +
          ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
          "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
          "tosa-to-scf),"
@@ -297,6 +298,8 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   static const bool nativeTargetReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // Inline assembly (qfx-codegen's AMX permission request) is parsed.
+    llvm::InitializeNativeTargetAsmParser();
     return true;
   }();
   (void)nativeTargetReady;

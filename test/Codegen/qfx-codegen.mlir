@@ -5,6 +5,8 @@
 // RUN: quant-opt %s --qfx-codegen=target=aarch64-dotprod --split-input-file | FileCheck %s --check-prefix=SDOT
 // RUN: quant-opt %s --qfx-codegen=target=x86-64-avx2 --split-input-file | FileCheck %s --check-prefix=AVX2
 // RUN: quant-opt %s --qfx-codegen=target=aarch64-i8mm --split-input-file | FileCheck %s --check-prefix=I8MM
+// RUN: quant-opt %s --qfx-codegen=target=x86-64-amx --split-input-file | FileCheck %s --check-prefix=AMX
+// RUN: quant-opt %s --qfx-codegen=target=x86-64-amx --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=AMXASM
 
 // A Linear's int8 chain becomes a call of a VNNI kernel. The weights
 // [[1, 2], [3, 4], [5, 6]] (K = 3, N = 2) are packed per 16-column block and
@@ -65,12 +67,52 @@
 // I8MM: vector.shuffle %{{.*}}#0, %{{.*}}#1 [0, 1, 4, 5]
 // I8MM: vector.shuffle %{{.*}}#2, %{{.*}}#3 [0, 1, 4, 5]
 // I8MM: vector.shuffle %{{.*}}#0, %{{.*}}#1 [2, 3, 6, 7]
+// With AMX, a dispatch that calls the tile kernel if Linux grants AMX tile
+// data (asked once, remembered in @qfx_amx_state) and else the VNNI kernel.
+// The tile kernel's weights are the VNNI layout with K padded to 64 (16
+// groups, one tile of 16 rows); A is copied with M padded to 16 and K to 64;
+// 16x16 int32 tiles go through a stack buffer to the epilogue; the kernel
+// is compiled for AMX whatever the module's CPU.
+// AMX-LABEL: func.func @linear
+// AMX: call @qfx_amx_matmul_0(
+// AMX-DAG: memref.global "private" constant @qfx_amx_matmul_0_tiles_weights : memref<1x16x64xi8> = dense<"0x0103050002040600{{0+}}">
+// AMX-DAG: memref.global "private" constant @qfx_amx_matmul_0_tiles_bias : memref<1x16xi32> = dense<{{\[\[}}-1070, -1660, 0,
+// AMX: func.func private @qfx_amx_matmul_0_tiles(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>) attributes {target_features = #llvm.target_features<["+amx-tile", "+amx-int8"]>}
+// AMX: memref.view {{.*}} : memref<1024xi8> to memref<16x64xi8>
+// AMX: memref.alloca_scope
+// AMX: memref.alloca() {alignment = 64 : i64} : memref<32x32xi32>
+// AMX: amx.tile_zero : !amx.tile<16x16xi32>
+// AMX: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (!amx.tile<16x16xi32>)
+// AMX: amx.tile_load {{.*}} : memref<1x16x64xi8> into !amx.tile<16x64xi8>
+// AMX: amx.tile_load {{.*}} : memref<16x64xi8> into !amx.tile<16x64xi8>
+// AMX: amx.tile_muli %{{.*}} zext, %{{.*}}, %{{.*}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+// AMX: amx.tile_store {{.*}} : memref<32x32xi32>, !amx.tile<16x16xi32>
+// AMX: vector.load {{.*}} : memref<32x32xi32>, vector<16xi32>
+// AMX: func.func private @qfx_amx_matmul_0_vnni(
+// AMX: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
+// AMX: func.func private @qfx.syscall(i64, i64, i64) -> i64 attributes {qfx_inline_asm = "syscall"
+// AMX: memref.global "private" @qfx_amx_state : memref<i32> = dense<0>
+// AMX: func.func private @qfx_amx_ready() -> i1
+// AMX: %[[STATE:.*]] = memref.load
+// AMX: arith.cmpi eq, %[[STATE]], %c0_i32
+// AMX: scf.if
+// AMX: func.call @qfx.syscall(%c158_i64, %c4131_i64, %c18_i64)
+// AMX: memref.store
+// AMX: func.func private @qfx_amx_matmul_0(
+// AMX: %[[GRANTED:.*]] = call @qfx_amx_ready()
+// AMX: scf.if %[[GRANTED]]
+// AMX: call @qfx_amx_matmul_0_tiles(
+// AMX: } else {
+// AMX: call @qfx_amx_matmul_0_vnni(
+// The permission request becomes the system call.
+// AMXASM-NOT: @qfx.syscall
+// AMXASM: llvm.inline_asm has_side_effects asm_dialect = att "syscall", "={ax},{ax},{di},{si},~{rcx},~{r11},~{memory},~{dirflag},~{fpsr},~{flags}" %c158_i64, %c4131_i64, %c18_i64 : (i64, i64, i64) -> i64
 // NONE-LABEL: func.func @linear
 // NONE: tosa.matmul
 // NONE: tosa.rescale
 // INTR-NOT: func.func private @qfx.intrinsic
 // INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, aarch64-i8mm, host or none
+// BAD: error: qfx-codegen: unknown target 'riscv', expected x86-64-avx512vnni, x86-64-amx, x86-64-avx2, aarch64-dotprod, aarch64-i8mm, host or none
 func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6]]]> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
   %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>

@@ -166,16 +166,15 @@ int main(int argc, char **argv) {
   }
   qfx::CompileOptions options;
   options.entry = name;
-  // The int8 kernels qfx-codegen has for the target (AMX machines have VNNI;
-  // there is no AMX kernel yet).
-  options.codegenTarget =
-      llvm::StringSwitch<std::string>(target->name)
-          .Case("host", "host")
-          .Cases({"x86-64-avx512vnni", "x86-64-amx"}, "x86-64-avx512vnni")
-          .Case("x86-64-avx2", "x86-64-avx2")
-          .Case("aarch64-dotprod", "aarch64-dotprod")
-          .Case("aarch64-i8mm", "aarch64-i8mm")
-          .Default("none");
+  // The int8 kernels qfx-codegen has for the target.
+  options.codegenTarget = llvm::StringSwitch<std::string>(target->name)
+                              .Case("host", "host")
+                              .Case("x86-64-avx512vnni", "x86-64-avx512vnni")
+                              .Case("x86-64-amx", "x86-64-amx")
+                              .Case("x86-64-avx2", "x86-64-avx2")
+                              .Case("aarch64-dotprod", "aarch64-dotprod")
+                              .Case("aarch64-i8mm", "aarch64-i8mm")
+                              .Default("none");
   llvm::Expected<qfx::LoweredModel> lowered =
       qfx::lowerToLLVMDialect(*module, options);
   if (!lowered)

@@ -78,7 +78,14 @@ static cl::opt<std::string> codegenTarget(
     "codegen", cl::init("host"),
     cl::desc("qfx-codegen's target for int8 kernels: host (what this "
              "machine has: AVX-512 VNNI, else AVX2), x86-64-avx512vnni, "
+             "x86-64-amx (AMX tiles where Linux grants them, else VNNI), "
              "x86-64-avx2 or none (the generic lowering of the int8 TOSA)"),
+    cl::cat(category));
+static cl::opt<bool> emulateAmx(
+    "emulate-amx", cl::init(false),
+    cl::desc("With --codegen=x86-64-amx: run the AMX tile kernels with "
+             "AVX-512 VNNI instead of AMX (qfx-emulate-amx), to test them on "
+             "machines without AMX"),
     cl::cat(category));
 static cl::opt<bool>
     printPipeline("print-pipeline", cl::init(false),
@@ -380,13 +387,18 @@ int main(int argc, char **argv) {
       argc, argv,
       "quant-run: JIT-compile and run a model at any qfx pipeline stage\n");
 
-  if (!llvm::is_contained({"host", "none", "x86-64-avx512vnni", "x86-64-avx2"},
-                          codegenTarget.getValue()))
+  if (!llvm::is_contained(
+          {"host", "none", "x86-64-avx512vnni", "x86-64-amx", "x86-64-avx2"},
+          codegenTarget.getValue()))
     return fail("--codegen=" + codegenTarget +
-                ": expected host, x86-64-avx512vnni, x86-64-avx2 or none");
+                ": expected host, x86-64-avx512vnni, x86-64-amx, x86-64-avx2 "
+                "or none");
+  if (emulateAmx && codegenTarget != "x86-64-amx")
+    return fail("--emulate-amx needs --codegen=x86-64-amx");
   if (printPipeline) {
     qfx::CompileOptions options;
     options.codegenTarget = codegenTarget;
+    options.emulateAmx = emulateAmx;
     llvm::outs() << qfx::CompiledModel::getLoweringPipeline(options) << "\n";
     return 0;
   }
@@ -425,6 +437,7 @@ int main(int argc, char **argv) {
   qfx::CompileOptions options;
   options.entry = entry;
   options.codegenTarget = codegenTarget;
+  options.emulateAmx = emulateAmx;
   auto model = qfx::CompiledModel::compile(*module, options);
   if (!model)
     return fail(model.takeError());

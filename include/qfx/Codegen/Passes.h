@@ -10,6 +10,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace amx {
+class AMXDialect;
+} // namespace amx
 namespace arith {
 class ArithDialect;
 } // namespace arith

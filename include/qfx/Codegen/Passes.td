@@ -85,6 +85,7 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
            "host (what this machine has) or none">
   ];
   let dependentDialects = [
+    "::mlir::amx::AMXDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect",
@@ -92,6 +93,37 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def QFXEmulateAmx : Pass<"qfx-emulate-amx", "::mlir::ModuleOp"> {
+  let summary = "Runs qfx-codegen's AMX tile kernels with AVX-512 VNNI "
+                "(for testing on machines without AMX)";
+  let description = [{
+    Rewrites the `amx` dialect ops of `qfx-codegen{target=x86-64-amx}`'s
+    tile kernels into vector code that computes the same integers, and
+    calls the tile kernels without asking Linux for AMX: the kernels'
+    packing, padding, loops and epilogue then run, and are tested, on any
+    machine with AVX-512 VNNI. A tile is one 1-D vector a row (loaded and
+    stored row by row); `tdpbusd` is, by its definition, for each row `m` and group
+    `g` of 4 k values, `C[m] = vpdpbusd(C[m], broadcast(A[m][g]), B[g])`.
+
+    ```mlir
+    %c = amx.tile_muli %a zext, %b, %acc
+        : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+    // becomes, for each of the 16 rows and 16 groups,
+    %r = func.call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512(%row, %bcast, %b_g)
+    ```
+
+    Only the ops qfx-codegen emits are handled (`tile_zero`, `tile_load` and
+    `tile_store` with an implicit stride, `tile_muli` unsigned x signed);
+    others make the pass fail. Not a substitute for AMX: it is slower than
+    the VNNI kernels.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::vector::VectorDialect"
   ];
 }

@@ -52,9 +52,12 @@ struct CompileOptions {
   /// Call the calibration runtime from every qfx.observe (otherwise
   /// observers are removed).
   bool calibrate = false;
-  /// qfx-codegen's target for the int8 kernels: "host" (VNNI kernels if this
-  /// machine has AVX-512 VNNI), "x86-64-avx512vnni" or "none".
+  /// qfx-codegen's target for the int8 kernels: "host" (what this machine
+  /// has), a target name of qfx-codegen's, or "none".
   std::string codegenTarget = "host";
+  /// Run the AMX tile kernels with AVX-512 VNNI (qfx-emulate-amx), without
+  /// asking Linux for AMX: for testing them on machines without AMX.
+  bool emulateAmx = false;
 };
 
 /// A function of a module, compiled and ready to run.

@@ -3,8 +3,9 @@
 that the outputs are identical and that qfx-codegen replaced every matmul,
 conv2d and depthwise_conv2d with a TARGET kernel.
 
-Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET]
-TARGET: x86-64-avx512vnni (default) or x86-64-avx2.
+Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET [FLAG...]]
+TARGET: x86-64-avx512vnni (default), x86-64-avx2 or x86-64-amx; FLAGs are
+passed to the TARGET run of quant-run (e.g. --emulate-amx).
 """
 
 import pathlib
@@ -22,7 +23,9 @@ def main() -> int:
     directory = pathlib.Path(sys.argv[3])
     cases = pathlib.Path(sys.argv[4]).read_text().split()
     target = sys.argv[5] if len(sys.argv) > 5 else "x86-64-avx512vnni"
-    prefix = {"x86-64-avx512vnni": "qfx_vnni_", "x86-64-avx2": "qfx_avx2_"}[target]
+    flags = sys.argv[6:]
+    prefix = {"x86-64-avx512vnni": "qfx_vnni_", "x86-64-avx2": "qfx_avx2_",
+              "x86-64-amx": "qfx_amx_"}[target]
     failures = 0
     for name in cases:
         model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
@@ -36,7 +39,8 @@ def main() -> int:
         for codegen in ("none", target):
             out = directory / f"{name}.{codegen}.npy"
             subprocess.run([quant_run, str(model), f"--input={data}", f"--codegen={codegen}",
-                            "-o", str(out)], check=True)
+                            "-o", str(out)] + (flags if codegen == target else []),
+                           check=True)
             outputs[codegen] = np.load(out)
         equal = np.array_equal(outputs["none"], outputs[target])
         print(f"{name}: {list(outputs[target].shape)} {'equal' if equal else 'DIFFERENT'}")

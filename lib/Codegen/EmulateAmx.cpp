@@ -1,0 +1,196 @@
+//===- EmulateAmx.cpp - run AMX tile kernels with AVX-512 VNNI ------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// qfx-emulate-amx: the amx dialect ops of qfx-codegen's x86-64-amx kernels
+// become vector code with the same results, so that the tile kernels (their
+// packing, padding, loops and epilogue) run and are tested on machines
+// without AMX. A tile is one vector a row; tdpbusd is, by its definition, for
+// each row m and group g of 4 k values, C[m] = vpdpbusd(C[m], A[m][g]
+// broadcast, B[g]): the instruction the VNNI kernels use. The permission
+// request is skipped (the tile kernels are always called).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Codegen/Passes.h"
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXEMULATEAMX
+#include "qfx/Codegen/Passes.h.inc"
+} // namespace qfx
+
+using mlir::ConversionPatternRewriter;
+using mlir::Location;
+using mlir::Type;
+using mlir::Value;
+using mlir::VectorType;
+namespace amx = mlir::amx;
+namespace arith = mlir::arith;
+namespace vector = mlir::vector;
+
+namespace qfx::codegen {
+namespace {
+
+/// A tile's rows: one 1-D vector each (LLVM lowers no n-D vector values).
+VectorType getRowType(amx::TileType type) {
+  return VectorType::get({type.getDimSize(1)}, type.getElementType());
+}
+
+/// The indices of row `row` of a tile at `indices` (rows advance along the
+/// second innermost dimension).
+llvm::SmallVector<Value> rowIndices(ConversionPatternRewriter &rewriter,
+                                    Location loc, mlir::ValueRange indices,
+                                    int64_t row) {
+  llvm::SmallVector<Value> at(indices.begin(), indices.end());
+  Value &index = at[at.size() - 2];
+  index = arith::AddIOp::create(
+      rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, row));
+  return at;
+}
+
+struct TileZero : mlir::OpConversionPattern<amx::TileZeroOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(amx::TileZeroOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    VectorType type = getRowType(op.getTileType());
+    Value zero = arith::ConstantOp::create(rewriter, op.getLoc(), type,
+                                           rewriter.getZeroAttr(type));
+    llvm::SmallVector<Value> rows(op.getTileType().getDimSize(0), zero);
+    rewriter.replaceOpWithMultiple(op, {rows});
+    return mlir::success();
+  }
+};
+
+struct TileLoad : mlir::OpConversionPattern<amx::TileLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(amx::TileLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getStride() || op.getMemRefType().getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "expected an implicit stride");
+    Location loc = op.getLoc();
+    llvm::SmallVector<Value> indices;
+    for (mlir::ValueRange index : adaptor.getIndices())
+      indices.push_back(index.front());
+    llvm::SmallVector<Value> rows;
+    for (int64_t row = 0; row < op.getTileType().getDimSize(0); ++row)
+      rows.push_back(vector::LoadOp::create(
+          rewriter, loc, getRowType(op.getTileType()),
+          adaptor.getBase().front(), rowIndices(rewriter, loc, indices, row)));
+    rewriter.replaceOpWithMultiple(op, {rows});
+    return mlir::success();
+  }
+};
+
+struct TileStore : mlir::OpConversionPattern<amx::TileStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(amx::TileStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getStride() || op.getMemRefType().getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "expected an implicit stride");
+    Location loc = op.getLoc();
+    llvm::SmallVector<Value> indices;
+    for (mlir::ValueRange index : adaptor.getIndices())
+      indices.push_back(index.front());
+    for (auto [row, values] : llvm::enumerate(adaptor.getVal()))
+      vector::StoreOp::create(rewriter, loc, values, adaptor.getBase().front(),
+                              rowIndices(rewriter, loc, indices, row));
+    rewriter.eraseOp(op);
+    return mlir::success();
+  }
+};
+
+/// tdpbusd (unsigned A, signed B) with vpdpbusd, row by row.
+struct TileMulI : mlir::OpConversionPattern<amx::TileMulIOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(amx::TileMulIOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getIsZextLhs() || op.getIsZextRhs())
+      return rewriter.notifyMatchFailure(
+          op, "only tdpbusd (unsigned x signed) is emulated");
+    Location loc = op.getLoc();
+    VectorType rowType = getRowType(op.getTileType());
+    int64_t groups = op.getRhsTileType().getDimSize(0);
+    auto bytesType =
+        VectorType::get({4 * rowType.getDimSize(0)}, rewriter.getI8Type());
+    mlir::func::FuncOp dot =
+        getIntrinsic(op->getParentOfType<mlir::ModuleOp>(), kVnni.dot,
+                     {rowType, bytesType, bytesType}, rowType);
+    llvm::SmallVector<Value> result;
+    for (auto [acc, aRow] :
+         llvm::zip_equal(adaptor.getAcc(), adaptor.getLhs())) {
+      // Row m of A as int32 words: group g is word g.
+      Value words = vector::BitCastOp::create(
+          rewriter, loc, VectorType::get({groups}, rewriter.getI32Type()),
+          aRow);
+      for (int64_t g = 0; g < groups; ++g) {
+        Value word = vector::ExtractOp::create(rewriter, loc, words,
+                                               llvm::ArrayRef<int64_t>{g});
+        Value broadcast = vector::BitCastOp::create(
+            rewriter, loc, bytesType,
+            vector::BroadcastOp::create(rewriter, loc, rowType, word));
+        acc = mlir::func::CallOp::create(
+                  rewriter, loc, dot,
+                  mlir::ValueRange{acc, broadcast, adaptor.getRhs()[g]})
+                  .getResult(0);
+      }
+      result.push_back(acc);
+    }
+    rewriter.replaceOpWithMultiple(op, {result});
+    return mlir::success();
+  }
+};
+
+struct QFXEmulateAmxPass : qfx::impl::QFXEmulateAmxBase<QFXEmulateAmxPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    mlir::MLIRContext *context = &getContext();
+    mlir::TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    converter.addConversion(
+        [](amx::TileType type, llvm::SmallVectorImpl<Type> &rows) {
+          rows.append(type.getDimSize(0), getRowType(type));
+          return mlir::success();
+        });
+    mlir::RewritePatternSet patterns(context);
+    patterns.add<TileZero, TileLoad, TileStore, TileMulI>(converter, context);
+    mlir::ConversionTarget target(*context);
+    target.addIllegalDialect<amx::AMXDialect>();
+    target.markUnknownOpDynamicallyLegal(
+        [](mlir::Operation *) { return true; });
+    mlir::scf::populateSCFStructuralTypeConversionsAndLegality(
+        converter, patterns, target);
+    if (mlir::failed(
+            mlir::applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // The tile kernels run without asking Linux, and without AMX features.
+    for (auto func : module.getOps<mlir::func::FuncOp>())
+      func->removeAttr("target_features");
+    module.walk([&](mlir::func::CallOp call) {
+      if (call.getCallee() != "qfx_amx_ready")
+        return;
+      mlir::OpBuilder b(call);
+      call.getResult(0).replaceAllUsesWith(
+          arith::ConstantOp::create(b, call.getLoc(), b.getBoolAttr(true)));
+      call.erase();
+    });
+  }
+};
+
+} // namespace
+} // namespace qfx::codegen
