@@ -1,0 +1,134 @@
+// Times oneDNN's int8 convolution as qfx's conv kernels compute it: u8
+// source (nhwc), s8 weights (in the layout oneDNN picks, reordered once
+// outside the timed loop), s32 bias, per-output-channel output scales, s8
+// destination (nhwc). GROUPS = 1 is a plain conv2d; GROUPS = C is a depthwise
+// conv2d (O = C * channel multiplier). Prints the median of REPEATS timed runs
+// in milliseconds on stdout, and the implementation and weight layout oneDNN
+// chose on stderr.
+// Built and run by utils/bench/conv_vs_peers.py:
+//   clang++-22 -O2 onednn_conv.cpp -ldnnl -o onednn_conv
+//   onednn_conv N H W C O KH KW STRIDE PAD GROUPS REPEATS
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+// A memory descriptor's blocked layout as a oneDNN-style tag, e.g.
+// "OhwI64o4i": the outer dimensions by decreasing stride (upper case when
+// also blocked; dimensions of size 1, whose strides mean nothing, left out),
+// then the inner blocks, then "+comp" when it carries a compensation buffer.
+static std::string layoutName(const dnnl::memory::desc &md,
+                              const char *letters) {
+  const dnnl_memory_desc_t &d = md.data;
+  if (d.format_kind != dnnl_blocked)
+    return "non-blocked";
+  const dnnl_blocking_desc_t &b = d.format_desc.blocking;
+  std::vector<int> order;
+  for (int dim = 0; dim < d.ndims; ++dim)
+    if (d.dims[dim] > 1)
+      order.push_back(dim);
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    return b.strides[x] != b.strides[y] ? b.strides[x] > b.strides[y] : x < y;
+  });
+  std::string name;
+  for (int dim : order) {
+    bool blocked = false;
+    for (int i = 0; i < b.inner_nblks; ++i)
+      blocked |= b.inner_idxs[i] == dim;
+    name +=
+        blocked ? static_cast<char>(letters[dim] - 'a' + 'A') : letters[dim];
+  }
+  for (int i = 0; i < b.inner_nblks; ++i)
+    name += std::to_string(b.inner_blks[i]) + letters[b.inner_idxs[i]];
+  if (d.extra.flags)
+    name += "+comp";
+  return name;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 12) {
+    std::fprintf(stderr, "usage: onednn_conv N H W C O KH KW STRIDE PAD "
+                         "GROUPS REPEATS\n");
+    return 2;
+  }
+  long v[11];
+  for (int i = 0; i < 11; ++i)
+    v[i] = std::atol(argv[i + 1]);
+  const long n = v[0], h = v[1], w = v[2], c = v[3], o = v[4], kh = v[5],
+             kw = v[6], stride = v[7], pad = v[8], groups = v[9],
+             repeats = v[10];
+  if (groups < 1 || c % groups || o % groups) {
+    std::fprintf(stderr, "onednn_conv: GROUPS must divide C and O\n");
+    return 2;
+  }
+  const long oh = (h + 2 * pad - kh) / stride + 1;
+  const long ow = (w + 2 * pad - kw) / stride + 1;
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  // oneDNN's logical dimensions are always N, C, H, W (and O, I, KH, KW for
+  // the weights, with a leading G when grouped); the tag gives the layout.
+  const memory::dims weiDims =
+      groups == 1 ? memory::dims{o, c, kh, kw}
+                  : memory::dims{groups, o / groups, c / groups, kh, kw};
+  const tag weiPlainTag = groups == 1 ? tag::oihw : tag::goihw;
+  memory::desc src({n, c, h, w}, dt::u8, tag::nhwc);
+  memory::desc wei(weiDims, dt::s8, tag::any);
+  memory::desc bias({o}, dt::s32, tag::x);
+  memory::desc dst({n, o, oh, ow}, dt::s8, tag::nhwc);
+  primitive_attr attr;
+  std::vector<float> scales(o);
+  for (long i = 0; i < o; ++i)
+    scales[i] = 0.01f + 0.0001f * static_cast<float>(i % 7);
+  attr.set_output_scales(/*mask=*/1 << 1, scales);
+  convolution_forward::primitive_desc pd(
+      convolution_forward::desc(prop_kind::forward_inference,
+                                algorithm::convolution_direct, src, wei, bias,
+                                dst, {stride, stride}, {pad, pad}, {pad, pad}),
+      attr, eng);
+  std::fprintf(
+      stderr, "%s, weights %s\n", pd.impl_info_str(),
+      layoutName(pd.weights_desc(), groups == 1 ? "oihw" : "goihw").c_str());
+  // Weights reordered once into the layout the primitive wants, as qfx
+  // packs them at compile time.
+  memory weiPlain({weiDims, dt::s8, weiPlainTag}, eng);
+  memory weiPacked(pd.weights_desc(), eng);
+  const long weiCount = o * (c / groups) * kh * kw;
+  auto *wp = static_cast<int8_t *>(weiPlain.get_data_handle());
+  for (long i = 0; i < weiCount; ++i)
+    wp[i] = static_cast<int8_t>(i * 7 % 255 - 127);
+  reorder(weiPlain, weiPacked).execute(strm, weiPlain, weiPacked);
+  memory srcMem(pd.src_desc(), eng), biasMem(bias, eng),
+      dstMem(pd.dst_desc(), eng);
+  auto *s = static_cast<uint8_t *>(srcMem.get_data_handle());
+  for (long i = 0; i < n * h * w * c; ++i)
+    s[i] = static_cast<uint8_t>(i * 13 % 256);
+  std::fill_n(static_cast<int32_t *>(biasMem.get_data_handle()), o, 100);
+  convolution_forward prim(pd);
+  auto run = [&] {
+    prim.execute(strm, {{DNNL_ARG_SRC, srcMem},
+                        {DNNL_ARG_WEIGHTS, weiPacked},
+                        {DNNL_ARG_BIAS, biasMem},
+                        {DNNL_ARG_DST, dstMem}});
+    strm.wait();
+  };
+  for (int i = 0; i < 3; ++i)
+    run();
+  std::vector<double> times;
+  for (long r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    run();
+    auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  std::printf("%.6f\n", times[times.size() / 2]);
+  return 0;
+}
