@@ -49,9 +49,9 @@ What runs where, and what it costs:
   dequantizing the outputs once. Its outputs are those of PyTorch's
   quantized (`convert_fx`) model. quant-compile lowers it like quant-run:
   linalg loops compiled by LLVM at -O3 for this machine's CPU, except the
-  Linear and Conv2d layers' int8 chains, which run qfx-codegen's kernels
-  (AVX-512 VNNI, or SDOT on AArch64) on CPUs that have them. Depthwise
-  convolutions have no such kernel yet (nor has anything on AMX or AVX2).
+  Linear, Conv2d and depthwise Conv2d layers' int8 chains, which run
+  qfx-codegen's kernels (AVX-512 VNNI, else AVX2; SMMLA or SDOT on
+  AArch64) on CPUs that have them.
 - A pattern qfx-lower cannot lower (no backend pattern for the op, a
   weight it cannot use, ...) stays as in the reference model: dequantize,
   float op, quantize. qfx-lower says so in a "runs in float" remark;

@@ -43,6 +43,18 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
       packed weights (and A copied into a zero-padded buffer when K is not a
       multiple of 4); the last rows use a shorter tile and a partial last
       column block is stored lane by lane.
+    - `x86-64-amx`: matmul and conv2d chains get a dispatch that asks Linux
+      once per process for AMX tile data (`arch_prctl(ARCH_REQ_XCOMP_PERM,
+      XFEATURE_XTILEDATA)`, an inline `syscall`; the answer is kept in a
+      global) and then calls a tile kernel, or the VNNI kernel when Linux
+      refuses (no AMX in the CPU or the kernel). The tile kernel: A copied
+      (im2col rows for a convolution) with M padded to 16 and K to 64, the
+      VNNI weight layout with K padded to 64, a 32x32 microkernel of four
+      16x16 int32 tiles (`amx.tile_muli`, i.e. `tdpbusd`, per 64 k values),
+      the tiles stored to a stack buffer for the same epilogue; compiled
+      with `+amx-tile,+amx-int8` whatever the module's CPU. Depthwise
+      convolutions get the VNNI kernel. `qfx-emulate-amx` runs the tile
+      kernels without AMX, for testing.
     - `x86-64-avx2`: for x86 machines without VNNI, the same kernels with
       `vpmaddwd` (8 lanes of a ymm register) on A and weights sign-extended
       to int16 pairs, then an add (the byte form `vpmaddubsw` saturates).
@@ -81,7 +93,8 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "x86-64-avx512vnni, x86-64-avx2, aarch64-dotprod, aarch64-i8mm, "
+           "x86-64-avx512vnni, x86-64-amx, x86-64-avx2, aarch64-dotprod, "
+           "aarch64-i8mm, "
            "host (what this machine has) or none">
   ];
   let dependentDialects = [
@@ -131,7 +144,7 @@ def QFXEmulateAmx : Pass<"qfx-emulate-amx", "::mlir::ModuleOp"> {
 def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
                                   "::mlir::ModuleOp"> {
   let summary = "Turns calls of qfx-codegen's intrinsic declarations into "
-                "llvm.call_intrinsic";
+                "llvm.call_intrinsic (and inline assembly)";
   let description = [{
     qfx-codegen's kernels call LLVM intrinsics (e.g. `vpdpbusd`) through
     private `func.func` declarations carrying `qfx_llvm_intrinsic`, because
@@ -147,6 +160,11 @@ def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
     // becomes
     %r = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%acc, %a, %b) ...
     ```
+
+    A declaration carrying `qfx_inline_asm` (and
+    `qfx_inline_asm_constraints`) is inline assembly instead: its calls
+    become `llvm.inline_asm has_side_effects` with that text and those
+    constraints (the AMX permission request's `syscall`).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
