@@ -4,8 +4,8 @@ PyTorch 1.13's quantized Linear (onednn engine), side by side.
 
 For each (M, N, K), in interleaved rounds (the machine is shared and noisy),
 it times
-  - qfx: an int8 TOSA Linear chain (u8-domain input with a zero point, s8
-    per-channel weights, int32 bias, per-channel requantization to int8), as
+  - qfx: an int8 TOSA Linear chain (s8 input with a zero point, s8 weights
+    with zero point 0, an int32 bias, per-channel requantization to int8), as
     qfx-lower produces it, compiled by quant-run with qfx-codegen
     (--codegen=host) and timed with quant-run --bench;
   - oneDNN: its matmul, u8 x s8 with s32 bias and per-channel output scales
@@ -16,7 +16,11 @@ and prints the median time of each over the rounds as GOPS (2 M N K
 operations), qfx's speed relative to each peer ("speed vs oneDNN", "speed vs
 torch": the peer's time / qfx's time, above 1: qfx is faster) and the fraction
 of this machine's int8 peak (utils/bench/vnni_peak.cpp: vpdpbusd throughput
-on one thread).
+on one thread). On a machine whose Linux grants AMX tile data
+(utils/bench/amx_peak.cpp measures tdpbusd throughput, and prints "none"
+elsewhere), a second table times qfx --codegen=x86-64-amx against oneDNN's
+matmul without an ISA limit (its AMX path); elsewhere it says AMX was not
+measured.
 
 Usage (from the repository root, after ./utils/setup.sh):
   /usr/bin/python3 utils/bench/gemm_vs_peers.py [--rounds 3] [--runs 20]
@@ -44,8 +48,9 @@ SHAPES = [(1, 4096, 4096), (64, 1024, 1024), (256, 256, 256), (1024, 1024, 1024)
           (3136, 64, 576)]
 
 
-def time_onednn(binary: pathlib.Path, shape, runs: int, threads: int) -> float:
-    return float(peers.run_onednn(binary, shape, runs, threads).stdout)
+def time_onednn(binary: pathlib.Path, shape, runs: int, threads: int,
+                isa: str = "AVX512_CORE_VNNI") -> float:
+    return float(peers.run_onednn(binary, shape, runs, threads, isa).stdout)
 
 
 def time_torch(shape, runs: int, threads: int) -> float:
@@ -75,6 +80,10 @@ def main() -> int:
         peers.build("vnni_peak.cpp", tmp / "vnni_peak")
         peak = float(subprocess.run([str(tmp / "vnni_peak")], check=True, capture_output=True,
                                     text=True).stdout)
+        # AMX where Linux grants it: the probe prints "none" elsewhere.
+        peers.build("amx_peak.cpp", tmp / "amx_peak", "-mamx-tile", "-mamx-int8")
+        amx = subprocess.run([str(tmp / "amx_peak")], check=True, capture_output=True,
+                             text=True).stdout.strip()
         models = {}
         for shape in shapes:
             m, n, k = shape
@@ -82,11 +91,17 @@ def main() -> int:
             model.write_text(cases.case(rng, m, n, k, 0))
             np.save(data, rng.integers(-128, 128, size=(1, m, k)).astype(np.int8))
             models[shape] = (model, data)
-        samples = peers.interleaved_rounds(args.rounds, shapes, threads, {
+        timers = {
             "qfx": lambda shape, t: peers.time_qfx(*models[shape], args.runs, t),
             "onednn": lambda shape, t: time_onednn(tmp / "onednn_matmul", shape, args.runs, t),
             "torch": lambda shape, t: time_torch(shape, args.runs, t),
-        })
+        }
+        if amx != "none":
+            timers["qfx-amx"] = lambda shape, t: peers.time_qfx(*models[shape], args.runs, t,
+                                                               "x86-64-amx")
+            timers["onednn-amx"] = lambda shape, t: time_onednn(
+                tmp / "onednn_matmul", shape, args.runs, t, isa="")
+        samples = peers.interleaved_rounds(args.rounds, shapes, threads, timers)
     print(f"int8 peak (vpdpbusd, one thread): {peak:.0f} GOPS; medians of {args.rounds} "
           f"interleaved rounds of {args.runs} runs")
     rows = []
@@ -104,6 +119,22 @@ def main() -> int:
     print("qfx/oneDNN/torch: GOPS (2 M N K operations); % of peak counts the peak once per "
           "thread.")
     print(peers.SPEED_NOTE)
+    if amx == "none":
+        print("AMX: not measured (this machine or its Linux has no AMX tile data: "
+              "utils/bench/amx_peak.cpp was refused).")
+        return 0
+    print(f"\nAMX (tdpbusd peak, one thread: {amx} GOPS): qfx --codegen=x86-64-amx against "
+          "oneDNN without an ISA limit")
+    rows = []
+    for shape in shapes:
+        ops = 2 * shape[0] * shape[1] * shape[2]
+        for t in threads:
+            ours, dnnl = peers.medians(samples, shape, t, ("qfx-amx", "onednn-amx"))
+            rows.append(["x".join(map(str, shape)), t, ops / ours / 1e6, ops / dnnl / 1e6,
+                         dnnl / ours, f"{100 * ops / ours / 1e6 / (float(amx) * t):.0f}%"])
+    peers.print_table([("M x N x K", 18, ""), ("thr", 3, ""), ("qfx amx", 8, ".0f"),
+                       ("oneDNN amx", 10, ".0f"), ("speed vs oneDNN", 15, ".2f"),
+                       ("qfx % peak", 10, "")], rows)
     return 0
 
 

@@ -73,22 +73,24 @@ def thread_env(threads: int, **extra: str) -> dict:
     return dict(os.environ, OMP_NUM_THREADS=str(threads), **extra)
 
 
-def time_qfx(model: pathlib.Path, data: pathlib.Path, runs: int, threads: int) -> float:
+def time_qfx(model: pathlib.Path, data: pathlib.Path, runs: int, threads: int,
+             codegen: str = "host") -> float:
     """quant-run's median over RUNS runs of MODEL on DATA with qfx-codegen
-    (--codegen=host), in ms."""
-    out = subprocess.run([str(QUANT_RUN), str(model), f"--input={data}", "--codegen=host",
+    (--codegen=CODEGEN), in ms."""
+    out = subprocess.run([str(QUANT_RUN), str(model), f"--input={data}", f"--codegen={codegen}",
                           f"--bench={runs}"], check=True, capture_output=True, text=True,
                          env=thread_env(threads)).stdout
     return float(re.search(r"median ([0-9.]+) ms", out).group(1))
 
 
-def run_onednn(binary: pathlib.Path, args: Iterable, runs: int,
-               threads: int) -> subprocess.CompletedProcess:
-    """Runs a oneDNN bench program as BINARY ARGS... RUNS, limited to AVX-512
-    VNNI; its stdout is the median in ms."""
+def run_onednn(binary: pathlib.Path, args: Iterable, runs: int, threads: int,
+               isa: str = "AVX512_CORE_VNNI") -> subprocess.CompletedProcess:
+    """Runs a oneDNN bench program as BINARY ARGS... RUNS, limited to ISA
+    (ONEDNN_MAX_CPU_ISA; empty: oneDNN's choice, AMX where there is one); its
+    stdout is the median in ms."""
+    extra = {"ONEDNN_MAX_CPU_ISA": isa} if isa else {}
     return subprocess.run([str(binary), *map(str, args), str(runs)], check=True,
-                          capture_output=True, text=True,
-                          env=thread_env(threads, ONEDNN_MAX_CPU_ISA="AVX512_CORE_VNNI"))
+                          capture_output=True, text=True, env=thread_env(threads, **extra))
 
 
 def torch_onednn(threads: int):
