@@ -240,9 +240,9 @@ Value KernelBuilderBase::emitWithin(OpBuilder &b, Location loc, Value v,
 
 void KernelBuilderBase::createEpilogueGlobals(
     OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> compensation) {
-  std::vector<int32_t> folded(blocks * kLanes, 0);
-  std::vector<int64_t> multipliers(blocks * kLanes, 0),
-      shifts(blocks * kLanes, 1);
+  std::vector<int32_t> folded(blocks * kLanes, 0),
+      multipliers(blocks * kLanes, 0);
+  std::vector<int64_t> shifts(blocks * kLanes, 1);
   for (int64_t nn = 0; nn < chain.n; ++nn) {
     uint64_t beforeShift =
         static_cast<uint64_t>(static_cast<int64_t>(chain.accBias[nn])) -
@@ -254,7 +254,7 @@ void KernelBuilderBase::createEpilogueGlobals(
     shifts[nn] = chain.shifts[nn];
   }
   createGlobal(b, loc, "_bias", constType, llvm::ArrayRef(folded));
-  createGlobal(b, loc, "_multipliers", i64Type, llvm::ArrayRef(multipliers));
+  createGlobal(b, loc, "_multipliers", constType, llvm::ArrayRef(multipliers));
   createGlobal(b, loc, "_shifts", i64Type, llvm::ArrayRef(shifts));
 }
 
@@ -275,8 +275,12 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
   Value c = vector::LoadOp::create(b, loc, accType,
                                    getGlobal(b, loc, "_bias", constType), at);
-  Value mult = vector::LoadOp::create(
-      b, loc, wideType, getGlobal(b, loc, "_multipliers", i64Type), at);
+  // The multipliers as int32 sign-extended: x86 multiplies two sign-extended
+  // int32 with vpmuldq (one uop; a 64-bit vpmullq takes three).
+  Value mult = arith::ExtSIOp::create(
+      b, loc, wideType,
+      vector::LoadOp::create(b, loc, accType,
+                             getGlobal(b, loc, "_multipliers", constType), at));
   Value shift = vector::LoadOp::create(
       b, loc, wideType, getGlobal(b, loc, "_shifts", i64Type), at);
   // The rounding addend 2^(shift - 1), once per block.
