@@ -297,6 +297,10 @@ class CompiledFunction:
             os.link(self.library, alias)
         except OSError:
             alias.write_bytes(self.library.read_bytes())
+        # The kernels' OpenMP threads spin between parallel regions instead
+        # of sleeping, as in quant-run (libomp reads this at its first
+        # region), unless the user chose.
+        os.environ.setdefault("OMP_WAIT_POLICY", "active")
         try:
             handle = ctypes.CDLL(str(alias))
         except OSError as error:

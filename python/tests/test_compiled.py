@@ -12,6 +12,7 @@ in test_quantize_fx.py). Needs torch (Debian's python3-torch: run with
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -370,3 +371,16 @@ def test_runs_here():
         assert _compiled.runs_here(fewer) is None
     assert "not known" in _compiled.runs_here(dict(here, cpu_flags=None))
     assert "compiled for 'sparc'" in _compiled.runs_here(dict(here, machine="sparc"))
+
+
+def test_loading_makes_omp_threads_spin_unless_chosen(mlp, monkeypatch):
+    # libomp's default (PASSIVE) puts the kernels' threads to sleep after
+    # every parallel region; loading a compiled model asks for ACTIVE, as
+    # quant-run does, but leaves a policy the user set.
+    library = mlp._library
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    _compiled.CompiledFunction(library.library, library.name, library.inputs, library.outputs)
+    assert os.environ["OMP_WAIT_POLICY"] == "active"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "passive")
+    _compiled.CompiledFunction(library.library, library.name, library.inputs, library.outputs)
+    assert os.environ["OMP_WAIT_POLICY"] == "passive"
