@@ -89,7 +89,7 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     `vpmaddwd`), then the same epilogue. Output channel `o` reads input
     channel `o / multiplier`: one load and a shuffle when the multiplier
     divides the lanes, else lane by lane. Output pixels run on OpenMP threads
-    under the same rule as the GEMMs.
+    under the same rule as the GEMMs, a depthwise multiply-add counted as 8.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
