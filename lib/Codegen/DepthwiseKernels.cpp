@@ -43,37 +43,19 @@ namespace {
 /// The chain's start: a depthwise_conv2d with a constant weight ([KH, KW,
 /// C, multiplier], i.e. [taps, output channels]) and bias.
 std::optional<Chain> matchStart(tosa::DepthwiseConv2DOp conv) {
-  auto inType = llvm::cast<RankedTensorType>(conv.getInput().getType());
+  std::vector<int64_t> weight;
+  std::optional<Chain> chain = matchConvStart(conv, weight);
+  if (!chain)
+    return std::nullopt;
   auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
-  auto outType = llvm::cast<RankedTensorType>(conv.getType());
-  if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
-      !outType.hasStaticShape() || !inType.getElementType().isInteger(8) ||
-      !wType.getElementType().isInteger(8) ||
-      !outType.getElementType().isInteger(32))
-    return std::nullopt;
-  std::optional<std::vector<int64_t>> weight = getInts(conv.getWeight());
-  std::optional<std::vector<int64_t>> bias = getInts(conv.getBias());
-  std::optional<int64_t> inZp = getScalar(conv.getInputZp());
-  std::optional<int64_t> wZp = getScalar(conv.getWeightZp());
-  if (!weight || !bias || !inZp || !wZp || *wZp != 0)
-    return std::nullopt;
-  Chain chain;
-  ConvGeometry g = getConvGeometry(conv);
+  ConvGeometry &g = *chain->conv;
   g.kh = wType.getDimSize(0);
   g.kw = wType.getDimSize(1);
   g.multiplier = wType.getDimSize(3);
-  chain.start = conv;
-  chain.m = g.output[0] * g.output[1] * g.output[2];
-  chain.n = g.output[3];
-  chain.k = g.kh * g.kw;
-  if (chain.n != g.input[3] * g.multiplier)
+  if (chain->n != g.input[3] * g.multiplier)
     return std::nullopt;
-  chain.conv = std::move(g);
-  chain.inputZp = *inZp;
-  chain.weight.assign(weight->begin(), weight->end());
-  if (!broadcastTo(*bias, chain.n, chain.accBias))
-    return std::nullopt;
-  chain.ops.push_back(conv);
+  chain->k = g.kh * g.kw;
+  chain->weight.assign(weight.begin(), weight.end());
   return chain;
 }
 

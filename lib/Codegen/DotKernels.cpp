@@ -76,42 +76,23 @@ std::optional<Chain> matchStart(tosa::MatMulOp matmul) {
 }
 
 /// The chain's start: a conv2d with a constant weight and bias, as a GEMM
-/// over im2col rows ([KH, KW, C] per output pixel, the weight's order).
+/// over its windows ([KH, KW, C] per output pixel, the weight's order).
 std::optional<Chain> matchStart(tosa::Conv2DOp conv) {
-  auto inType = llvm::cast<RankedTensorType>(conv.getInput().getType());
+  std::vector<int64_t> weight;
+  std::optional<Chain> chain = matchConvStart(conv, weight);
+  if (!chain)
+    return std::nullopt;
   auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
-  auto outType = llvm::cast<RankedTensorType>(conv.getType());
-  if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
-      !outType.hasStaticShape() || !inType.getElementType().isInteger(8) ||
-      !wType.getElementType().isInteger(8) ||
-      !outType.getElementType().isInteger(32))
-    return std::nullopt;
-  std::optional<std::vector<int64_t>> weight = getInts(conv.getWeight());
-  std::optional<std::vector<int64_t>> bias = getInts(conv.getBias());
-  std::optional<int64_t> inZp = getScalar(conv.getInputZp());
-  std::optional<int64_t> wZp = getScalar(conv.getWeightZp());
-  if (!weight || !bias || !inZp || !wZp || *wZp != 0)
-    return std::nullopt;
-  Chain chain;
-  ConvGeometry g = getConvGeometry(conv);
-  g.kh = wType.getDimSize(1);
-  g.kw = wType.getDimSize(2);
-  chain.start = conv;
-  chain.m = g.output[0] * g.output[1] * g.output[2];
-  chain.n = g.output[3];
-  chain.k = g.kh * g.kw * g.input[3];
-  chain.conv = std::move(g);
-  chain.inputZp = *inZp;
+  chain->conv->kh = wType.getDimSize(1);
+  chain->conv->kw = wType.getDimSize(2);
+  chain->k = chain->conv->kh * chain->conv->kw * chain->conv->input[3];
   // OHWI: weight[o][k] with k = (kh * KW + kw) * C + c; the GEMM wants
   // [K, N].
-  chain.weight.resize(chain.k * chain.n);
-  for (int64_t o = 0; o < chain.n; ++o)
-    for (int64_t kk = 0; kk < chain.k; ++kk)
-      chain.weight[kk * chain.n + o] =
-          static_cast<int8_t>((*weight)[o * chain.k + kk]);
-  if (!broadcastTo(*bias, chain.n, chain.accBias))
-    return std::nullopt;
-  chain.ops.push_back(conv);
+  chain->weight.resize(chain->k * chain->n);
+  for (int64_t o = 0; o < chain->n; ++o)
+    for (int64_t kk = 0; kk < chain->k; ++kk)
+      chain->weight[kk * chain->n + o] =
+          static_cast<int8_t>(weight[o * chain->k + kk]);
   return chain;
 }
 
@@ -174,6 +155,10 @@ private:
   /// An int8 value of A as the kernel reads it: top bit flipped (`top` is
   /// -128) where A is unsigned, widened where elements are wider.
   Value toElement(OpBuilder &b, Location loc, Value v, Value top);
+  /// The int8 -128 that flips the top bit.
+  Value emitTopBit(OpBuilder &b, Location loc);
+  /// The input zero point as toElement makes it: what padding reads.
+  Value emitPaddingElement(OpBuilder &b, Location loc);
   /// Fills `rows` (the kernel's copy of A) with A's rows as toElement makes
   /// them.
   void emitFlippedCopy(OpBuilder &b, Location loc, Value a, Value rows);
@@ -486,6 +471,20 @@ void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
   }
 }
 
+Value KernelBuilder::emitTopBit(OpBuilder &b, Location loc) {
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(b.getIntegerType(8), -128));
+}
+
+Value KernelBuilder::emitPaddingElement(OpBuilder &b, Location loc) {
+  return toElement(b, loc,
+                   arith::ConstantOp::create(
+                       b, loc,
+                       b.getIntegerAttr(b.getIntegerType(8),
+                                        static_cast<int8_t>(chain.inputZp))),
+                   emitTopBit(b, loc));
+}
+
 Value KernelBuilder::toElement(OpBuilder &b, Location loc, Value v, Value top) {
   if (target.unsignedA)
     v = arith::XOrIOp::create(b, loc, v, top);
@@ -518,19 +517,15 @@ Value KernelBuilder::emitRowStart(OpBuilder &b, Location loc, Value m) {
   if (!direct)
     return m;
   const ConvGeometry &g = *chain.conv;
-  Value plane = index(b, loc, g.output[1] * g.output[2]);
-  Value n = arith::DivUIOp::create(b, loc, m, plane);
-  Value rest = arith::RemUIOp::create(b, loc, m, plane);
-  Value oh = arith::DivUIOp::create(b, loc, rest, index(b, loc, g.output[2]));
-  Value ow = arith::RemUIOp::create(b, loc, rest, index(b, loc, g.output[2]));
-  // ((n * padded H + oh * stride) * padded W + ow * stride: the window's
-  // top left corner (the padding is part of the copy).
+  // (n * padded H + ih0 + pad top) * padded W + iw0 + pad left: the
+  // window's top left corner in the padded copy.
+  auto [n, ih0, iw0] = emitPixelOrigin(b, loc, m);
   Value row = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, n, index(b, loc, paddedHeight)),
-      arith::MulIOp::create(b, loc, oh, index(b, loc, g.stride[0])));
+      arith::AddIOp::create(b, loc, ih0, index(b, loc, g.pad[0])));
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, row, index(b, loc, paddedWidth)),
-      arith::MulIOp::create(b, loc, ow, index(b, loc, g.stride[1])));
+      arith::AddIOp::create(b, loc, iw0, index(b, loc, g.pad[2])));
 }
 
 Value KernelBuilder::emitTapOffset(OpBuilder &b, Location loc, Value tap) {
@@ -549,15 +544,10 @@ Value KernelBuilder::emitTapOffset(OpBuilder &b, Location loc, Value tap) {
 void KernelBuilder::emitPaddedCopy(OpBuilder &b, Location loc, Value input,
                                    Value padded) {
   const ConvGeometry &g = *chain.conv;
-  Type i8 = b.getIntegerType(8);
-  Value top = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
+  Value top = emitTopBit(b, loc);
   // The border (and the channels beyond C, whose weights are zero) reads the
   // input zero point, as TOSA's convolution pads.
-  Value padding = toElement(
-      b, loc,
-      arith::ConstantOp::create(
-          b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp))),
-      top);
+  Value padding = emitPaddingElement(b, loc);
   mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
                                mlir::ValueRange{padded});
   // Input rows in parallel; LLVM vectorizes the inner loop.
@@ -595,8 +585,7 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                                     Value rows) {
   Value a2 = mlir::memref::CollapseShapeOp::create(
       b, loc, a, llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
-  Value top = arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(b.getIntegerType(8), -128));
+  Value top = emitTopBit(b, loc);
   // Rows in parallel; LLVM vectorizes the inner loop.
   forEach(b, loc, {chain.m}, {1},
           [&](OpBuilder &pb, Location l, mlir::ValueRange row) {
@@ -618,13 +607,8 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
   namespace ar = mlir::arith;
   const ConvGeometry &g = *chain.conv;
   int64_t channels = g.input[3], taps = g.kh * g.kw;
-  Type i8 = b.getIntegerType(8);
-  Value top = ar::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
-  Value padding = toElement(
-      b, loc,
-      ar::ConstantOp::create(
-          b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(chain.inputZp))),
-      top);
+  Value top = emitTopBit(b, loc);
+  Value padding = emitPaddingElement(b, loc);
   auto c = [&](OpBuilder &ob, Location l, int64_t v) {
     return index(ob, l, v);
   };

@@ -45,16 +45,29 @@ VectorType getRowType(amx::TileType type) {
   return VectorType::get({type.getDimSize(1)}, type.getElementType());
 }
 
-/// The indices of row `row` of a tile at `indices` (rows advance along the
-/// second innermost dimension).
-llvm::SmallVector<Value> rowIndices(ConversionPatternRewriter &rewriter,
-                                    Location loc, mlir::ValueRange indices,
-                                    int64_t row) {
-  llvm::SmallVector<Value> at(indices.begin(), indices.end());
-  Value &index = at[at.size() - 2];
-  index = arith::AddIOp::create(
-      rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, row));
-  return at;
+/// Whether a tile load or store has the stride of its memref (the only
+/// form qfx-codegen emits).
+template <typename TileOp> bool hasImplicitStride(TileOp op) {
+  return !op.getStride() && op.getMemRefType().getRank() >= 2;
+}
+
+/// The indices of each row of a tile of `rows` rows at `indices` (rows
+/// advance along the second innermost dimension).
+llvm::SmallVector<llvm::SmallVector<Value>>
+getRowIndices(ConversionPatternRewriter &rewriter, Location loc,
+              llvm::ArrayRef<mlir::ValueRange> indices, int64_t rows) {
+  llvm::SmallVector<llvm::SmallVector<Value>> result;
+  for (int64_t row = 0; row < rows; ++row) {
+    llvm::SmallVector<Value> at;
+    for (mlir::ValueRange index : indices)
+      at.push_back(index.front());
+    Value &second = at[at.size() - 2];
+    second = arith::AddIOp::create(
+        rewriter, loc, second,
+        arith::ConstantIndexOp::create(rewriter, loc, row));
+    result.push_back(std::move(at));
+  }
+  return result;
 }
 
 struct TileZero : mlir::OpConversionPattern<amx::TileZeroOp> {
@@ -76,17 +89,16 @@ struct TileLoad : mlir::OpConversionPattern<amx::TileLoadOp> {
   mlir::LogicalResult
   matchAndRewrite(amx::TileLoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getStride() || op.getMemRefType().getRank() < 2)
+    if (!hasImplicitStride(op))
       return rewriter.notifyMatchFailure(op, "expected an implicit stride");
     Location loc = op.getLoc();
-    llvm::SmallVector<Value> indices;
-    for (mlir::ValueRange index : adaptor.getIndices())
-      indices.push_back(index.front());
     llvm::SmallVector<Value> rows;
-    for (int64_t row = 0; row < op.getTileType().getDimSize(0); ++row)
-      rows.push_back(vector::LoadOp::create(
-          rewriter, loc, getRowType(op.getTileType()),
-          adaptor.getBase().front(), rowIndices(rewriter, loc, indices, row)));
+    for (llvm::ArrayRef<Value> at :
+         getRowIndices(rewriter, loc, adaptor.getIndices(),
+                       op.getTileType().getDimSize(0)))
+      rows.push_back(vector::LoadOp::create(rewriter, loc,
+                                            getRowType(op.getTileType()),
+                                            adaptor.getBase().front(), at));
     rewriter.replaceOpWithMultiple(op, {rows});
     return mlir::success();
   }
@@ -97,15 +109,15 @@ struct TileStore : mlir::OpConversionPattern<amx::TileStoreOp> {
   mlir::LogicalResult
   matchAndRewrite(amx::TileStoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getStride() || op.getMemRefType().getRank() < 2)
+    if (!hasImplicitStride(op))
       return rewriter.notifyMatchFailure(op, "expected an implicit stride");
     Location loc = op.getLoc();
-    llvm::SmallVector<Value> indices;
-    for (mlir::ValueRange index : adaptor.getIndices())
-      indices.push_back(index.front());
-    for (auto [row, values] : llvm::enumerate(adaptor.getVal()))
+    for (auto [values, at] :
+         llvm::zip_equal(adaptor.getVal(),
+                         getRowIndices(rewriter, loc, adaptor.getIndices(),
+                                       op.getTileType().getDimSize(0))))
       vector::StoreOp::create(rewriter, loc, values, adaptor.getBase().front(),
-                              rowIndices(rewriter, loc, indices, row));
+                              at);
     rewriter.eraseOp(op);
     return mlir::success();
   }

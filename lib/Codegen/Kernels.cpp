@@ -78,6 +78,39 @@ ConvGeometry getConvGeometry(Operation *conv) {
   return g;
 }
 
+std::optional<Chain> matchConvStart(Operation *conv,
+                                    std::vector<int64_t> &weight) {
+  auto typeOf = [&](Value v) {
+    return llvm::cast<RankedTensorType>(v.getType());
+  };
+  RankedTensorType inType = typeOf(conv->getOperand(0)),
+                   wType = typeOf(conv->getOperand(1)),
+                   outType = typeOf(conv->getResult(0));
+  if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
+      !outType.hasStaticShape() || !inType.getElementType().isInteger(8) ||
+      !wType.getElementType().isInteger(8) ||
+      !outType.getElementType().isInteger(32))
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> weights = getInts(conv->getOperand(1));
+  std::optional<std::vector<int64_t>> bias = getInts(conv->getOperand(2));
+  std::optional<int64_t> inZp = getScalar(conv->getOperand(3));
+  std::optional<int64_t> wZp = getScalar(conv->getOperand(4));
+  if (!weights || !bias || !inZp || !wZp || *wZp != 0)
+    return std::nullopt;
+  Chain chain;
+  chain.start = conv;
+  chain.conv = getConvGeometry(conv);
+  const ConvGeometry &g = *chain.conv;
+  chain.m = g.output[0] * g.output[1] * g.output[2];
+  chain.n = g.output[3];
+  chain.inputZp = *inZp;
+  if (!broadcastTo(*bias, chain.n, chain.accBias))
+    return std::nullopt;
+  chain.ops.push_back(conv);
+  weight = std::move(*weights);
+  return chain;
+}
+
 std::optional<Chain> matchEpilogue(Chain chain) {
   Operation *start = chain.start;
   Value current = start->getResult(0);

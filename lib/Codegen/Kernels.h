@@ -191,6 +191,15 @@ bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
 /// attributes (not its weight's layout: `kh`, `kw`, `multiplier` unset).
 ConvGeometry getConvGeometry(mlir::Operation *conv);
 
+/// What a conv2d's and a depthwise_conv2d's chains start with (operands
+/// input, weight, bias, input zero point, weight zero point): static shapes,
+/// int8 input and weight, an int32 result, constant weight and bias, a
+/// constant input zero point and a weight zero point of 0. The chain has its
+/// start, geometry (without the kernel's size), M (output pixels), N (output
+/// channels), input zero point and bias; `weight` the weight's values.
+std::optional<Chain> matchConvStart(mlir::Operation *conv,
+                                    std::vector<int64_t> &weight);
+
 /// The chain's start: a matmul or conv2d (DotKernels.cpp), a
 /// depthwise_conv2d (DepthwiseKernels.cpp), if `op` is one the kernels take.
 std::optional<Chain> matchDotStart(mlir::Operation *op);
