@@ -4,10 +4,11 @@
 // Built and run by utils/bench/gemm_vs_peers.py:
 //   clang++-22 -O2 onednn_matmul.cpp -ldnnl -o onednn_matmul
 //   onednn_matmul M N K REPEATS
+#include "onednn_timing.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -46,24 +47,11 @@ int main(int argc, char **argv) {
     s[i] = static_cast<uint8_t>(i * 13 % 256);
   std::fill_n(static_cast<int32_t *>(biasMem.get_data_handle()), n, 100);
   matmul prim(pd);
-  auto run = [&] {
-    prim.execute(strm, {{DNNL_ARG_SRC, srcMem},
-                        {DNNL_ARG_WEIGHTS, weiPacked},
-                        {DNNL_ARG_BIAS, biasMem},
-                        {DNNL_ARG_DST, dstMem}});
-    strm.wait();
-  };
-  for (int i = 0; i < 3; ++i)
-    run();
-  std::vector<double> times;
-  for (long r = 0; r < repeats; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    run();
-    auto t1 = std::chrono::steady_clock::now();
-    times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2,
-                   times.end());
-  std::printf("%.6f\n", times[times.size() / 2]);
+  printMedianMs(prim, strm,
+                {{DNNL_ARG_SRC, srcMem},
+                 {DNNL_ARG_WEIGHTS, weiPacked},
+                 {DNNL_ARG_BIAS, biasMem},
+                 {DNNL_ARG_DST, dstMem}},
+                repeats);
   return 0;
 }

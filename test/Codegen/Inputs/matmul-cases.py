@@ -91,43 +91,41 @@ def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: st
     return lines
 
 
-def conv_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
-    """A conv2d chain and its input shape."""
-    n, h, w, c, o, kh, kw, stride, pad, dilation = conv
+def conv_chain(rng: np.random.Generator, conv: tuple, index: int, op: str, o: int,
+               weight_shape: tuple) -> tuple:
+    """A tosa.OP chain (conv2d or depthwise_conv2d) on an N x H x W x C input
+    with O output channels and a random constant weight of WEIGHT_SHAPE, and
+    its input shape. Draws the weight, the bias, the input zero point, then
+    the epilogue's values from RNG, in that order."""
+    n, h, w, c, _, kh, kw, stride, pad, dilation = conv
     oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
     ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    weight = rng.integers(-128, 128, size=(o, kh, kw, c), dtype=np.int64)
+    weight = rng.integers(-128, 128, size=weight_shape, dtype=np.int64)
     bias = rng.integers(-(1 << 12), 1 << 12, size=o, dtype=np.int64)
     a_zp = int(rng.integers(-128, 128))
+    inp = f"{n}x{h}x{w}x{c}"
+    wt = "x".join(map(str, weight_shape))
     out = f"{n}x{oh}x{ow}x{o}"
-    lines = [f"func.func @main(%a: tensor<{n}x{h}x{w}x{c}xi8>) -> tensor<{out}xi8> {{"]
-    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<{o}x{kh}x{kw}x{c}xi8>')
+    lines = [f"func.func @main(%a: tensor<{inp}xi8>) -> tensor<{out}xi8> {{"]
+    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<{wt}xi8>')
     lines.append(f'  %cb = "tosa.const"() <{{values = {dense(bias, "i32")}}}> : () -> tensor<{o}xi32>')
     lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
     lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-    lines.append(f"  %acc = tosa.conv2d %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{n}x{h}x{w}x{c}xi8>, tensor<{o}x{kh}x{kw}x{c}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
+    lines.append(f"  %acc = tosa.{op} %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{inp}xi8>, tensor<{wt}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
     lines += epilogue(rng, index, out, o, "%acc")
     return "\n".join(lines) + "\n", (n, h, w, c)
+
+
+def conv_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
+    """A conv2d chain and its input shape."""
+    _, _, _, c, o, kh, kw, _, _, _ = conv
+    return conv_chain(rng, conv, index, "conv2d", o, (o, kh, kw, c))
 
 
 def depthwise_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
     """A depthwise_conv2d chain and its input shape."""
-    n, h, w, c, mult, kh, kw, stride, pad, dilation = conv
-    oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-    ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    o = c * mult
-    weight = rng.integers(-128, 128, size=(kh, kw, c, mult), dtype=np.int64)
-    bias = rng.integers(-(1 << 12), 1 << 12, size=o, dtype=np.int64)
-    a_zp = int(rng.integers(-128, 128))
-    out = f"{n}x{oh}x{ow}x{o}"
-    lines = [f"func.func @main(%a: tensor<{n}x{h}x{w}x{c}xi8>) -> tensor<{out}xi8> {{"]
-    lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<{kh}x{kw}x{c}x{mult}xi8>')
-    lines.append(f'  %cb = "tosa.const"() <{{values = {dense(bias, "i32")}}}> : () -> tensor<{o}xi32>')
-    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
-    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-    lines.append(f"  %acc = tosa.depthwise_conv2d %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{n}x{h}x{w}x{c}xi8>, tensor<{kh}x{kw}x{c}x{mult}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
-    lines += epilogue(rng, index, out, o, "%acc")
-    return "\n".join(lines) + "\n", (n, h, w, c)
+    _, _, _, c, mult, kh, kw, _, _, _ = conv
+    return conv_chain(rng, conv, index, "depthwise_conv2d", c * mult, (kh, kw, c, mult))
 
 
 def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
