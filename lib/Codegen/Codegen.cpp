@@ -32,14 +32,6 @@ namespace qfx {
 #include "qfx/Codegen/Passes.h.inc"
 } // namespace qfx
 
-using mlir::Location;
-using mlir::MemRefType;
-using mlir::OpBuilder;
-using mlir::Operation;
-using mlir::Type;
-using mlir::Value;
-namespace arith = mlir::arith;
-
 namespace qfx::codegen {
 namespace {
 

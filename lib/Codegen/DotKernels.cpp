@@ -28,16 +28,6 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-using mlir::Block;
-using mlir::Location;
-using mlir::MemRefType;
-using mlir::OpBuilder;
-using mlir::Operation;
-using mlir::RankedTensorType;
-using mlir::Type;
-using mlir::Value;
-using mlir::VectorType;
-namespace arith = mlir::arith;
 namespace tosa = mlir::tosa;
 namespace vector = mlir::vector;
 

@@ -29,12 +29,7 @@ namespace qfx {
 } // namespace qfx
 
 using mlir::ConversionPatternRewriter;
-using mlir::Location;
-using mlir::Type;
-using mlir::Value;
-using mlir::VectorType;
 namespace amx = mlir::amx;
-namespace arith = mlir::arith;
 namespace vector = mlir::vector;
 
 namespace qfx::codegen {

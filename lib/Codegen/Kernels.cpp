@@ -12,16 +12,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
-using mlir::Attribute;
-using mlir::Location;
-using mlir::MemRefType;
-using mlir::OpBuilder;
-using mlir::Operation;
-using mlir::RankedTensorType;
-using mlir::Type;
-using mlir::Value;
-using mlir::VectorType;
-namespace arith = mlir::arith;
 namespace tosa = mlir::tosa;
 namespace vector = mlir::vector;
 

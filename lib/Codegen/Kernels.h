@@ -16,6 +16,8 @@
 #ifndef QFX_LIB_CODEGEN_KERNELS_H
 #define QFX_LIB_CODEGEN_KERNELS_H
 
+#include "qfx/Support/LLVM.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -28,6 +30,13 @@
 #include <vector>
 
 namespace qfx::codegen {
+
+// With qfx/Support/LLVM.h's names (Value, Type, OpBuilder, ...), those the
+// kernel builders use most.
+using mlir::MemRefType;
+using mlir::RankedTensorType;
+using mlir::VectorType;
+namespace arith = mlir::arith;
 
 /// What a target's kernels are built from: a dot-product instruction that
 /// multiplies groups of A and weight elements (4 bytes or 2 int16 in 32
