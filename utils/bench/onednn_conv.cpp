@@ -96,27 +96,8 @@ int main(int argc, char **argv) {
   std::fprintf(
       stderr, "%s, weights %s\n", pd.impl_info_str(),
       layoutName(pd.weights_desc(), groups == 1 ? "oihw" : "goihw").c_str());
-  // Weights reordered once into the layout the primitive wants, as qfx
-  // packs them at compile time.
-  memory weiPlain({weiDims, dt::s8, weiPlainTag}, eng);
-  memory weiPacked(pd.weights_desc(), eng);
-  const long weiCount = o * (c / groups) * kh * kw;
-  auto *wp = static_cast<int8_t *>(weiPlain.get_data_handle());
-  for (long i = 0; i < weiCount; ++i)
-    wp[i] = static_cast<int8_t>(i * 7 % 255 - 127);
-  reorder(weiPlain, weiPacked).execute(strm, weiPlain, weiPacked);
-  memory srcMem(pd.src_desc(), eng), biasMem(bias, eng),
-      dstMem(pd.dst_desc(), eng);
-  auto *s = static_cast<uint8_t *>(srcMem.get_data_handle());
-  for (long i = 0; i < n * h * w * c; ++i)
-    s[i] = static_cast<uint8_t>(i * 13 % 256);
-  std::fill_n(static_cast<int32_t *>(biasMem.get_data_handle()), o, 100);
-  convolution_forward prim(pd);
-  printMedianMs(prim, strm,
-                {{DNNL_ARG_SRC, srcMem},
-                 {DNNL_ARG_WEIGHTS, weiPacked},
-                 {DNNL_ARG_BIAS, biasMem},
-                 {DNNL_ARG_DST, dstMem}},
-                repeats);
+  memory weights =
+      packWeights({weiDims, dt::s8, weiPlainTag}, pd.weights_desc(), eng, strm);
+  printMedianMs(convolution_forward(pd), pd, bias, weights, eng, strm, repeats);
   return 0;
 }

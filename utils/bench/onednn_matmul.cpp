@@ -8,7 +8,6 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -30,28 +29,9 @@ int main(int argc, char **argv) {
   primitive_attr attr;
   attr.set_output_scales(/*mask=*/1 << 1, std::vector<float>(n, 0.01f));
   matmul::primitive_desc pd(matmul::desc(src, wei, bias, dst), attr, eng);
-  // Weights reordered once into the layout the primitive wants, as qfx
-  // packs them at compile time.
-  memory weiPlain({{k, n}, memory::data_type::s8, memory::format_tag::ab}, eng);
-  memory weiPacked(pd.weights_desc(), eng);
-  std::vector<int8_t> w(k * n);
-  for (long i = 0; i < k * n; ++i)
-    w[i] = static_cast<int8_t>(i * 7 % 255 - 127);
-  std::copy(w.begin(), w.end(),
-            static_cast<int8_t *>(weiPlain.get_data_handle()));
-  reorder(weiPlain, weiPacked).execute(strm, weiPlain, weiPacked);
-  memory srcMem(pd.src_desc(), eng), biasMem(bias, eng),
-      dstMem(pd.dst_desc(), eng);
-  auto *s = static_cast<uint8_t *>(srcMem.get_data_handle());
-  for (long i = 0; i < m * k; ++i)
-    s[i] = static_cast<uint8_t>(i * 13 % 256);
-  std::fill_n(static_cast<int32_t *>(biasMem.get_data_handle()), n, 100);
-  matmul prim(pd);
-  printMedianMs(prim, strm,
-                {{DNNL_ARG_SRC, srcMem},
-                 {DNNL_ARG_WEIGHTS, weiPacked},
-                 {DNNL_ARG_BIAS, biasMem},
-                 {DNNL_ARG_DST, dstMem}},
-                repeats);
+  memory weights =
+      packWeights({{k, n}, memory::data_type::s8, memory::format_tag::ab},
+                  pd.weights_desc(), eng, strm);
+  printMedianMs(matmul(pd), pd, bias, weights, eng, strm, repeats);
   return 0;
 }

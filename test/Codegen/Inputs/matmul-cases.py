@@ -149,18 +149,14 @@ def main() -> None:
         (out / f"{name}.mlir").write_text(case(rng, m, n, k, index))
         np.save(out / f"{name}.npy", rng.integers(-128, 128, size=(1, m, k)).astype(np.int8))
         print(name)
-    for index, conv in enumerate(CONVS):
-        name = f"conv{index}"
-        text, shape = conv_case(rng, conv, index)
-        (out / f"{name}.mlir").write_text(text)
-        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
-        print(name)
-    for index, conv in enumerate(DEPTHWISE):
-        name = f"depthwise{index}"
-        text, shape = depthwise_case(rng, conv, index)
-        (out / f"{name}.mlir").write_text(text)
-        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
-        print(name)
+    for prefix, convs, write in (("conv", CONVS, conv_case),
+                                 ("depthwise", DEPTHWISE, depthwise_case)):
+        for index, conv in enumerate(convs):
+            name = f"{prefix}{index}"
+            text, shape = write(rng, conv, index)
+            (out / f"{name}.mlir").write_text(text)
+            np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
+            print(name)
 
 
 if __name__ == "__main__":
