@@ -41,10 +41,13 @@ for feature in ("avx2", "avx512_vnni", "avx512bw", "amx_int8"):
     if feature in flags:
         config.available_features.add(feature.replace("_", ""))
 
-# Cross-compiled AArch64 code runs under qemu user mode (utils/setup.sh
-# installs qemu-user and the aarch64 cross toolchain).
+# Tools that utils/setup.sh installs are required, not optional features: a
+# test that needs one fails loudly instead of being skipped where it is
+# missing. AArch64 code is cross-compiled and run under qemu user mode.
 import shutil  # noqa: E402
-if shutil.which("qemu-aarch64") and shutil.which("aarch64-linux-gnu-gcc"):
-    config.available_features.add("qemu-aarch64")
-if shutil.which("valgrind"):
-    config.available_features.add("valgrind")
+for tool, package in (("qemu-aarch64", "qemu-user"),
+                      ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+                      ("valgrind", "valgrind")):
+    if not shutil.which(tool):
+        lit_config.fatal(f"{tool} is not on PATH: utils/setup.sh installs it "
+                         f"(Debian package {package})")

@@ -3,41 +3,89 @@
 # then configures and builds qfx and its tests. Safe to run again: it installs
 # nothing that is there and rebuilds only what changed.
 #
-#   utils/setup.sh             # build into ./build
+#   utils/setup.sh                # packages, then build into ./build
 #   QFX_BUILD_DIR=/tmp/b utils/setup.sh
+#   utils/setup.sh --fresh-check  # only the packages of utils/fresh-debian-test.sh
+#
+# Every package the build, the tests, the demo and the benchmarks use is named
+# here: a fresh machine has nothing else. Packages are installed with
+# --no-install-recommends, so a package that is only recommended by one named
+# here must be named itself; utils/check-setup.py (run by the tests) fails when
+# a named package recommends one that is neither named here nor listed in
+# NOT_NEEDED with the reason. docs/BuildAndTest.md says what each one is for.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${QFX_BUILD_DIR:-$ROOT/build}
 
 PACKAGES=(
+  # The build: CMake + Ninja, clang-22 and lld, Debian's LLVM/MLIR 22
+  # (libMLIR.so, mlir-tblgen, FileCheck and lit), clang-format-22 for the
+  # format test and the generated-docs check.
   cmake ninja-build
   clang-22 lld-22 clang-format-22
   llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libomp-dev  # the OpenMP runtime of qfx-codegen's parallel kernels
-  libgtest-dev libbenchmark-dev
-  libdnnl-dev  # oneDNN, the speed peer of utils/bench/gemm_vs_peers.py
+  libgtest-dev  # test/Unit
+  libbenchmark-dev  # bench/ (Google Benchmark)
+  libdnnl-dev  # oneDNN, the speed peer of utils/bench/*_vs_peers.py
   # AArch64 kernels are cross-compiled and tested under qemu user mode.
-  qemu-user gcc-aarch64-linux-gnu libc6-arm64-cross
+  # gcc-aarch64-linux-gnu only recommends the target's C headers and static
+  # libc (libc6-dev-arm64-cross); without them the test drivers do not compile.
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  valgrind  # test/Transforms/qfx-fuse-memcheck.test
   python3 python3-numpy python3-pytest
-  # The PyTorch oracle: the exporter and parity tests run against it.
+  # The PyTorch oracle: the exporter, parity tests, demo and benchmarks run it.
   python3-torch
   python3-sklearn  # the digits of the bundled example (docs/example/digits)
 )
 
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$pkg")
-  fi
-done
-if ((${#missing[@]})); then
+# Only for utils/fresh-debian-test.sh, which builds a minimal Debian 12 in a
+# folder to run the tests where nothing but these packages is installed.
+FRESH_CHECK_PACKAGES=(debootstrap debian-archive-keyring)
+
+# What packages named above recommend and qfx does not use (checked by
+# utils/check-setup.py), as "package: reason" lines.
+NOT_NEEDED=(
+  "gcc: cmake's default C compiler; qfx builds with clang-22"
+  "make: cmake's default generator; qfx builds with Ninja"
+  "clang-tools-22: clang-tidy and friends; no test or script runs them"
+  "ocl-icd-opencl-dev: oneDNN's OpenCL engine; the benchmarks use its CPU engine"
+  "qemu-user-binfmt: runs foreign binaries without naming qemu; the tests call qemu-aarch64"
+  "python3-pygments: pytest's coloured tracebacks"
+  "libtorch-dev: PyTorch's C++ headers; nothing builds against libtorch"
+  "build-essential: PyTorch's C++ extension builder; no test builds one"
+  "pybind11-dev: PyTorch's C++ extension builder's bindings; no test builds one"
+  "python3-nose: sklearn's own tests"
+  "python3-matplotlib: sklearn's plotting"
+  "gdb: valgrind's --vgdb link to a debugger; the memcheck test debugs nothing"
+  "valgrind-dbg: valgrind's own debug symbols"
+  "gnupg: debootstrap checks signatures with gpgv, which apt depends on"
+  "arch-test: debootstrap's check of foreign architectures; the check builds the host's"
+)
+
+install_missing() {
+  local pkg missing=()
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$pkg")
+    fi
+  done
+  ((${#missing[@]})) || return 0
   echo "qfx setup: installing ${missing[*]}"
-  sudo=""
+  local sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+}
+
+case "${1:-}" in
+  "") ;;
+  --fresh-check) install_missing "${FRESH_CHECK_PACKAGES[@]}"; exit 0 ;;
+  *) echo "setup.sh: unknown option '$1' (expected none or --fresh-check)" >&2; exit 2 ;;
+esac
+
+install_missing "${PACKAGES[@]}"
 
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" \

@@ -19,12 +19,12 @@ import subprocess
 
 import numpy as np
 import pytest
+import torch
 
 import qfx
 from qfx import _compiled
 from qfx import quantize_fx
 
-torch = pytest.importorskip("torch")
 nn = torch.nn
 
 

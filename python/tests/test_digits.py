@@ -92,7 +92,6 @@ def test_quantized_model_is_pytorchs(pipeline):
     # convolutions during calibration round differently from PyTorch's in the
     # last bit, so a few activation scales come out one float32 ulp apart,
     # which can move a value across a rounding boundary (docs/tutorial.md).
-    pytest.importorskip("torch")
     for model in ("int8", "reference"):
         out = demo.torch_int8(DIGITS, np.load(pipeline[f"{model}-logits"]))
         agree = re.search(r"predictions agree on (\d+) of 360 images", out)
@@ -222,8 +221,9 @@ def test_committed_models_are_the_committed_weights():
     # digits.mlir and digits_eval.mlir are qfx.export_tosa of digits_state.pt
     # (what demo.py quantizes with PyTorch), and reference.json's float
     # accuracy is PyTorch's on the committed test set.
-    torch = pytest.importorskip("torch")
     import sys
+
+    import torch
 
     sys.path.insert(0, str(DIGITS))
     try:
@@ -267,7 +267,6 @@ def test_tutorial_command_line(tmp_path):
 
 
 def test_tutorial_python(tmp_path, capsys):
-    torch = pytest.importorskip("torch")  # noqa: F841
     (block,) = re.findall(r"```python\n(.*?)```", TUTORIAL.read_text(), re.S)
     (tmp_path / "docs").symlink_to(REPO / "docs")
     cwd = os.getcwd()

@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
 nn = torch.nn
 F = torch.nn.functional
 
@@ -65,14 +65,6 @@ def quant_run(text: str, inputs, tmp_dir: pathlib.Path, outputs: int = 1):
     return [np.load(r) for r in results]
 
 
-def have_quant_run() -> bool:
-    try:
-        qfx.find_tool("quant-run")
-        return True
-    except FileNotFoundError:
-        return False
-
-
 def assert_close(got, expected, rtol=1e-5):
     assert got.shape == expected.shape
     scale = max(float(np.abs(expected).max()), 1e-6)
@@ -81,14 +73,14 @@ def assert_close(got, expected, rtol=1e-5):
 
 def assert_matches_torch(model, x, text, tmp_dir=None, rtol=1e-5):
     """PyTorch's output equals the exported model's, run by the NumPy TOSA
-    evaluator and, given a scratch folder and a built quant-run, by quant-run."""
+    evaluator and, given a scratch folder, by quant-run."""
     with torch.no_grad():
         expected = model(x)
     if isinstance(expected, torch.Tensor):
         expected = (expected,)
     expected = [e.numpy() for e in expected]
     runs = [evaluate(text, [x.numpy()])]
-    if tmp_dir is not None and have_quant_run():
+    if tmp_dir is not None:
         runs.append(quant_run(text, [x.numpy()], tmp_dir, len(expected)))
     for got in runs:
         assert len(got) == len(expected)
@@ -603,7 +595,6 @@ def test_committed_model_validates_and_matches_its_golden_output(name):
     assert_close(got, expected)
 
 
-@pytest.mark.skipif(not have_quant_run(), reason="quant-run is not built")
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_committed_model_runs_in_quant_run_like_pytorch(name, tmp_path):
     text = (MODELS / f"{name}.mlir").read_text()

@@ -19,8 +19,8 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
 nn = torch.nn
 
 import qfx  # noqa: E402
