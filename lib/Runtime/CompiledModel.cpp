@@ -107,13 +107,17 @@ static llvm::Expected<TensorSignature> getSignature(mlir::Type type,
   std::optional<NpyDType> dtype;
   if (tensor)
     dtype = getNpyDType(tensor.getElementType());
-  if (!tensor || !tensor.hasStaticShape() || !dtype) {
+  llvm::StringRef problem;
+  if (!tensor || !tensor.hasStaticShape() || !dtype)
+    problem = "expected a statically shaped tensor of f32, f16, i8, ui8, i32 "
+              "or i64";
+  else if (!getNpyByteCount(*dtype, tensor.getShape()))
+    problem = "more than 2^63 bytes of data";
+  if (!problem.empty()) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << type;
-    return makeError(what + " has type " + text +
-                     ": expected a statically shaped tensor of f32, f16, "
-                     "i8, ui8, i32 or i64");
+    return makeError(what + " has type " + text + ": " + problem);
   }
   return TensorSignature{*dtype, llvm::SmallVector<int64_t>(tensor.getShape())};
 }

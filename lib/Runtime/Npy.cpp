@@ -14,6 +14,7 @@
 #include "qfx/Runtime/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -74,6 +75,15 @@ static llvm::StringRef getDescr(NpyDType dtype) {
     return "<i8";
   }
   return "";
+}
+
+std::optional<int64_t> qfx::getNpyByteCount(NpyDType dtype,
+                                            llvm::ArrayRef<int64_t> shape) {
+  std::optional<int64_t> bytes = getNpyDTypeSize(dtype);
+  for (int64_t dim : shape)
+    if (bytes)
+      bytes = llvm::checkedMul(*bytes, dim);
+  return bytes;
 }
 
 NpyArray::NpyArray(NpyDType dtype, llvm::ArrayRef<int64_t> shape)
@@ -217,7 +227,15 @@ static llvm::Expected<NpyHeader> parseHeader(llvm::StringRef bytes,
   NpyArray shapeOnly;
   shapeOnly.dtype = *dtype;
   shapeOnly.shape = result.shape;
-  size_t expected = shapeOnly.getNumElements() * getNpyDTypeSize(*dtype);
+  // Dimensions come from the file: their product may overflow, and a wrapped
+  // byte count could match the data and let reads run past it.
+  std::optional<int64_t> expectedBytes = getNpyByteCount(*dtype, result.shape);
+  if (!expectedBytes)
+    return npyError(name, llvm::formatv("{0} array of shape {1} has more than "
+                                        "2^63 bytes of data",
+                                        getNpyDTypeName(*dtype),
+                                        shapeOnly.getShapeString()));
+  size_t expected = *expectedBytes;
   size_t available = bytes.size() - result.payloadOffset;
   if (available != expected)
     return npyError(name, llvm::formatv("{0} array of shape {1} needs {2} "

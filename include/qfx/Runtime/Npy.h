@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace qfx {
@@ -33,6 +34,12 @@ llvm::StringRef getNpyDTypeName(NpyDType dtype);
 
 /// The size of one element of `dtype` in bytes.
 size_t getNpyDTypeSize(NpyDType dtype);
+
+/// The bytes of a `dtype` array of `shape`, or nothing when the count
+/// overflows int64 (shapes from files and IR are checked with it before
+/// anything is allocated or read).
+std::optional<int64_t> getNpyByteCount(NpyDType dtype,
+                                       llvm::ArrayRef<int64_t> shape);
 
 /// A dense C-order array.
 struct NpyArray {

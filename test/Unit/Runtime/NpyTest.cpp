@@ -95,6 +95,29 @@ TEST(Npy, Errors) {
                                      ""),
                              "f.npy")),
             "f.npy: malformed dimension 'a' in .npy 'shape'");
+  // Shapes whose byte count wraps past 2^64, to 64 bytes (the size of the
+  // data, so a check of the wrapped count passed) and to 0.
+  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
+                                     "{'descr': '<f4', 'fortran_order': False, "
+                                     "'shape': (288230376151711745, 2, 8), }",
+                                     std::string(64, '\0')),
+                             "f.npy")),
+            "f.npy: float32 array of shape 288230376151711745x2x8 has more "
+            "than 2^63 bytes of data");
+  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
+                                     "{'descr': '<f4', 'fortran_order': False, "
+                                     "'shape': (4611686018427387904, 4), }",
+                                     ""),
+                             "f.npy")),
+            "f.npy: float32 array of shape 4611686018427387904x4 has more "
+            "than 2^63 bytes of data");
+  EXPECT_EQ(
+      errorOf(parseNpy(makeNpy(1,
+                               "{'descr': '|u1', 'fortran_order': False, "
+                               "'shape': (99999999999999999999,), }",
+                               ""),
+                       "f.npy")),
+      "f.npy: malformed dimension '99999999999999999999' in .npy 'shape'");
   EXPECT_NE(errorOf(readNpy("/nonexistent/x.npy")).find("cannot read"),
             std::string::npos);
 }
