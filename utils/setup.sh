@@ -6,6 +6,8 @@
 #   utils/setup.sh                # packages, then build into ./build
 #   QFX_BUILD_DIR=/tmp/b utils/setup.sh
 #   utils/setup.sh --fresh-check  # only the packages of utils/fresh-debian-test.sh
+#   QFX_SANITIZE=1 utils/setup.sh # AddressSanitizer + UndefinedBehaviorSanitizer
+#                                 # build, with fuzzing coverage, in ./build-sanitize
 #
 # Every package the build, the tests, the demo and the benchmarks use is named
 # here: a fresh machine has nothing else. Packages are installed with
@@ -16,7 +18,20 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${QFX_BUILD_DIR:-$ROOT/build}
+SANITIZE=${QFX_SANITIZE:-0}
+if [ "$SANITIZE" = 1 ]; then
+  BUILD=${QFX_BUILD_DIR:-$ROOT/build-sanitize}
+  # Every qfx library and tool (Debian's libLLVM/libMLIR stay as they are):
+  # LLVM's HandleLLVMOptions adds -fsanitize=address,undefined and, for the
+  # fuzzers' guidance, -fsanitize=fuzzer-no-link.
+  BUILD_FLAGS=(-DLLVM_USE_SANITIZER="Address;Undefined" -DLLVM_USE_SANITIZE_COVERAGE=ON)
+elif [ "$SANITIZE" = 0 ]; then
+  BUILD=${QFX_BUILD_DIR:-$ROOT/build}
+  BUILD_FLAGS=()
+else
+  echo "setup.sh: QFX_SANITIZE must be 0 or 1, not '$SANITIZE'" >&2
+  exit 2
+fi
 
 PACKAGES=(
   # The build: CMake + Ninja, clang-22 and lld, Debian's LLVM/MLIR 22
@@ -27,6 +42,8 @@ PACKAGES=(
   llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libomp-dev  # the OpenMP runtime of qfx-codegen's parallel kernels
   libgtest-dev  # test/Unit
+  # libFuzzer and the sanitizer runtimes: tools/fuzzers, QFX_SANITIZE=1.
+  libclang-rt-22-dev
   libbenchmark-dev  # bench/ (Google Benchmark)
   libdnnl-dev  # oneDNN, the speed peer of utils/bench/*_vs_peers.py
   # AArch64 kernels are cross-compiled and tested under qemu user mode.
@@ -94,7 +111,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld-22 \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DPython3_EXECUTABLE=/usr/bin/python3
+    -DPython3_EXECUTABLE=/usr/bin/python3 "${BUILD_FLAGS[@]}"
 fi
 # Everything the test suites run: quant-opt, the GoogleTest binaries and the
 # generated docs the docs test compares against.
