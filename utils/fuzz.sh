@@ -24,6 +24,8 @@ TARGETS=("$@")
 export QFX_SANITIZE=1
 BUILD=${QFX_BUILD_DIR:-$ROOT/build-sanitize}
 QFX_BUILD_DIR="$BUILD" "$ROOT/utils/setup.sh" >&2
+# As utils/test.sh sets them (allow_user_poisoning: see there).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0}
 export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 

@@ -1,24 +1,71 @@
 #!/usr/bin/env bash
 # Runs every qfx test suite: lit (regression tests, the GoogleTest binaries,
-# the docs and format checks) and pytest (python/). Sets up and builds first.
-# Ends with one line "N passed, N failed" and exits non-zero on any failure.
+# the docs and format checks, the fuzz targets on their corpora for a few
+# seconds each) and pytest (python/). Sets up and builds first. Ends with one
+# line "N passed, N failed" and exits non-zero on any failure.
+#
+# QFX_SANITIZE=1 runs the same suites on the AddressSanitizer +
+# UndefinedBehaviorSanitizer build (./build-sanitize) instead: any report
+# fails the test that caused it. QFX_SANITIZE=both runs the plain build's
+# suites, then the sanitizer build's, and sums them in the one line (CI).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${QFX_BUILD_DIR:-$ROOT/build}
-"$ROOT/utils/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+case "${QFX_SANITIZE:-0}" in
+  0) MODES=(0) ;;
+  1) MODES=(1) ;;
+  both) MODES=(0 1) ;;
+  *) echo "test.sh: QFX_SANITIZE must be 0, 1 or both, not '$QFX_SANITIZE'" >&2
+     echo "0 passed, 1 failed"; exit 2 ;;
+esac
+((${#MODES[@]} == 1)) || [ -z "${QFX_BUILD_DIR:-}" ] ||
+  { echo "test.sh: QFX_BUILD_DIR names one build; QFX_SANITIZE=both needs two" >&2
+    echo "0 passed, 1 failed"; exit 2; }
 
-RESULTS="$BUILD/test-results"
-rm -rf "$RESULTS"
-mkdir -p "$RESULTS"
-
-/usr/lib/llvm-22/bin/lit -sv "$BUILD/test" --xunit-xml-output "$RESULTS/lit.xml"
-lit_status=$?
-
-QFX_BUILD_DIR="$BUILD" /usr/bin/python3 -m pytest "$ROOT/python" -q \
-  -p no:cacheprovider --junitxml "$RESULTS/pytest.xml"
-pytest_status=$?
-
-/usr/bin/python3 "$ROOT/utils/summarize-tests.py" \
-  --runner lit "$lit_status" "$RESULTS/lit.xml" \
-  --runner pytest "$pytest_status" "$RESULTS/pytest.xml"
+summary=()
+for mode in "${MODES[@]}"; do
+  (
+    export QFX_SANITIZE=$mode
+    if [ "$mode" = 1 ]; then
+      BUILD=${QFX_BUILD_DIR:-$ROOT/build-sanitize}
+      # Reports name file and line (llvm-symbolizer); the build already makes
+      # every UBSan report fatal (-fno-sanitize-recover=all), as ASan's are.
+      # allow_user_poisoning=0: LLVM's BumpPtrAllocator, inlined into our
+      # instrumented code, poisons its slabs, and Debian's uninstrumented
+      # libMLIR.so then allocates from them without unpoisoning: every MLIR
+      # parse would be reported as a use-after-poison that is none.
+      export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0}
+      export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
+      export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+    else
+      BUILD=${QFX_BUILD_DIR:-$ROOT/build}
+    fi
+    RESULTS="$BUILD/test-results"
+    rm -rf "$RESULTS"
+    mkdir -p "$RESULTS"
+    if ! QFX_BUILD_DIR="$BUILD" "$ROOT/utils/setup.sh"; then
+      echo "setup.sh failed" >"$RESULTS/setup-failed"
+      exit 0
+    fi
+    /usr/lib/llvm-22/bin/lit -sv "$BUILD/test" --xunit-xml-output "$RESULTS/lit.xml"
+    echo $? >"$RESULTS/lit.status"
+    QFX_BUILD_DIR="$BUILD" /usr/bin/python3 -m pytest "$ROOT/python" -q \
+      -p no:cacheprovider --junitxml "$RESULTS/pytest.xml"
+    echo $? >"$RESULTS/pytest.status"
+  )
+  if [ "$mode" = 1 ]; then
+    build=${QFX_BUILD_DIR:-$ROOT/build-sanitize} suffix=" (sanitizers)"
+  else
+    build=${QFX_BUILD_DIR:-$ROOT/build} suffix=""
+  fi
+  results="$build/test-results"
+  if [ -f "$results/setup-failed" ]; then
+    summary+=(--runner "setup$suffix" 1 "$results/none.xml")
+    continue
+  fi
+  for runner in lit pytest; do
+    summary+=(--runner "$runner$suffix" "$(cat "$results/$runner.status" 2>/dev/null || echo 1)"
+              "$results/$runner.xml")
+  done
+done
+/usr/bin/python3 "$ROOT/utils/summarize-tests.py" "${summary[@]}"

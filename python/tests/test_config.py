@@ -44,6 +44,11 @@ BACKENDS = ["x86", "fbgemm", "qnnpack", "onednn"]
 # --- the C++ presets ---------------------------------------------------------
 
 
+# The sanitizer build's libraries need the sanitizer runtimes (utils/test.sh).
+SANITIZER_FLAGS = (["-fsanitize=address,undefined", "-fsanitize=fuzzer-no-link"]
+                   if os.environ.get("QFX_SANITIZE") == "1" else [])
+
+
 @pytest.fixture(scope="session")
 def cpp_config(tmp_path_factory):
     """Runs fixtures/dump_config.cpp, built against the build tree's
@@ -60,7 +65,7 @@ def cpp_config(tmp_path_factory):
         [compiler, "-std=c++17", f"-I{REPO / 'include'}", f"-I{build / 'include'}",
          "-I/usr/lib/llvm-22/include", str(FIXTURES / "dump_config.cpp"), *map(str, libs),
          "-L/usr/lib/llvm-22/lib", "-lLLVM", "-Wl,-rpath,/usr/lib/llvm-22/lib",
-         "-fuse-ld=lld", "-o", str(exe)],
+         "-fuse-ld=lld", "-o", str(exe), *SANITIZER_FLAGS],
         check=True, capture_output=True, text=True)
 
     def dump(kind, name):

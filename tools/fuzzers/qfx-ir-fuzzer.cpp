@@ -24,6 +24,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 namespace {
 /// Each qfx pass, as a pipeline on a module.
@@ -72,7 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::MLIRContext &context = session.get();
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a terminating NUL, as files read through
+  // MemoryBuffer have; libFuzzer's bytes have none.
+  std::string text(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text,
                                               mlir::ParserConfig(&context));
