@@ -40,6 +40,7 @@ IR = [
     "test/Transforms/qfx-prepare.mlir",
     "test/Transforms/qfx-inline-fused.mlir",
     "test/Transforms/qfx-lower-observers.mlir",
+    "test/Transforms/unusual-ir.mlir",
     "test/Conversion/ObserveToQuant/qfx-convert.mlir",
     "test/Conversion/ReferenceToTosa/qfx-lower.mlir",
     "test/Conversion/QuantToLinalg/qfx-lower-quant-to-linalg.mlir",

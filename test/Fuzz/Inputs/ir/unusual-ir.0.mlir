@@ -1,0 +1,30 @@
+func.func @dynamic(%x: tensor<1x?x4xf32>) -> tensor<1x?x8xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<1x4x8xf32>}> : () -> tensor<1x4x8xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = tosa.matmul %x, %w, %zp, %zp {qfx.origin = "torch.nn.Linear"} : (tensor<1x?x4xf32>, tensor<1x4x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x8xf32>
+  %s = tosa.sigmoid %m : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  return %s : tensor<1x?x8xf32>
+}
+func.func @nonconstmm(%x: tensor<1x3x4xf32>, %w: tensor<1x4x8xf32>) -> tensor<1x3x8xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = tosa.matmul %x, %w, %zp, %zp {qfx.origin = "torch.nn.Linear"} : (tensor<1x3x4xf32>, tensor<1x4x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x8xf32>
+  return %m : tensor<1x3x8xf32>
+}
+func.func @nonconst(%x: tensor<1x4x4x3xf32>, %w: tensor<8x1x1x3xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x3xf32>, tensor<8x1x1x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x8xf32>
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %r : tensor<1x4x4x8xf32>
+}
+func.func @blocks(%x: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
+  cf.cond_br %p, ^a, ^b
+^a:
+  %y = tosa.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+^b:
+  return %x : tensor<4xf32>
+}
+func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
+  %y = tosa.sigmoid %x : (tensor<*xf32>) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
