@@ -24,10 +24,17 @@ esac
 
 summary=()
 for mode in "${MODES[@]}"; do
+  if [ "$mode" = 1 ]; then
+    BUILD=${QFX_BUILD_DIR:-$ROOT/build-sanitize} suffix=" (sanitizers)"
+  else
+    BUILD=${QFX_BUILD_DIR:-$ROOT/build} suffix=""
+  fi
+  RESULTS="$BUILD/test-results"
+  rm -rf "$RESULTS"
+  mkdir -p "$RESULTS"
   (
     export QFX_SANITIZE=$mode
     if [ "$mode" = 1 ]; then
-      BUILD=${QFX_BUILD_DIR:-$ROOT/build-sanitize}
       # Reports name file and line (llvm-symbolizer); the build already makes
       # every UBSan report fatal (-fno-sanitize-recover=all), as ASan's are.
       # allow_user_poisoning=0: LLVM's BumpPtrAllocator, inlined into our
@@ -37,14 +44,9 @@ for mode in "${MODES[@]}"; do
       export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0}
       export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
       export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-    else
-      BUILD=${QFX_BUILD_DIR:-$ROOT/build}
     fi
-    RESULTS="$BUILD/test-results"
-    rm -rf "$RESULTS"
-    mkdir -p "$RESULTS"
     if ! QFX_BUILD_DIR="$BUILD" "$ROOT/utils/setup.sh"; then
-      echo "setup.sh failed" >"$RESULTS/setup-failed"
+      touch "$RESULTS/setup-failed"
       exit 0
     fi
     /usr/lib/llvm-22/bin/lit -sv "$BUILD/test" --xunit-xml-output "$RESULTS/lit.xml"
@@ -53,19 +55,13 @@ for mode in "${MODES[@]}"; do
       -p no:cacheprovider --junitxml "$RESULTS/pytest.xml"
     echo $? >"$RESULTS/pytest.status"
   )
-  if [ "$mode" = 1 ]; then
-    build=${QFX_BUILD_DIR:-$ROOT/build-sanitize} suffix=" (sanitizers)"
-  else
-    build=${QFX_BUILD_DIR:-$ROOT/build} suffix=""
-  fi
-  results="$build/test-results"
-  if [ -f "$results/setup-failed" ]; then
-    summary+=(--runner "setup$suffix" 1 "$results/none.xml")
+  if [ -f "$RESULTS/setup-failed" ]; then
+    summary+=(--runner "setup$suffix" 1 "$RESULTS/none.xml")
     continue
   fi
   for runner in lit pytest; do
-    summary+=(--runner "$runner$suffix" "$(cat "$results/$runner.status" 2>/dev/null || echo 1)"
-              "$results/$runner.xml")
+    summary+=(--runner "$runner$suffix" "$(cat "$RESULTS/$runner.status" 2>/dev/null || echo 1)"
+              "$RESULTS/$runner.xml")
   done
 done
 /usr/bin/python3 "$ROOT/utils/summarize-tests.py" "${summary[@]}"
