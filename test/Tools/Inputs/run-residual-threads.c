@@ -1,7 +1,7 @@
 /* Calls the residual test model compiled by quant-compile (model.h) from
  * several threads at once, each on its own input, many times, and checks
  * every result against a serial call on the same input. Prints how many
- * calls were made; exits 1 on the first difference. */
+ * calls differed; exits 1 if any did. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -37,6 +37,18 @@ std::string errorOf(llvm::Expected<NpyArray> array) {
   return llvm::toString(array.takeError());
 }
 
+/// The error parsing a version 1.0 file "f.npy" with the given descr and
+/// shape literals and payload ("" when it parses).
+std::string headerError(const std::string &descr, const std::string &shape,
+                        const std::string &payload) {
+  return errorOf(parseNpy(
+      makeNpy(1,
+              "{'descr': " + descr +
+                  ", 'fortran_order': False, 'shape': " + shape + ", }",
+              payload),
+      "f.npy"));
+}
+
 TEST(Npy, ParsesVersionsAndShapes) {
   float values[3] = {1.5f, -2.0f, 0.25f};
   std::string payload(reinterpret_cast<char *>(values), sizeof(values));
@@ -72,51 +84,28 @@ TEST(Npy, Errors) {
             "f.npy: not a .npy file (expected the magic \\x93NUMPY)");
   EXPECT_EQ(errorOf(parseNpy(makeNpy(4, "{}", ""), "f.npy")),
             "f.npy: unsupported .npy version 4, expected 1, 2 or 3");
-  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
-                                     "{'descr': '>f4', 'fortran_order': False, "
-                                     "'shape': (1,), }",
-                                     std::string(4, '\0')),
-                             "f.npy")),
+  EXPECT_EQ(headerError("'>f4'", "(1,)", std::string(4, '\0')),
             "f.npy: unsupported dtype '>f4', expected little-endian float32, "
             "float16, int8, uint8, int32 or int64");
-  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
-                                     "{'descr': '<f4', 'fortran_order': False, "
-                                     "'shape': (2, 2), }",
-                                     std::string(12, '\0')),
-                             "f.npy")),
+  EXPECT_EQ(headerError("'<f4'", "(2, 2)", std::string(12, '\0')),
             "f.npy: float32 array of shape 2x2 needs 16 bytes of data, the "
             "file has 12");
   EXPECT_EQ(errorOf(parseNpy(makeNpy(1, "{'descr': '<f4'}", ""), "f.npy")),
             "f.npy: malformed .npy header (expected 'descr', 'fortran_order' "
             "and 'shape'): {'descr': '<f4'}");
-  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
-                                     "{'descr': '<f4', 'fortran_order': False, "
-                                     "'shape': (a,), }",
-                                     ""),
-                             "f.npy")),
+  EXPECT_EQ(headerError("'<f4'", "(a,)", ""),
             "f.npy: malformed dimension 'a' in .npy 'shape'");
   // Shapes whose byte count wraps past 2^64, to 64 bytes (the size of the
   // data, so a check of the wrapped count passed) and to 0.
-  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
-                                     "{'descr': '<f4', 'fortran_order': False, "
-                                     "'shape': (288230376151711745, 2, 8), }",
-                                     std::string(64, '\0')),
-                             "f.npy")),
-            "f.npy: float32 array of shape 288230376151711745x2x8 has more "
-            "than 2^63 bytes of data");
-  EXPECT_EQ(errorOf(parseNpy(makeNpy(1,
-                                     "{'descr': '<f4', 'fortran_order': False, "
-                                     "'shape': (4611686018427387904, 4), }",
-                                     ""),
-                             "f.npy")),
+  EXPECT_EQ(
+      headerError("'<f4'", "(288230376151711745, 2, 8)", std::string(64, '\0')),
+      "f.npy: float32 array of shape 288230376151711745x2x8 has more "
+      "than 2^63 bytes of data");
+  EXPECT_EQ(headerError("'<f4'", "(4611686018427387904, 4)", ""),
             "f.npy: float32 array of shape 4611686018427387904x4 has more "
             "than 2^63 bytes of data");
   EXPECT_EQ(
-      errorOf(parseNpy(makeNpy(1,
-                               "{'descr': '|u1', 'fortran_order': False, "
-                               "'shape': (99999999999999999999,), }",
-                               ""),
-                       "f.npy")),
+      headerError("'|u1'", "(99999999999999999999,)", ""),
       "f.npy: malformed dimension '99999999999999999999' in .npy 'shape'");
   EXPECT_NE(errorOf(readNpy("/nonexistent/x.npy")).find("cannot read"),
             std::string::npos);
