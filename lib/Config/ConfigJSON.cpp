@@ -16,6 +16,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace qfx;
 using llvm::json::Array;
 using llvm::json::Object;
@@ -235,6 +238,14 @@ public:
     return error("expected " + what + " (a string), got " + describe(value));
   }
   llvm::Expected<int64_t> getInteger(const Value &value, llvm::StringRef what) {
+    // llvm::json's getAsInteger converts the integral double 2^63 (as in
+    // 9.3e18) to int64_t, which overflows; integers written without a
+    // fraction or exponent it checks itself.
+    std::optional<double> number = value.getAsNumber();
+    if (number && std::abs(*number) >= 0x1p63 && !value.getAsUINT64() &&
+        *number != -0x1p63)
+      return error("expected " + what + " (an integer), got " +
+                   describe(value) + ", which does not fit in 64 bits");
     if (std::optional<int64_t> i = value.getAsInteger())
       return *i;
     return error("expected " + what + " (an integer), got " + describe(value));
@@ -851,9 +862,9 @@ Reader::parsePatternConfig(const Value &value) {
             (**pair)[i], i == 0 ? "an op index" : "an operand index");
         if (!index)
           return index.takeError();
-        if (*index < 0)
-          return error(
-              llvm::formatv("expected an index >= 0, got {0}", *index));
+        if (*index < 0 || *index > std::numeric_limits<unsigned>::max())
+          return error(llvm::formatv("expected an index in [0, 2^32), got {0}",
+                                     *index));
         indices[i] = *index;
       }
       if (static_cast<size_t>(indices[0]) >= ops.size())

@@ -51,12 +51,6 @@ Observer::Observer(const ObserverSpec &spec) : spec(spec) { reset(); }
 llvm::Expected<Observer> Observer::create(const ObserverSpec &spec) {
   if (llvm::Error err = spec.validate())
     return std::move(err);
-  if (spec.kind == ObserverKind::Histogram) {
-    if (spec.getBins() >= (int64_t(1) << 30))
-      return makeError(llvm::formatv("histogram observer: expected bins < "
-                                     "2^30, got {0}",
-                                     spec.getBins()));
-  }
   return Observer(spec);
 }
 

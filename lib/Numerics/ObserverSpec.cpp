@@ -331,6 +331,17 @@ llvm::Error ObserverSpec::validate() const {
     return specError(*this, llvm::formatv("expected upsample_rate >= 1, got "
                                           "{0}",
                                           *upsampleRate));
+  // The histogram is allocated with bins entries and re-binned over
+  // bins * upsample_rate cells (PyTorch allocates that many floats, times the
+  // downsample rate).
+  if (bins && *bins >= (int64_t(1) << 30))
+    return specError(*this,
+                     llvm::formatv("expected bins < 2^30, got {0}", *bins));
+  if (getUpsampleRate() > (int64_t(1) << 32) / getBins())
+    return specError(
+        *this, llvm::formatv("expected bins * upsample_rate <= 2^32, got {0} "
+                             "* {1}",
+                             getBins(), getUpsampleRate()));
 
   if (kind == ObserverKind::FixedQParams) {
     if (!scale || !zeroPoint)

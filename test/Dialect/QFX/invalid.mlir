@@ -100,6 +100,21 @@ func.func private @f() attributes {a = #qfx.observer<histogram, upsample_rate = 
 
 // -----
 
+// expected-error @+1 {{invalid #qfx.observer: histogram observer: expected bins < 2^30, got 1073741824}}
+func.func private @f() attributes {a = #qfx.observer<histogram, bins = 1073741824>}
+
+// -----
+
+// expected-error @+1 {{invalid #qfx.observer: histogram observer: expected bins * upsample_rate <= 2^32, got 1024 * 4194305}}
+func.func private @f() attributes {a = #qfx.observer<histogram, bins = 1024, upsample_rate = 4194305>}
+
+// -----
+
+// expected-error @+1 {{integer value too large}}
+func.func private @f() attributes {a = #qfx.observer<histogram, bins = 9223372036854775808>}
+
+// -----
+
 // expected-error @+1 {{invalid #qfx.observer: fixed_qparams observer: scale and zero_point are required}}
 func.func private @f() attributes {a = #qfx.observer<fixed_qparams, scale = 0.5>}
 

@@ -253,6 +253,51 @@ TEST(ConfigJSONErrors, BadRanges) {
             "quant_min_lower_bound < quant_max_upper_bound, got 10 and 10");
 }
 
+TEST(ConfigJSONErrors, NumbersOutOfRange) {
+  // 2^63 written as a double: llvm::json alone would convert it to int64_t.
+  EXPECT_EQ(mappingError(R"({"module_name": [["m", {
+      "activation": {"observer": "MinMaxObserver", "quant_min": 0,
+                     "quant_max": 9.223372036854775808e18},
+      "weight": {"observer": "MinMaxObserver", "dtype": "qint8"}}]]})"),
+            "mapping.json: module_name[0][1].activation.quant_max: expected "
+            "quant_max (an integer), got 9.2233720368547758e+18, which does "
+            "not fit in 64 bits");
+  EXPECT_EQ(mappingError(R"({"module_name_object_type_order":
+      [["m", "t", -1e300, null]]})"),
+            "mapping.json: module_name_object_type_order[0][2]: expected an "
+            "order index (an integer), got -1.0000000000000001e+300, which "
+            "does not fit in 64 bits");
+  // The largest integers still read as integers (and fail range checks).
+  EXPECT_EQ(mappingError(R"({"module_name_object_type_order":
+      [["m", "t", 9223372036854775807, null]]})"),
+            "no error");
+  EXPECT_EQ(mappingError(R"({"module_name": [["m", {
+      "activation": {"observer": "MinMaxObserver",
+                     "quant_min": -9223372036854775808, "quant_max": 0},
+      "weight": {"observer": "MinMaxObserver", "dtype": "qint8"}}]]})"),
+            "mapping.json: module_name[0][1].activation: minmax observer: the "
+            "range [-9223372036854775808, 0] is outside quint8's range "
+            "[0, 255]");
+  // An operand index that would wrap when narrowed to unsigned.
+  EXPECT_EQ(backendError(R"({"configs": [{"pattern": "tosa.conv2d",
+      "input_roles": {"weight": [0, 4294967297]}}]})"),
+            "backend.json: configs[0].input_roles.weight[1]: expected an "
+            "index in [0, 2^32), got 4294967297");
+  // A histogram's size: bins, and bins * upsample_rate cells when re-binned.
+  EXPECT_EQ(mappingError(R"({"module_name": [["m", {
+      "activation": {"observer": "HistogramObserver", "bins": 1073741824},
+      "weight": {"observer": "MinMaxObserver", "dtype": "qint8"}}]]})"),
+            "mapping.json: module_name[0][1].activation: histogram observer: "
+            "expected bins < 2^30, got 1073741824");
+  EXPECT_EQ(mappingError(R"({"module_name": [["m", {
+      "activation": {"observer": "HistogramObserver",
+                     "upsample_rate": 9223372036854775807},
+      "weight": {"observer": "MinMaxObserver", "dtype": "qint8"}}]]})"),
+            "mapping.json: module_name[0][1].activation: histogram observer: "
+            "expected bins * upsample_rate <= 2^32, got 2048 * "
+            "9223372036854775807");
+}
+
 TEST(ConfigJSONErrors, InvalidRegex) {
   EXPECT_EQ(mappingError(R"({"module_name_regex": [["conv[0-9", null]]})"),
             "mapping.json: module_name_regex[0][0]: regex 'conv[0-9': "
