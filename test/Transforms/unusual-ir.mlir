@@ -1,7 +1,9 @@
 // IR that verifies but is unusual for a quantization pipeline: a dynamic
 // dimension, weights and bias that are function arguments instead of
 // constants, several blocks, an unranked tensor. Every qfx pass handles it
-// without a crash or an error, and keeps every function.
+// without a crash or an error, and keeps every function. (Zero-size
+// dimensions cannot reach these passes in TOSA ops, whose verifier rejects
+// them; test/Runtime/calibrate-errors.test observes a zero-size tensor.)
 // RUN: quant-opt %s --qfx-fuse | FileCheck %s --check-prefix=ALL
 // RUN: quant-opt %s --qfx-annotate-qconfig | FileCheck %s --check-prefix=ALL
 // RUN: quant-opt %s --qfx-fuse --qfx-prepare | FileCheck %s --check-prefixes=ALL,PREPARE
