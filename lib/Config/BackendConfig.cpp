@@ -186,7 +186,17 @@ llvm::Error BackendConfig::validate() const {
 namespace {
 /// The groups of _common_operator_config_utils.py; each group shares one
 /// list of dtype configs in a backend table.
-enum class OpGroup { Conv, Linear, Binary, Cat, FixedQParams, ShareQParams };
+/// Cat and Default share default_op_dtype_configs; Default ops observe their
+/// output apart from their input (_get_default_op_configs).
+enum class OpGroup {
+  Conv,
+  Linear,
+  Binary,
+  Cat,
+  Default,
+  FixedQParams,
+  ShareQParams
+};
 
 /// One TOSA pattern of a built-in table and what it is made from.
 struct TOSAPatternSpec {
@@ -356,6 +366,22 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                       singles({"torch.nn.Tanh", "torch.tanh", "Tensor.tanh",
                                "Tensor.tanh_"})});
 
+    // PyTorch ops that have no single TOSA op: the exporter writes them as
+    // qfx.composite ops named by the module.
+    TOSAPatternSpec hardsigmoid{
+        {"torch.nn.Hardsigmoid"},
+        OpGroup::FixedQParams,
+        singles({"torch.nn.Hardsigmoid", "torch.nn.functional.hardsigmoid",
+                 "Tensor.hardsigmoid", "Tensor.hardsigmoid_"})};
+    hardsigmoid.fixedRange0To1 = true;
+    result.push_back(hardsigmoid);
+    for (auto [module, functional] :
+         {std::pair{"torch.nn.Hardswish", "torch.nn.functional.hardswish"},
+          std::pair{"torch.nn.ELU", "torch.nn.functional.elu"},
+          std::pair{"torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu"}})
+      result.push_back(
+          {{module}, OpGroup::Default, singles({module, functional})});
+
     // Ops whose output shares the input's observer.
     struct Share {
       llvm::StringRef tosaOp;
@@ -424,6 +450,7 @@ struct GroupDTypeConfigs {
     case OpGroup::Binary:
       return binary;
     case OpGroup::Cat:
+    case OpGroup::Default:
       return cat;
     case OpGroup::FixedQParams:
       return fixedQParams;

@@ -863,8 +863,8 @@ Reader::parsePatternConfig(const Value &value) {
         if (!index)
           return index.takeError();
         if (*index < 0 || *index > std::numeric_limits<unsigned>::max())
-          return error(llvm::formatv("expected an index in [0, 2^32), got {0}",
-                                     *index));
+          return error(
+              llvm::formatv("expected an index in [0, 2^32), got {0}", *index));
         indices[i] = *index;
       }
       if (static_cast<size_t>(indices[0]) >= ops.size())

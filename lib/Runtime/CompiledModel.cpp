@@ -149,7 +149,9 @@ static std::string getLoweringPasses(const CompileOptions &options) {
                               : "qfx-lower-observers";
   // Observers are lowered first: their runtime slots count every
   // qfx.observe of the module, before symbol-dce drops other functions.
-  return observers + ",symbol-dce,qfx-inline-fused,qfx-codegen{target=" +
+  return observers +
+         ",symbol-dce,qfx-inline-fused,qfx-inline-composites,"
+         "qfx-codegen{target=" +
          options.codegenTarget + "}" +
          (options.emulateAmx ? ",qfx-emulate-amx" : "") +
          ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"

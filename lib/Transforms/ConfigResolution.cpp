@@ -45,9 +45,23 @@ std::optional<OpScope> qfx::getOpScope(mlir::Location loc) {
   return std::nullopt;
 }
 
+StringRef qfx::getPatternName(Operation *op) {
+  if (auto composite = llvm::dyn_cast<CompositeOp>(op))
+    return composite.getName();
+  return op->getName().getStringRef();
+}
+
+std::string qfx::describeOp(Operation *op) {
+  if (auto fused = llvm::dyn_cast<FusedOp>(op))
+    return "qfx.fused \"" + fused.getName().str() + "\"";
+  if (auto composite = llvm::dyn_cast<CompositeOp>(op))
+    return "qfx.composite \"" + composite.getName().str() + "\"";
+  return op->getName().getStringRef().str();
+}
+
 SmallVector<std::string, 2> qfx::getObjectTypes(Operation *op) {
   SmallVector<std::string, 2> types;
-  types.push_back(op->getName().getStringRef().str());
+  types.push_back(getPatternName(op).str());
   if (auto origin = op->getAttrOfType<mlir::StringAttr>(
           QFXDialect::getOriginAttrName())) {
     StringRef type = origin.getValue();
@@ -65,6 +79,10 @@ bool qfx::isQuantizationCandidate(Operation *op) {
   if (llvm::isa<mlir::tosa::ConstOp, mlir::tosa::ConstShapeOp,
                 mlir::arith::ConstantOp, ObserveOp, FusedOp>(op))
     return false;
+  if (op->getParentOfType<CompositeOp>())
+    return false;
+  if (llvm::isa<CompositeOp>(op))
+    return true;
   // Functions and modules are containers, not ops of the model.
   return op->getNumRegions() == 0;
 }
@@ -173,8 +191,7 @@ const BackendPatternConfig *qfx::lookupFusedConfig(const BackendConfig &backend,
     if (pattern.size() != ops.size())
       continue;
     if (llvm::all_of(llvm::zip(pattern, ops), [](auto pair) {
-          return std::get<1>(pair)->getName().getStringRef() ==
-                 std::get<0>(pair);
+          return getPatternName(std::get<1>(pair)) == std::get<0>(pair);
         }))
       return &config;
   }
@@ -189,7 +206,7 @@ Operation *PatternMatchResult::getRootOp() const {
     return ops.front();
   if (const std::optional<std::string> &root = config->getRootOp())
     for (Operation *op : patternOps)
-      if (op->getName().getStringRef() == *root)
+      if (getPatternName(op) == *root)
         return op;
   return patternOps.front();
 }
@@ -300,7 +317,7 @@ PatternMatches qfx::matchBackendPatterns(Block &block,
       continue;
     for (const BackendPatternConfig *config : configs) {
       ArrayRef<std::string> pattern = config->getPattern();
-      if (last.getName().getStringRef() != pattern.back())
+      if (getPatternName(&last) != pattern.back())
         continue;
       // PyTorch's multi-op patterns end in a ReLU, not in any clamp (ReLU6
       // or Hardtanh after a conv are separate ops).
@@ -319,7 +336,7 @@ PatternMatches qfx::matchBackendPatterns(Block &block,
         Operation *producer = input.getDefiningOp();
         matched = producer && producer->getBlock() == &block &&
                   producer->getNumResults() == 1 &&
-                  producer->getName().getStringRef() == pattern[k - 1] &&
+                  getPatternName(producer) == pattern[k - 1] &&
                   input.hasOneUse() && !matches.lookup(producer);
         if (matched)
           chain.insert(chain.begin(), producer);
@@ -388,9 +405,7 @@ OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
     return result;
   }
   if (!result.match) {
-    std::string name = op->getName().getStringRef().str();
-    if (auto fused = llvm::dyn_cast<FusedOp>(op))
-      name = "qfx.fused \"" + fused.getName().str() + "\"";
+    std::string name = describeOp(op);
     if (std::string torchName = getTorchName(op); !torchName.empty())
       name += " (" + torchName + ")";
     result.whyNotQuantized = "no pattern of backend '" +

@@ -456,13 +456,6 @@ void Preparer::renumber(ModuleOp module) {
   });
 }
 
-/// "tosa.conv2d" or "qfx.fused \"conv2d_relu\"".
-std::string describeOp(Operation *op) {
-  if (auto fused = llvm::dyn_cast<FusedOp>(op))
-    return "qfx.fused \"" + fused.getName().str() + "\"";
-  return op->getName().getStringRef().str();
-}
-
 std::string describeLocation(Operation *op) {
   std::optional<OpScope> scope = getOpScope(op->getLoc());
   if (!scope)

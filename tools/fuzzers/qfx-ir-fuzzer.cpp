@@ -30,6 +30,7 @@ namespace {
 /// Each qfx pass, as a pipeline on a module.
 constexpr const char *kPipelines[] = {
     "qfx-inline-fused",
+    "qfx-inline-composites",
     "qfx-lower-observers",
     "qfx-annotate-qconfig",
     "qfx-fuse",

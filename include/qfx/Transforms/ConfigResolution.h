@@ -49,15 +49,24 @@ struct OpScope {
 /// of a functional call. None if the location has no NameLoc.
 std::optional<OpScope> getOpScope(mlir::Location loc);
 
-/// The object types `op` is known by, in increasing priority: its op name,
-/// then its `qfx.origin` if any. A tensor method origin
+/// The name backend patterns give `op`: a qfx.composite's PyTorch name
+/// ("torch.nn.Hardswish"), else the op's name ("tosa.conv2d").
+StringRef getPatternName(Operation *op);
+
+/// `op` as remarks name it: "tosa.conv2d", "qfx.fused \"conv2d_relu\"" or
+/// "qfx.composite \"torch.nn.Hardswish\"".
+std::string describeOp(Operation *op);
+
+/// The object types `op` is known by, in increasing priority: its pattern
+/// name (getPatternName), then its `qfx.origin` if any. A tensor method origin
 /// ("torch.Tensor.reshape") is given by its bare name ("reshape"), as
 /// PyTorch keys methods in a QConfigMapping.
 SmallVector<std::string, 2> getObjectTypes(Operation *op);
 
 /// True for the ops a QConfig is resolved for: everything but constants
-/// (tosa.const, tosa.const_shape, arith.constant), terminators, observers
-/// and qfx.fused itself (its body's ops are resolved).
+/// (tosa.const, tosa.const_shape, arith.constant), terminators, observers,
+/// qfx.fused itself (its body's ops are resolved) and the ops inside a
+/// qfx.composite (the composite is resolved as one op).
 bool isQuantizationCandidate(Operation *op);
 
 /// The QConfigQuery of every candidate op under a root op (usually a

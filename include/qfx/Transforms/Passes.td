@@ -29,6 +29,35 @@ def QFXInlineFused : Pass<"qfx-inline-fused"> {
   }];
 }
 
+def QFXInlineComposites : Pass<"qfx-inline-composites"> {
+  let summary = "Replaces every qfx.composite op by the TOSA ops of its body";
+  let description = [{
+    The exporter keeps a PyTorch op that has no single TOSA op (Hardswish,
+    LeakyReLU, ...) as a `qfx.composite` holding its decomposition. This
+    pass moves each body into the parent block, so any TOSA consumer can
+    take the model: the float model (before `qfx-prepare`) and the int8
+    model alike. A composite inside a `qfx.fused` body, or inside another
+    composite, is inlined too.
+
+    ```mlir
+    %r = qfx.composite "torch.nn.LeakyReLU" (%x) {composite_attributes = {negative_slope = 0.1 : f32}}
+        : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %s = tosa.mul %a, %slope, %shift : (...) -> tensor<4xf32>
+      %m = tosa.maximum %a, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      qfx.yield %m : tensor<4xf32>
+    }
+    // becomes
+    %s = tosa.mul %x, %slope, %shift : (...) -> tensor<4xf32>
+    %r = tosa.maximum %x, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+
+    Run it after `qfx-lower` when the int8 model should be plain TOSA (a
+    quantized composite has been replaced by int8 ops already; one left in
+    float is inlined in float).
+  }];
+}
+
 def QFXLowerObservers : Pass<"qfx-lower-observers", "::mlir::ModuleOp"> {
   let summary = "Removes qfx.observe, or turns it into calls to the "
                 "calibration runtime";

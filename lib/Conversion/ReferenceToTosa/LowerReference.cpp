@@ -26,6 +26,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -961,22 +962,127 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
       concat.getAxisAttr());
 }
 
-/// The float function a table-lowered op computes, if it is one.
+/// One elementwise float op on scalars, as the float model computes it in
+/// float32, or nullopt for an op it does not know. `x` holds the values of
+/// the op's float operands (tosa.mul's shift and tosa.negate's zero points,
+/// which are not float, are left out).
+std::optional<float> evaluateScalar(Operation *op, ArrayRef<float> x) {
+  using F = float (*)(float);
+  auto unary = [&](F f) -> std::optional<float> { return f(x[0]); };
+  return llvm::TypeSwitch<Operation *, std::optional<float>>(op)
+      .Case([&](tosa::SigmoidOp) { return 1.0f / (1.0f + std::exp(-x[0])); })
+      .Case([&](tosa::TanhOp) { return unary(std::tanh); })
+      .Case([&](tosa::ExpOp) { return unary(std::exp); })
+      .Case([&](tosa::LogOp) { return unary(std::log); })
+      .Case([&](tosa::ErfOp) { return unary(std::erf); })
+      .Case([&](tosa::AbsOp) { return unary(std::fabs); })
+      .Case([&](tosa::FloorOp) { return unary(std::floor); })
+      .Case([&](tosa::CeilOp) { return unary(std::ceil); })
+      .Case([&](tosa::NegateOp) { return -x[0]; })
+      .Case([&](tosa::ReciprocalOp) { return 1.0f / x[0]; })
+      .Case([&](tosa::RsqrtOp) { return 1.0f / std::sqrt(x[0]); })
+      .Case([&](tosa::IdentityOp) { return x[0]; })
+      .Case([&](tosa::AddOp) { return x[0] + x[1]; })
+      .Case([&](tosa::SubOp) { return x[0] - x[1]; })
+      .Case([&](tosa::MulOp) { return x[0] * x[1]; })
+      .Case([&](tosa::PowOp) { return std::pow(x[0], x[1]); })
+      .Case([&](tosa::MaximumOp) { return std::max(x[0], x[1]); })
+      .Case([&](tosa::MinimumOp) { return std::min(x[0], x[1]); })
+      // Booleans are carried as 0 and 1.
+      .Case([&](tosa::GreaterOp) { return x[0] > x[1] ? 1.0f : 0.0f; })
+      .Case([&](tosa::GreaterEqualOp) { return x[0] >= x[1] ? 1.0f : 0.0f; })
+      .Case([&](tosa::SelectOp) { return x[0] != 0.0f ? x[1] : x[2]; })
+      .Case([&](tosa::ClampOp clampOp) -> std::optional<float> {
+        auto lo = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMinValAttr());
+        auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
+        if (!lo || !hi)
+          return std::nullopt;
+        return std::min(std::max(x[0], float(lo.getValueAsDouble())),
+                        float(hi.getValueAsDouble()));
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The float operands evaluateScalar takes.
+mlir::ValueRange getScalarOperands(Operation *op) {
+  if (llvm::isa<tosa::MulOp>(op))
+    return op->getOperands().take_front(2);
+  if (llvm::isa<tosa::NegateOp>(op))
+    return op->getOperands().take_front(1);
+  return op->getOperands();
+}
+
+/// The float value of a splat float constant.
+std::optional<float> getSplat(Value value) {
+  mlir::SplatElementsAttr splat;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&splat)) ||
+      !llvm::isa<mlir::FloatType>(splat.getElementType()))
+    return std::nullopt;
+  return splat.getSplatValue<mlir::APFloat>().convertToFloat();
+}
+
+/// The float function an elementwise region computes from its one input: a
+/// qfx.composite body of ops evaluateScalar knows and splat constants.
+std::optional<std::function<float(float)>> getBodyFunction(Block &body) {
+  if (body.getNumArguments() != 1)
+    return std::nullopt;
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != 1)
+    return std::nullopt;
+  Value output = yield.getValues()[0];
+  // Checks every op once, on a sample value; the function evaluates the
+  // whole body for each input.
+  auto evaluate = [&body, output](float input) -> std::optional<float> {
+    llvm::DenseMap<Value, float> values;
+    values[body.getArgument(0)] = input;
+    for (Operation &op : body.without_terminator()) {
+      if (op.hasTrait<mlir::OpTrait::ConstantLike>()) {
+        if (std::optional<float> splat = getSplat(op.getResult(0)))
+          values[op.getResult(0)] = *splat;
+        else if (!llvm::isa<tosa::ConstShapeOp>(op) &&
+                 !llvm::all_of(op.getResult(0).getUsers(), [&](Operation *u) {
+                   return !llvm::is_contained(getScalarOperands(u),
+                                              op.getResult(0));
+                 }))
+          return std::nullopt; // a non-splat constant a float op reads
+        continue;
+      }
+      if (op.getNumResults() != 1)
+        return std::nullopt;
+      SmallVector<float, 2> operands;
+      for (Value operand : getScalarOperands(&op)) {
+        auto it = values.find(operand);
+        if (it == values.end())
+          return std::nullopt;
+        operands.push_back(it->second);
+      }
+      std::optional<float> result = evaluateScalar(&op, operands);
+      if (!result)
+        return std::nullopt;
+      values[op.getResult(0)] = *result;
+    }
+    auto it = values.find(output);
+    return it == values.end() ? std::nullopt : std::optional(it->second);
+  };
+  if (!evaluate(0.0f))
+    return std::nullopt;
+  return [evaluate](float x) { return *evaluate(x); };
+}
+
+/// The float function a table-lowered op computes, if it is one: a unary
+/// elementwise TOSA op, or a qfx.composite with an elementwise body whose
+/// result has its input's type.
 std::optional<std::function<float(float)>> getUnaryFunction(Operation *op) {
-  if (llvm::isa<tosa::SigmoidOp>(op))
-    return [](float x) { return 1.0f / (1.0f + std::exp(-x)); };
-  if (llvm::isa<tosa::TanhOp>(op))
-    return [](float x) { return std::tanh(x); };
-  if (auto clampOp = llvm::dyn_cast<tosa::ClampOp>(op)) {
-    auto lo = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMinValAttr());
-    auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
-    if (!lo || !hi)
+  if (auto composite = llvm::dyn_cast<CompositeOp>(op)) {
+    if (composite.getInputs().size() != 1 || op->getNumResults() != 1 ||
+        composite.getInputs()[0].getType() != op->getResult(0).getType())
       return std::nullopt;
-    float l = static_cast<float>(lo.getValueAsDouble());
-    float h = static_cast<float>(hi.getValueAsDouble());
-    return [l, h](float x) { return std::min(std::max(x, l), h); };
+    return getBodyFunction(composite.getBody().front());
   }
-  return std::nullopt;
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      !evaluateScalar(op, {0.0f}))
+    return std::nullopt;
+  return [op](float x) { return *evaluateScalar(op, {x}); };
 }
 
 Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,

@@ -370,7 +370,7 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @f(%x: tensor<2xf32>) {
-  // expected-error @+1 {{'qfx.yield' op expects parent op 'qfx.fused'}}
+  // expected-error @+1 {{'qfx.yield' op expects parent op to be one of 'qfx.fused, qfx.composite'}}
   qfx.yield %x : tensor<2xf32>
 }
 
@@ -487,4 +487,49 @@ func.func @f(%x: tensor<4xi8>, %f: tensor<4xf32>) -> tensor<4xi8> {
   // expected-error @+1 {{'tosa.clamp' op attribute 'qfx.quantized' must be a quantized type whose storage type is the element type of the op's one result}}
   %0 = tosa.clamp %x {min_val = 0 : i8, max_val = 10 : i8, qfx.quantized = !quant.uniform<i16:f32, 0.5>} : (tensor<4xi8>) -> tensor<4xi8>
   return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'qfx.composite' op body arguments must match the operands: expected ('tensor<2xf32>'), got ('tensor<3xf32>')}}
+  %0 = qfx.composite "torch.nn.Hardswish" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    qfx.yield %a : tensor<3xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = qfx.composite "torch.nn.Hardswish" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    // expected-error @+1 {{'qfx.yield' op yields () but the enclosing qfx.composite returns ('tensor<2xf32>')}}
+    qfx.yield
+  }
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'qfx.composite' op needs the name of the PyTorch op}}
+  %0 = qfx.composite "" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    qfx.yield %a : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // The body is isolated from above: %x must be an operand.
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = qfx.composite "torch.nn.Hardswish" () : () -> tensor<2xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    qfx.yield %x : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
 }

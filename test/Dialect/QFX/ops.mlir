@@ -92,6 +92,25 @@ func.func @fused(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x
   return %r : tensor<1x6x6x4xf32>
 }
 
+// CHECK-LABEL: func.func @composite
+func.func @composite(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // CHECK: %[[R:.*]] = qfx.composite "torch.nn.LeakyReLU"(%{{.*}}) attributes {composite_attributes = {negative_slope = 1.000000e-01 : f32}, qfx.origin = "torch.nn.functional.leaky_relu"} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // CHECK: ^bb0(%[[A:.*]]: tensor<2x4xf32>):
+  // CHECK: %[[M:.*]] = tosa.maximum %[[A]]
+  // CHECK: qfx.yield %[[M]] : tensor<2x4xf32>
+  // CHECK: return %[[R]]
+  %r = qfx.composite "torch.nn.LeakyReLU" (%x) attributes {composite_attributes = {negative_slope = 0.1 : f32}, qfx.origin = "torch.nn.functional.leaky_relu"}
+      : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %slope = "tosa.const"() {values = dense<0.1> : tensor<1x1xf32>} : () -> tensor<1x1xf32>
+    %shift = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+    %s = tosa.mul %a, %slope, %shift : (tensor<2x4xf32>, tensor<1x1xf32>, tensor<1xi8>) -> tensor<2x4xf32>
+    %m = tosa.maximum %a, %s : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    qfx.yield %m : tensor<2x4xf32>
+  }
+  return %r : tensor<2x4xf32>
+}
+
 // A fused op may have no results (and its yield then has no operands).
 // CHECK-LABEL: func.func @fused_no_results
 // CHECK: qfx.fused "sink"(%{{.*}}) : (tensor<2xf32>) -> () {

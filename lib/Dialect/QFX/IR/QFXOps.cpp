@@ -123,21 +123,33 @@ LogicalResult FakeQuantOp::verify() {
 // FusedOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult FusedOp::verifyRegions() {
-  Block &body = getBody().front();
-  if (body.getArgumentTypes() != getInputs().getTypes())
-    return emitOpError() << "body arguments must match the operands: "
-                            "expected ("
-                         << getInputs().getTypes() << "), got ("
-                         << body.getArgumentTypes() << ")";
+/// The shared region checks of qfx.fused and qfx.composite.
+static LogicalResult verifyBody(Operation *op, Block &body,
+                                mlir::TypeRange inputs) {
+  if (body.getArgumentTypes() != inputs)
+    return op->emitOpError()
+           << "body arguments must match the operands: "
+              "expected ("
+           << inputs << "), got (" << body.getArgumentTypes() << ")";
   auto yield = llvm::dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
-    return emitOpError() << "body must end in qfx.yield";
-  if (yield.getValues().getTypes() != getResultTypes())
-    return yield.emitOpError() << "yields (" << yield.getValues().getTypes()
-                               << ") but the enclosing qfx.fused returns ("
-                               << getResultTypes() << ")";
+    return op->emitOpError() << "body must end in qfx.yield";
+  if (yield.getValues().getTypes() != op->getResultTypes())
+    return yield.emitOpError()
+           << "yields (" << yield.getValues().getTypes() << ") but the "
+           << "enclosing " << op->getName() << " returns ("
+           << op->getResultTypes() << ")";
   return success();
+}
+
+LogicalResult FusedOp::verifyRegions() {
+  return verifyBody(*this, getBody().front(), getInputs().getTypes());
+}
+
+LogicalResult CompositeOp::verifyRegions() {
+  if (getName().empty())
+    return emitOpError() << "needs the name of the PyTorch op";
+  return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }
 
 //===----------------------------------------------------------------------===//

@@ -136,12 +136,56 @@ def QFX_FusedOp : QFX_Op<"fused", [
   let hasRegionVerifier = 1;
 }
 
-def QFX_YieldOp : QFX_Op<"yield", [
-    Pure, ReturnLike, Terminator, HasParent<"FusedOp">]> {
-  let summary = "Returns the results of a fused pattern";
+//===----------------------------------------------------------------------===//
+// CompositeOp
+//===----------------------------------------------------------------------===//
+
+def QFX_CompositeOp : QFX_Op<"composite", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "A PyTorch op that has no single TOSA op, with its decomposition";
   let description = [{
-    Terminates the body of `qfx.fused`; its operands are the fused op's
-    results.
+    One PyTorch module or function (`torch.nn.Hardswish`, LayerNorm, GELU,
+    ...) that TOSA spells with several ops, kept as one unit under the
+    PyTorch name, as StableHLO's `stablehlo.composite`. The body holds the
+    TOSA decomposition; `composite_attributes` holds the op's arguments (a
+    LeakyReLU's `negative_slope`, for example).
+
+    ```mlir
+    %0 = qfx.composite "torch.nn.Hardswish" (%x) {qfx.origin = "torch.nn.Hardswish"}
+        : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+    ^bb0(%a: tensor<1x8xf32>):
+      ...
+      qfx.yield %r : tensor<1x8xf32>
+    }
+    ```
+
+    Backend patterns, QConfigMapping object types and remarks see the
+    PyTorch name: a pattern `["torch.nn.Hardswish"]` matches this op, and
+    its int8 lowering comes from the body (an elementwise body with one
+    input lowers to a 256-entry `tosa.table`). The ops of the body are not
+    quantized on their own. `qfx-inline-composites` replaces composites by
+    their bodies, for consumers that want plain TOSA.
+
+    The region is isolated from above; its block arguments must match the
+    operands and the yielded values the results, in number and type.
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<AnyType>:$inputs,
+                       OptionalAttr<DictionaryAttr>:$composite_attributes);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $name `(` $inputs `)` attr-dict-with-keyword `:`
+    functional-type($inputs, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def QFX_YieldOp : QFX_Op<"yield", [
+    Pure, ReturnLike, Terminator, ParentOneOf<["FusedOp", "CompositeOp"]>]> {
+  let summary = "Returns the results of a fused pattern or a composite";
+  let description = [{
+    Terminates the body of `qfx.fused` or `qfx.composite`; its operands are
+    the enclosing op's results.
 
     ```mlir
     qfx.yield %r : tensor<1x6x6x4xf32>
