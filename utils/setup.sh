@@ -54,6 +54,9 @@ PACKAGES=(
   python3 python3-numpy python3-pytest
   # The PyTorch oracle: the exporter, parity tests, demo and benchmarks run it.
   python3-torch
+  # torchvision's architectures (built with weights=None): the real models of
+  # utils/bench and of the resnet18 calibration-memory measurement.
+  python3-torchvision
   python3-sklearn  # the digits of the bundled example (docs/example/digits)
 )
 
@@ -78,6 +81,7 @@ NOT_NEEDED=(
   "gdb: valgrind's --vgdb link to a debugger; the memcheck test debugs nothing"
   "valgrind-dbg: valgrind's own debug symbols"
   "gnupg: debootstrap checks signatures with gpgv, which apt depends on"
+  "python3-av: torchvision's video reading; only its model architectures are used"
   "arch-test: debootstrap's check of foreign architectures; the check builds the host's"
 )
 

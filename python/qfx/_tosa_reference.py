@@ -14,6 +14,7 @@ This is not qfx's runner: `quant-run` executes models through MLIR.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Callable, Dict, List, Sequence
 
@@ -144,6 +145,12 @@ def _binary(fn):
 _EVAL: Dict[str, Callable] = {
     "tosa.add": _binary(np.add),
     "tosa.mul": _binary(np.multiply),
+    "tosa.sub": _binary(np.subtract),
+    "tosa.exp": lambda o, a, s: np.exp(o[0]),
+    "tosa.erf": lambda o, a, s: np.vectorize(math.erf, otypes=[np.float32])(o[0]),
+    # Booleans are held as 0.0 and 1.0.
+    "tosa.greater": _binary(np.greater),
+    "tosa.select": lambda o, a, s: np.where(o[0] != 0, o[1], o[2]),
     "tosa.clamp": lambda o, a, s: np.clip(o[0], _float_attr(a, "min_val"), _float_attr(a, "max_val")),
     "tosa.sigmoid": lambda o, a, s: (1.0 / (1.0 + np.exp(-o[0].astype(np.float64)))).astype(np.float32),
     "tosa.tanh": lambda o, a, s: np.tanh(o[0]),
@@ -163,7 +170,7 @@ _EVAL: Dict[str, Callable] = {
 
 def evaluate(mlir: str, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
     """Runs the single function of `mlir` (float TOSA text) on `inputs`."""
-    generic = quant_opt(mlir, "--mlir-print-op-generic", "--mlir-print-elementsattrs-with-hex-if-larger=0")
+    generic = quant_opt(mlir, "--qfx-inline-composites", "--mlir-print-op-generic", "--mlir-print-elementsattrs-with-hex-if-larger=0")
     env: Dict[str, np.ndarray] = {}
     for line in generic.splitlines():
         block = _BLOCK_ARGS.match(line)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -148,6 +148,7 @@ class TosaWriter:
         origin: Optional[str],
         attrs: Optional[str] = None,
         hint: str = "v",
+        element: str = "f32",
     ) -> Tensor:
         """Prints `%r = tosa.<opname> operands {attrs} : (types) -> type`.
 
@@ -160,7 +161,7 @@ class TosaWriter:
             else:
                 names.append(operand[0])
                 types.append(operand[1])
-        result = Tensor(self.fresh(hint), tuple(int(d) for d in out_shape))
+        result = Tensor(self.fresh(hint), tuple(int(d) for d in out_shape), element)
         self.lines.append(
             f"{result.name} = tosa.{opname} {', '.join(names)}{self._attrs(attrs, origin)} "
             f": ({', '.join(types)}) -> {result.type} {location(loc)}"
@@ -214,6 +215,30 @@ class TosaWriter:
     def mul(self, a: Tensor, b: Tensor, out_shape, loc: str, origin: Optional[str]) -> Tensor:
         shift = self.mul_shift(loc)
         return self.op("mul", [a, b, shift], out_shape, loc, origin, hint="mul")
+
+    def composite(self, name: str, x: Tensor, loc: str, origin: Optional[str],
+                  build: Callable[[Tensor], Tensor], attrs: Optional[str] = None,
+                  hint: str = "v") -> Tensor:
+        """Prints `%r = qfx.composite "NAME" (x)` whose body is what `build`
+        writes for the body's argument (it returns the yielded Tensor). The
+        composite carries `origin` and `composite_attributes = {attrs}`; the
+        body's ops carry no origin (pass origin=None inside `build`)."""
+        arg = Tensor(self.fresh("arg"), x.shape, x.element)
+        outer, self.lines = self.lines, []
+        y = build(arg)
+        body, self.lines = self.lines, outer
+        result = Tensor(self.fresh(hint), y.shape, y.element)
+        parts = [f"composite_attributes = {{{attrs}}}"] if attrs else []
+        if origin is not None:
+            parts.append(f'qfx.origin = "{origin}"')
+        attributes = f" attributes {{{', '.join(parts)}}}" if parts else ""
+        self.lines.append(f'{result.name} = qfx.composite "{name}" ({x.name}){attributes} '
+                          f": ({x.type}) -> {result.type} {{")
+        self.lines.append(f"^bb0({arg.name}: {arg.type}):")
+        self.lines.extend("  " + line for line in body)
+        self.lines.append(f"  qfx.yield {y.name} : {y.type} {location(loc)}")
+        self.lines.append(f"}} {location(loc)}")
+        return result
 
     def function(self, func_name: str, args: Sequence[tuple], results: Sequence[Tensor]) -> str:
         """The whole func.func; `args` are (Tensor, location name) pairs."""

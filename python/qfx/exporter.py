@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from qfx._tosa_text import FLOAT32_MAX, Tensor, TosaWriter
+from qfx._tosa_text import FLOAT32_MAX, Tensor, TosaWriter, format_f32
 
 # torch is imported on the first export (it takes a second to load and the
 # rest of qfx does not need it); _load_torch() sets these module globals.
@@ -460,21 +460,36 @@ class _Exporter:
     def m_tanh(self, node, m, x, loc, origin):
         self.unary(node, x, "tanh", loc, origin)
 
-    def m_hardswish(self, node, m, x, loc, origin):
-        self.hardswish(node, x, loc, origin)
+    def composite(self, node, x: _Value, name: str, loc, origin, **params):
+        """`name`'s qfx.composite on x, its body from _COMPOSITES[name] and
+        its composite_attributes from `params`."""
+        build = _COMPOSITES[name]
+        attrs = ", ".join(f"{key} = {format_f32(value)} : f32" for key, value in params.items())
+        y = self.w.composite(name, x.tensor, loc, origin,
+                             lambda arg: build(self.w, arg, loc, **params), attrs or None,
+                             hint=node.name)
+        self.set_tensor(node, y, x.layout)
 
-    def hardswish(self, node, x: _Value, loc, origin):
-        # PyTorch: x * min(max(x + 3, 0), 6) / 6.
-        w = self.w
-        src = x.tensor
-        ones = (1,) * len(src.shape)
-        three = w.const(np.full(ones, 3.0, np.float32), loc, "three")
-        t = w.op("add", [src, three], src.shape, loc, origin, hint=node.name)
-        t = w.clamp(t, 0.0, 6.0, loc, origin)
-        t = w.mul(src, t, src.shape, loc, origin)
-        sixth = w.const(np.full(ones, 1.0 / 6.0, np.float32), loc, "sixth")
-        t = w.mul(t, sixth, src.shape, loc, origin)
-        self.set_tensor(node, t, x.layout)
+    def m_hardswish(self, node, m, x, loc, origin):
+        self.composite(node, x, "torch.nn.Hardswish", loc, origin)
+
+    def m_hardsigmoid(self, node, m, x, loc, origin):
+        self.composite(node, x, "torch.nn.Hardsigmoid", loc, origin)
+
+    def m_silu(self, node, m, x, loc, origin):
+        self.composite(node, x, "torch.nn.SiLU", loc, origin)
+
+    def m_leaky_relu(self, node, m, x, loc, origin):
+        self.composite(node, x, "torch.nn.LeakyReLU", loc, origin,
+                       negative_slope=float(m.negative_slope))
+
+    def m_elu(self, node, m, x, loc, origin):
+        self.composite(node, x, "torch.nn.ELU", loc, origin, alpha=float(m.alpha))
+
+    def m_gelu(self, node, m, x, loc, origin):
+        if m.approximate != "none":
+            self.fail(node, f"GELU with approximate='{m.approximate}' is not supported")
+        self.composite(node, x, "torch.nn.GELU", loc, origin)
 
     def m_identity(self, node, m, x, loc, origin):
         self.alias(node, x)
@@ -767,10 +782,92 @@ def _unary_fn(kind):
             ex.clamp(node, x, 0.0, FLOAT32_MAX, loc, origin)
         elif kind == "relu6":
             ex.clamp(node, x, 0.0, 6.0, loc, origin)
-        elif kind == "hardswish":
-            ex.hardswish(node, x, loc, origin)
         else:
             ex.unary(node, x, kind, loc, origin)
+    return handler
+
+
+# The TOSA decompositions of the composites, PyTorch's float formulas
+# (aten/src/ATen/native/cpu/Activation.cpp): each takes the writer, the
+# body's argument, the location and the op's parameters, and returns the
+# result. Body ops carry no qfx.origin: the composite does.
+def _scalar(w, x, value, loc, hint):
+    return w.const(np.full((1,) * len(x.shape), value, np.float32), loc, hint)
+
+
+def _hardsigmoid_body(w, x, loc):
+    # min(max(x + 3, 0), 6) / 6
+    t = w.op("add", [x, _scalar(w, x, 3.0, loc, "three")], x.shape, loc, None, hint="add")
+    t = w.clamp(t, 0.0, 6.0, loc, None)
+    return w.mul(t, _scalar(w, x, 1.0 / 6.0, loc, "sixth"), x.shape, loc, None)
+
+
+def _hardswish_body(w, x, loc):
+    # x * min(max(x + 3, 0), 6) / 6
+    t = w.op("add", [x, _scalar(w, x, 3.0, loc, "three")], x.shape, loc, None, hint="add")
+    t = w.clamp(t, 0.0, 6.0, loc, None)
+    t = w.mul(x, t, x.shape, loc, None)
+    return w.mul(t, _scalar(w, x, 1.0 / 6.0, loc, "sixth"), x.shape, loc, None)
+
+
+def _positive_or(w, x, negative, loc):
+    """x where x > 0, else `negative`."""
+    ones = (1,) * len(x.shape)
+    positive = w.op("greater", [x, w.const(np.zeros(ones, np.float32), loc, "zero")], x.shape,
+                    loc, None, hint="positive", element="i1")
+    return w.op("select", [positive, x, negative], x.shape, loc, None, hint="select")
+
+
+def _leaky_relu_body(w, x, loc, negative_slope):
+    # x > 0 ? x : x * negative_slope
+    return _positive_or(w, x, w.mul(x, _scalar(w, x, negative_slope, loc, "slope"), x.shape,
+                                    loc, None), loc)
+
+
+def _elu_body(w, x, loc, alpha):
+    # x > 0 ? x : (exp(x) - 1) * alpha
+    e = w.op("exp", [x], x.shape, loc, None, hint="exp")
+    e = w.op("sub", [e, _scalar(w, x, 1.0, loc, "one")], x.shape, loc, None, hint="sub")
+    return _positive_or(w, x, w.mul(e, _scalar(w, x, alpha, loc, "alpha"), x.shape, loc, None),
+                        loc)
+
+
+def _silu_body(w, x, loc):
+    # x * sigmoid(x)
+    return w.mul(x, w.op("sigmoid", [x], x.shape, loc, None, hint="sigmoid"), x.shape, loc, None)
+
+
+def _gelu_body(w, x, loc):
+    # x * 0.5 * (1 + erf(x / sqrt(2)))
+    t = w.mul(x, _scalar(w, x, float(np.float32(1.0 / np.sqrt(2.0))), loc, "rsqrt2"), x.shape,
+              loc, None)
+    t = w.op("erf", [t], x.shape, loc, None, hint="erf")
+    t = w.op("add", [t, _scalar(w, x, 1.0, loc, "one")], x.shape, loc, None, hint="add")
+    t = w.mul(x, w.mul(t, _scalar(w, x, 0.5, loc, "half"), x.shape, loc, None), x.shape, loc, None)
+    return t
+
+
+_COMPOSITES = {
+    "torch.nn.Hardsigmoid": _hardsigmoid_body,
+    "torch.nn.Hardswish": _hardswish_body,
+    "torch.nn.LeakyReLU": _leaky_relu_body,
+    "torch.nn.ELU": _elu_body,
+    "torch.nn.SiLU": _silu_body,
+    "torch.nn.GELU": _gelu_body,
+}
+
+
+def _composite_fn(name, parameters=()):
+    """The handler of a functional form of composite `name`; `parameters`
+    are (argument name, default) pairs after the input."""
+    def handler(ex, node, loc, origin):
+        names = ["input"] + [p for p, _ in parameters]
+        a = ex.args_kwargs(node, names + ["inplace", "approximate"],
+                           {"inplace": False, "approximate": "none", **dict(parameters)})
+        if ex.static(node, a["approximate"]) != "none":
+            ex.fail(node, f"approximate='{ex.static(node, a['approximate'])}' is not supported")
+        params = {p: float(ex.static(node, a[p])) for p, _ in parameters}
+        ex.composite(node, ex.tensor_arg(node, a["input"]), name, loc, origin, **params)
     return handler
 
 
@@ -847,6 +944,11 @@ def _load_torch() -> None:
         nn.Sigmoid: _Exporter.m_sigmoid,
         nn.Tanh: _Exporter.m_tanh,
         nn.Hardswish: _Exporter.m_hardswish,
+        nn.Hardsigmoid: _Exporter.m_hardsigmoid,
+        nn.SiLU: _Exporter.m_silu,
+        nn.LeakyReLU: _Exporter.m_leaky_relu,
+        nn.ELU: _Exporter.m_elu,
+        nn.GELU: _Exporter.m_gelu,
         nn.MaxPool2d: _Exporter.m_maxpool2d,
         nn.AvgPool2d: _Exporter.m_avgpool2d,
         nn.AdaptiveAvgPool2d: _Exporter.m_adaptive_avgpool2d,
@@ -875,7 +977,12 @@ def _load_torch() -> None:
         F.sigmoid: _unary_fn("sigmoid"),
         torch.tanh: _unary_fn("tanh"),
         F.tanh: _unary_fn("tanh"),
-        F.hardswish: _unary_fn("hardswish"),
+        F.hardswish: _composite_fn("torch.nn.Hardswish"),
+        F.hardsigmoid: _composite_fn("torch.nn.Hardsigmoid"),
+        F.silu: _composite_fn("torch.nn.SiLU"),
+        F.leaky_relu: _composite_fn("torch.nn.LeakyReLU", (("negative_slope", 0.01),)),
+        F.elu: _composite_fn("torch.nn.ELU", (("alpha", 1.0),)),
+        F.gelu: _composite_fn("torch.nn.GELU"),
         F.dropout: _f_dropout,
         F.max_pool2d: _f_max_pool2d,
         F.avg_pool2d: _f_avg_pool2d,

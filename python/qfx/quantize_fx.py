@@ -171,8 +171,11 @@ class FloatOp:
 _REMARK = re.compile(r"^(?P<where>.*?): remark: (?:loc\((?P<loc>.*?)\): )?"
                      r"runs in float: (?P<reason>.*)$")
 _DIAGNOSTIC = re.compile(r"^.*?: (?:remark|note|warning|error): ")
-_CURRENT_OP = re.compile(r"see current operation: (?:%[^=]*= )?\"?(?P<op>[\w.]+)\"?"
-                         r"(?: \"(?P<kind>[\w.]+)\")?")
+# The op a note prints, after "see current operation: " on the same line or,
+# for an op with regions printed whole, on the next.
+_CURRENT_OP = re.compile(r"see current operation: ?$|see current operation: (?:%[^=]*= )?\"?"
+                         r"(?P<op>[\w.]+)\"?(?: \"(?P<kind>[\w.]+)\")?")
+_NEXT_LINE_OP = re.compile(r"^(?:%[^=]*= )?\"?(?P<op>[\w.]+)\"?(?: \"(?P<kind>[\w.]+)\")?")
 _ORIGIN = re.compile(r'qfx\.origin = "([^"]*)"')
 
 
@@ -181,6 +184,7 @@ def _float_ops(remarks: str) -> List[FloatOp]:
     followed by a note printing the op)."""
     found = []
     current = None
+    op_follows = False
     for line in remarks.splitlines():
         match = _REMARK.match(line)
         if match:
@@ -198,8 +202,9 @@ def _float_ops(remarks: str) -> List[FloatOp]:
             found.append(FloatOp(**current))
             current = None
             continue
-        op = _CURRENT_OP.search(line)
-        if op and current["op"] == "?":
+        op = _NEXT_LINE_OP.match(line) if op_follows else _CURRENT_OP.search(line)
+        op_follows = bool(op) and not op.group("op") and current["op"] == "?"
+        if op and op.group("op") and current["op"] == "?":
             current["op"] = op.group("op") + (f" {op.group('kind')}" if op.group("kind") else "")
             origin = _ORIGIN.search(line)
             if origin:

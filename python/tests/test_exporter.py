@@ -99,6 +99,17 @@ class Wrap(nn.Module):
         return self.layer(x)
 
 
+class Fn(nn.Module):
+    """A model that calls one function (a functional op at the top level)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
 def randomized_bn(bn):
     with torch.no_grad():
         bn.running_mean.uniform_(-1, 1)
@@ -144,7 +155,6 @@ MODULE_CASES = [
     ("hardtanh", lambda: nn.Hardtanh(-0.5, 0.75), (2, 7), "torch.nn.Hardtanh", "tosa.clamp"),
     ("sigmoid", nn.Sigmoid, (2, 7), "torch.nn.Sigmoid", "tosa.sigmoid"),
     ("tanh", nn.Tanh, (2, 7), "torch.nn.Tanh", "tosa.tanh"),
-    ("hardswish", nn.Hardswish, (2, 3, 5), "torch.nn.Hardswish", "tosa.clamp"),
     ("maxpool2d", lambda: nn.MaxPool2d(2), (2, 3, 6, 6), "torch.nn.MaxPool2d", "tosa.max_pool2d"),
     ("maxpool2d_pad_floor", lambda: nn.MaxPool2d(3, stride=2, padding=1), (2, 3, 8, 8),
      "torch.nn.MaxPool2d", "tosa.max_pool2d"),
@@ -190,6 +200,56 @@ def test_module_exports_valid_tosa_matching_torch(case, tmp_path):
             layout_op = op in ("tosa.transpose", "tosa.reshape", "tosa.const_shape")
             assert loc == '"layer"' or (loc == '"output"' and layout_op and op_origin is None), (op, loc)
     assert_matches_torch(model, x, text, tmp_path)
+
+
+COMPOSITE_CASES = [
+    # (id, model, composite name, qfx.origin)
+    ("hardswish", Wrap(nn.Hardswish()), "torch.nn.Hardswish", "torch.nn.Hardswish"),
+    ("hardsigmoid", Wrap(nn.Hardsigmoid()), "torch.nn.Hardsigmoid", "torch.nn.Hardsigmoid"),
+    ("leaky_relu", Wrap(nn.LeakyReLU(0.2)), "torch.nn.LeakyReLU", "torch.nn.LeakyReLU"),
+    ("elu", Wrap(nn.ELU(0.7)), "torch.nn.ELU", "torch.nn.ELU"),
+    ("silu", Wrap(nn.SiLU()), "torch.nn.SiLU", "torch.nn.SiLU"),
+    ("gelu", Wrap(nn.GELU()), "torch.nn.GELU", "torch.nn.GELU"),
+    ("f_hardswish", Fn(F.hardswish), "torch.nn.Hardswish", "torch.nn.functional.hardswish"),
+    ("f_hardsigmoid", Fn(F.hardsigmoid), "torch.nn.Hardsigmoid",
+     "torch.nn.functional.hardsigmoid"),
+    ("f_leaky_relu", Fn(lambda x: F.leaky_relu(x, negative_slope=0.3)), "torch.nn.LeakyReLU",
+     "torch.nn.functional.leaky_relu"),
+    ("f_elu", Fn(lambda x: F.elu(x, 0.5)), "torch.nn.ELU", "torch.nn.functional.elu"),
+    ("f_silu", Fn(F.silu), "torch.nn.SiLU", "torch.nn.functional.silu"),
+    ("f_gelu", Fn(F.gelu), "torch.nn.GELU", "torch.nn.functional.gelu"),
+]
+
+
+@pytest.mark.parametrize("case", COMPOSITE_CASES, ids=[c[0] for c in COMPOSITE_CASES])
+def test_activations_export_as_composites(case, tmp_path):
+    # A PyTorch op without a single TOSA op is one qfx.composite named by its
+    # module, carrying its origin and holding its TOSA decomposition (whose
+    # ops carry no origin); inlined, it is valid plain TOSA.
+    _, model, name, origin = case
+    model.eval()
+    x = torch.randn(2, 3, 5) * 4
+    text = export_tosa(model, (x,))
+    validate(text)
+    composites = re.findall(r'qfx\.composite "([^"]*)" \(%\w+\) attributes \{(.*)\} :', text)
+    assert len(composites) == 1 and composites[0][0] == name, composites
+    assert f'qfx.origin = "{origin}"' in composites[0][1]
+    assert all(op_origin is None for op, op_origin, _ in ops(text) if op != "func.return")
+    inlined = qfx.quant_opt(text, "--qfx-inline-composites")
+    assert "qfx." not in inlined.replace("qfx.origin", "")
+    validate(inlined)
+    assert_matches_torch(model, x, text, tmp_path)
+
+
+def test_composite_attributes_hold_the_parameters():
+    text = export_tosa(Wrap(nn.LeakyReLU(0.25)).eval(), (torch.randn(2, 3),))
+    assert "composite_attributes = {negative_slope = 2.50000000e-01 : f32}" in text
+    text = export_tosa(Fn(lambda x: F.elu(x, alpha=0.5)).eval(), (torch.randn(2, 3),))
+    assert "composite_attributes = {alpha = 5.00000000e-01 : f32}" in text
+    with pytest.raises(ExportError, match="approximate='tanh' is not supported"):
+        export_tosa(Wrap(nn.GELU(approximate="tanh")).eval(), (torch.randn(2, 3),))
+    with pytest.raises(ExportError, match="approximate='tanh' is not supported"):
+        export_tosa(Fn(lambda x: F.gelu(x, approximate="tanh")).eval(), (torch.randn(2, 3),))
 
 
 @pytest.mark.parametrize("module", [nn.Dropout(0.5), nn.Identity()], ids=["dropout", "identity"])
@@ -341,11 +401,12 @@ def test_functional_window_ops_and_activations(tmp_path):
         ("torch.nn.functional.adaptive_avg_pool2d", '""("adaptive_avg_pool2d")'),
         ("torch.nn.functional.relu6", '""("relu6")'),
         ("torch.nn.functional.hardtanh", '""("hardtanh")'),
-        ("torch.nn.functional.hardswish", '""("hardswish")'),
         ("torch.Tensor.tanh", '""("tanh")'),
         ("torch.relu", '""("relu")'),
     ]:
         assert expected in origins, (expected, origins)
+    assert re.search(r'qfx\.composite "torch\.nn\.Hardswish" .*qfx\.origin = '
+                     r'"torch\.nn\.functional\.hardswish".*\n(.*\n)*.*loc\(""\("hardswish"\)\)', text)
     assert_matches_torch(model, x, text, tmp_path)
 
 
@@ -526,9 +587,9 @@ def test_unsupported_module_names_node_module_and_target():
 
 
 def test_unsupported_module_in_a_submodule():
-    model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.GELU())).eval()
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.Mish())).eval()
     with pytest.raises(ExportError, match=r"node '_1_0' \(call_module target '1\.0'\) in module '1\.0' "
-                                          r"\(torch\.nn\.GELU\): unsupported module type"):
+                                          r"\(torch\.nn\.Mish\): unsupported module type"):
         export_tosa(model, (torch.randn(2, 4),))
 
 

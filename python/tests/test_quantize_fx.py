@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 nn = torch.nn
 
@@ -453,43 +454,82 @@ def test_save_and_load_with_a_backend_config_object(qnnpack, tmp_path):
         qfx.load(tmp_path / "saved")
 
 
-class HardswishMLP(nn.Module):
-    def __init__(self):
+class ActivationMLP(nn.Module):
+    def __init__(self, act):
         super().__init__()
         self.fc1 = nn.Linear(16, 16)
-        self.act = nn.Hardswish()
+        self.act = act
         self.fc2 = nn.Linear(16, 4)
 
     def forward(self, x):
         return self.fc2(self.act(self.fc1(x)))
 
 
-def test_ops_left_in_float_are_reported(onednn, tmp_path):
-    # The exporter writes hardswish as x * clamp(x + 3, 0, 6) / 6; qfx-lower
-    # has no pattern for its add and mul, which stay dequantize -> float op
-    # -> quantize in int8.mlir. convert_fx warns and lists them.
+class FunctionalActivations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        x = F.hardswish(self.fc1(x))
+        x = F.leaky_relu(x, 0.3)
+        x = F.elu(x, 0.5)
+        return self.fc2(F.hardsigmoid(x))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ActivationMLP(nn.Hardswish()),
+    lambda: ActivationMLP(nn.Hardsigmoid()),
+    lambda: ActivationMLP(nn.LeakyReLU(0.2)),
+    lambda: ActivationMLP(nn.ELU(0.7)),
+    FunctionalActivations,
+], ids=["Hardswish", "Hardsigmoid", "LeakyReLU", "ELU", "functional"])
+def test_composite_activations_match_pytorch(onednn, make):
+    # Each activation is a qfx.composite that PyTorch's x86 table quantizes;
+    # its int8 form is a 256-entry tosa.table.
     torch.manual_seed(5)
-    model = HardswishMLP().eval()
+    model = make().eval()
+    example = (torch.randn(2, 16),)
+    calibration = samples((2, 16), 12, seed=80)
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    assert "qfx.composite" in prepared.mlir("float")
+    for x in calibration:
+        prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared)
+    assert quantized.float_ops == []
+    int8 = quantized.mlir("int8")
+    assert "tosa.table" in int8 and "qfx.composite" not in int8
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
+    check_parity(quantized, torch_model, samples((2, 16), 8, seed=81), torch_model.fc2.scale,
+                 torch_model.fc2.zero_point, model)
+
+
+def test_ops_left_in_float_are_reported(onednn, tmp_path):
+    # PyTorch's x86 table has no pattern for SiLU (its quantized model
+    # dequantizes around it): qfx's SiLU composite stays dequantize -> float
+    # op -> quantize in int8.mlir. convert_fx warns and lists it.
+    torch.manual_seed(5)
+    model = ActivationMLP(nn.SiLU()).eval()
     example = (torch.randn(2, 16),)
     calibration = samples((2, 16), 12, seed=80)
     prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
     for x in calibration:
         prepared(x)
-    with pytest.warns(qfx.FloatOpWarning, match=r"2 op\(s\) of the quantized model run in "
-                      r"float.*tosa.add at 'act' \(torch.nn.Hardswish\): backend 'x86' has no "
-                      r"pattern for it"):
+    with pytest.warns(qfx.FloatOpWarning, match=r"1 op\(s\) of the quantized model run in "
+                      r"float.*qfx.composite torch.nn.SiLU at 'act' \(torch.nn.SiLU\): backend "
+                      r"'x86' has no pattern for it"):
         quantized = qfx.convert_fx(prepared)
-    assert [(op.op, op.location, op.origin) for op in quantized.float_ops] == [
-        ("tosa.add", "act", "torch.nn.Hardswish"), ("tosa.mul", "act", "torch.nn.Hardswish")]
-    assert all(op.reason == "backend 'x86' has no pattern for it" for op in quantized.float_ops)
-    assert quantized.remarks.count("remark: ") == 2
-    assert "runs in float" in quantized.remarks
-    assert str(quantized.float_ops[0]) == ("tosa.add at 'act' (torch.nn.Hardswish): "
-                                           "backend 'x86' has no pattern for it")
-    # The linears around it are still int8; hardswish's ops are float.
+    assert quantized.float_ops == [qfx.FloatOp("qfx.composite torch.nn.SiLU", "act",
+                                               "torch.nn.SiLU",
+                                               "backend 'x86' has no pattern for it")]
+    assert quantized.remarks.count("remark: ") == 1
+    # The linears around it are still int8; SiLU's ops are float.
     int8 = quantized.mlir("int8")
     assert re.search(r"tosa\.matmul .*-> tensor<[0-9x]*xi32>", int8)
-    assert re.search(r"tosa\.mul .*-> tensor<2x16xf32>", int8)
+    assert re.search(r'qfx\.composite "torch.nn.SiLU".*-> tensor<2x16xf32>', int8)
 
     # The model still runs, and is PyTorch's quantized model up to a step.
     tests = samples((2, 16), 8, seed=81)
@@ -519,12 +559,21 @@ def test_float_op_remarks_are_parsed():
         '  %9 = tosa.conv2d %a {qfx.origin = "torch.nn.Conv2d"} : (...)\n'
         '}) : (...)\n'
         'm.mlir:7:3: remark: runs in float: the weight is not a quantized constant\n'
-        'm.mlir:9:3: warning: something else\n')
+        'm.mlir:9:3: warning: something else\n'
+        # An op with a region printed whole starts on the note's next line.
+        '<unknown>:0: remark: loc("act"): runs in float: backend \'x86\' has no pattern for it\n'
+        '<unknown>:0: note: loc("act"): see current operation: \n'
+        '%0 = qfx.composite "torch.nn.SiLU"(<<UNKNOWN SSA VALUE>>) attributes '
+        '{qfx.origin = "torch.nn.functional.silu"} : (tensor<2xf32>) -> tensor<2xf32> {\n'
+        '  %1 = tosa.sigmoid %arg0 : (tensor<2xf32>) -> tensor<2xf32>\n'
+        '} loc("act")\n')
     ops = qfx.quantize_fx._float_ops(remarks)
     assert ops == [
         qfx.FloatOp("qfx.fused conv2d_relu", "layer1.0", None,
                     "backend 'x86' has no pattern for it"),
-        qfx.FloatOp("?", "m.mlir:7:3", None, "the weight is not a quantized constant")]
+        qfx.FloatOp("?", "m.mlir:7:3", None, "the weight is not a quantized constant"),
+        qfx.FloatOp("qfx.composite torch.nn.SiLU", "act", "torch.nn.functional.silu",
+                    "backend 'x86' has no pattern for it")]
 
 
 def test_errors(onednn):

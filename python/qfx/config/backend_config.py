@@ -567,6 +567,14 @@ def _build_torch_to_tosa() -> Tuple[TorchToTOSAPattern, ...]:
         "torch.nn.Sigmoid", "torch.sigmoid", "Tensor.sigmoid", "Tensor.sigmoid_")))
     result.append(TorchToTOSAPattern(("tosa.tanh",), _singles(
         "torch.nn.Tanh", "torch.tanh", "Tensor.tanh", "Tensor.tanh_")))
+    # PyTorch ops without a single TOSA op: qfx.composite ops named by the module.
+    result.append(TorchToTOSAPattern(("torch.nn.Hardsigmoid",), _singles(
+        "torch.nn.Hardsigmoid", "torch.nn.functional.hardsigmoid", "Tensor.hardsigmoid",
+        "Tensor.hardsigmoid_")))
+    for module, functional in (("torch.nn.Hardswish", "torch.nn.functional.hardswish"),
+                               ("torch.nn.ELU", "torch.nn.functional.elu"),
+                               ("torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu")):
+        result.append(TorchToTOSAPattern((module,), _singles(module, functional)))
     for tosa_op, ops in (
             ("tosa.avg_pool2d", ("torch.nn.AvgPool2d", "torch.nn.AdaptiveAvgPool2d",
                                  "torch.nn.functional.adaptive_avg_pool2d",
@@ -669,12 +677,14 @@ def _tosa_table() -> BackendConfig:
             config = {"observation_type": different, "dtype_configs": [default],
                       "num_tensor_args_to_observation_type": {"0": different, "1": share,
                                                               "2": different}}
-        elif op == "tosa.sigmoid":
+        elif op in ("tosa.sigmoid", "torch.nn.Hardsigmoid"):
             config = {"observation_type": different, "dtype_configs": [default],
                       "overwrite_output_observer": fixed(1.0 / 256.0, -128)}
         elif op == "tosa.tanh":
             config = {"observation_type": different, "dtype_configs": [default],
                       "overwrite_output_observer": fixed(2.0 / 256.0, 0)}
+        elif op in ("torch.nn.Hardswish", "torch.nn.ELU", "torch.nn.LeakyReLU"):
+            config = {"observation_type": different, "dtype_configs": [default]}
         else:
             config = {"observation_type": share, "dtype_configs": [default]}
         torch_configs += [(pattern, config) for pattern in spec.torch_patterns]
