@@ -859,12 +859,14 @@ _COMPOSITES = {
 
 def _composite_fn(name, parameters=()):
     """The handler of a functional form of composite `name`; `parameters`
-    are (argument name, default) pairs after the input."""
+    are (argument name, default) pairs after the input. The last argument is
+    `approximate` for F.gelu, `inplace` for the others."""
+    last = ("approximate", "none") if name == "torch.nn.GELU" else ("inplace", False)
+
     def handler(ex, node, loc, origin):
-        names = ["input"] + [p for p, _ in parameters]
-        a = ex.args_kwargs(node, names + ["inplace", "approximate"],
-                           {"inplace": False, "approximate": "none", **dict(parameters)})
-        if ex.static(node, a["approximate"]) != "none":
+        names = ["input"] + [p for p, _ in parameters] + [last[0]]
+        a = ex.args_kwargs(node, names, {**dict(parameters), last[0]: last[1]})
+        if last[0] == "approximate" and ex.static(node, a["approximate"]) != "none":
             ex.fail(node, f"approximate='{ex.static(node, a['approximate'])}' is not supported")
         params = {p: float(ex.static(node, a[p])) for p, _ in parameters}
         ex.composite(node, ex.tensor_arg(node, a["input"]), name, loc, origin, **params)

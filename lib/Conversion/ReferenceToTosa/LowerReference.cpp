@@ -1036,15 +1036,11 @@ std::optional<std::function<float(float)>> getBodyFunction(Block &body) {
     llvm::DenseMap<Value, float> values;
     values[body.getArgument(0)] = input;
     for (Operation &op : body.without_terminator()) {
+      // Other constants (tosa.mul's shift, a non-splat tensor) get no value:
+      // an op that reads one as a scalar operand is not evaluated.
       if (op.hasTrait<mlir::OpTrait::ConstantLike>()) {
         if (std::optional<float> splat = getSplat(op.getResult(0)))
           values[op.getResult(0)] = *splat;
-        else if (!llvm::isa<tosa::ConstShapeOp>(op) &&
-                 !llvm::all_of(op.getResult(0).getUsers(), [&](Operation *u) {
-                   return !llvm::is_contained(getScalarOperands(u),
-                                              op.getResult(0));
-                 }))
-          return std::nullopt; // a non-splat constant a float op reads
         continue;
       }
       if (op.getNumResults() != 1)
@@ -1191,8 +1187,7 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
       return lowerTable(b, body, *out);
     if (isDataMovement(main))
       return lowerDataMovement(b, body, *out);
-    return unsupported("'" + main->getName().getStringRef() +
-                       "' has no int8 lowering");
+    return unsupported("'" + describeOp(main) + "' has no int8 lowering");
   }();
   if (!result)
     return result.takeError();

@@ -95,3 +95,24 @@ func.func @scale_range(%arg0: tensor<4x!t>) -> tensor<4x!quant.uniform<i8:f32, 4
   %q = quant.qcast %m : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>>
   return %q : tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>>
 }
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// A composite whose body is not elementwise on scalars (a non-splat
+// constant) has no table: it stays float, and the remark names it.
+// CHECK-LABEL: func.func @composite_not_elementwise
+// CHECK: qfx.composite "torch.nn.Hardswish"
+func.func @composite_not_elementwise(%arg0: tensor<4x!t>) -> tensor<4x!t> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  // expected-remark @+1 {{runs in float: 'qfx.composite "torch.nn.Hardswish"' has no int8 lowering}}
+  %h = qfx.composite "torch.nn.Hardswish" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %c = "tosa.const"() <{values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %r = tosa.add %a, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    qfx.yield %r : tensor<4xf32>
+  }
+  %q = quant.qcast %h : tensor<4xf32> to tensor<4x!t>
+  return %q : tensor<4x!t>
+}
