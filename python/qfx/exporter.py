@@ -668,7 +668,8 @@ class _Exporter:
         if self.is_shape_arithmetic(node):
             self.static_call(node)
             return
-        handler = _FUNCTION_HANDLERS.get(target)
+        handler = _FUNCTION_HANDLERS.get(target) or _NAMED_FUNCTION_HANDLERS.get(
+            _qualified_name(target))
         if handler is None:
             self.fail(node, "unsupported function")
         handler(self, node, self.node_location(node), _qualified_name(target))
@@ -772,6 +773,14 @@ def _f_dropout(ex, node, loc, origin):
                        {"p": 0.5, "training": True, "inplace": False})
     if ex.static(node, a["training"]):
         ex.fail(node, "dropout in training mode is not supported")
+    ex.alias(node, ex.tensor_arg(node, a["input"]))
+
+
+def _f_stochastic_depth(ex, node, loc, origin):
+    # torchvision.ops.stochastic_depth drops whole rows only in training.
+    a = ex.args_kwargs(node, ["input", "p", "mode", "training"], {"training": True})
+    if ex.static(node, a["training"]) and ex.static(node, a["p"]) != 0.0:
+        ex.fail(node, "stochastic depth in training mode is not supported")
     ex.alias(node, ex.tensor_arg(node, a["input"]))
 
 
@@ -919,6 +928,10 @@ def _method_flatten(ex, node, loc, origin):
 _MODULE_HANDLERS: dict = {}
 _FUNCTION_HANDLERS: dict = {}
 _METHOD_HANDLERS: dict = {}
+# Functions of other libraries (not imported here), by qualified name.
+_NAMED_FUNCTION_HANDLERS = {
+    "torchvision.ops.stochastic_depth.stochastic_depth": _f_stochastic_depth,
+}
 _STATIC_FUNCTIONS: set = set()
 _STATIC_METHODS = {"size", "dim"}
 

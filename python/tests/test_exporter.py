@@ -262,6 +262,21 @@ def test_eval_mode_no_ops_export_nothing(module, tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
+def test_stochastic_depth_is_identity_in_eval_mode(tmp_path):
+    # torchvision's StochasticDepth (EfficientNet) calls a function of
+    # torchvision.ops, which the exporter knows by name.
+    import torchvision  # python3-torchvision, installed by utils/setup.sh
+    model = Wrap(torchvision.ops.StochasticDepth(0.2, "row")).eval()
+    x = torch.randn(2, 3, 4)
+    text = export_tosa(model, (x,))
+    assert [op for op, _, _ in ops(text) if op.startswith("tosa.")] == []
+    assert_matches_torch(model, x, text, tmp_path)
+
+    model.layer.train()
+    with pytest.raises(ExportError, match="stochastic depth in training mode"):
+        export_tosa(model, (x,))
+
+
 def test_function_signature_keeps_pytorch_shapes_and_name():
     model = Wrap(nn.Conv2d(3, 4, 3)).eval()
     text = export_tosa(model, (torch.randn(2, 3, 8, 8),), func_name="net")

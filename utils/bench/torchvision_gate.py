@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# ===- torchvision_gate.py - qfx vs PyTorch FX on torchvision models ------===#
+#
+# Part of the qfx project.
+#
+# ===----------------------------------------------------------------------===#
+#
+# Quantizes torchvision architectures (weights=None, batch-norm statistics
+# randomized) with qfx.prepare_fx/convert_fx and with PyTorch 1.13's FX
+# (x86 default QConfigMapping, onednn engine) on the same calibration
+# samples, and prints per model: whether qfx exports it, the ops qfx leaves in
+# float, top-1 agreement with PyTorch's quantized model on the test inputs,
+# the share of outputs equal to PyTorch's and the worst difference in output
+# steps, and the times of qfx's export+prepare and convert_fx (calibration,
+# convert, lower, compile) next to PyTorch's. Usage:
+#
+#   /usr/bin/python3 utils/bench/torchvision_gate.py [--models a,b,...]
+#       [--size 224] [--calibrate 8] [--tests 8]
+#
+# PyTorch's own prepare_fx cannot trace some models on Python 3.11 (torch
+# 1.13's Proxy.__iter__); the row then says so and compares nothing.
+#
+# ===----------------------------------------------------------------------===#
+
+import argparse
+import pathlib
+import sys
+import time
+import traceback
+import warnings
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+GATE = ("mobilenet_v3_large,mobilenet_v3_small,efficientnet_b0,regnet_x_400mf,"
+        "regnet_y_400mf,mnasnet1_0,densenet121")
+
+
+def build(name: str):
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.2, 0.2)
+    return model
+
+
+def torch_int8(model, example, calibration):
+    import torch
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    start = time.perf_counter()
+    prepared = prepare_fx(model, get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for x in calibration:
+            prepared(x)
+    quantized = convert_fx(prepared)
+    return quantized, time.perf_counter() - start
+
+
+def one(name: str, args) -> dict:
+    import torch
+
+    import qfx
+
+    row = {"model": name}
+    model = build(name)
+    shape = (1, 3, args.size, args.size)
+    generator = torch.Generator().manual_seed(1)
+    calibration = [torch.randn(*shape, generator=generator) for _ in range(args.calibrate)]
+    tests = [torch.randn(*shape, generator=generator) for _ in range(args.tests)]
+    start = time.perf_counter()
+    try:
+        prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), outputs=None)
+    except Exception as e:  # a row per model, whatever fails
+        row["qfx"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        return row
+    row["prepare_s"] = time.perf_counter() - start
+    for x in calibration:
+        prepared(x)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantized = qfx.convert_fx(prepared)
+    row["convert_s"] = time.perf_counter() - start
+    row["float_ops"] = [str(op) for op in quantized.float_ops]
+    ours = quantized.run_samples(torch.stack(tests))
+    try:
+        theirs_model, row["torch_s"] = torch_int8(model, (calibration[0],), calibration)
+    except Exception as e:
+        row["torch"] = f"PyTorch FX fails: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+        return row
+    with torch.no_grad():
+        theirs = torch.stack([theirs_model(x) for x in tests])
+    values = theirs.flatten().unique()
+    step = (values[1:] - values[:-1]).min().item()
+    steps = (ours - theirs).abs() / step
+    row["equal"] = (steps < 1e-3).float().mean().item()
+    row["worst_steps"] = steps.max().item()
+    row["top1"] = (ours.flatten(1).argmax(1) == theirs.flatten(1).argmax(1)).float().mean().item()
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--models", default=GATE)
+    parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--calibrate", type=int, default=8)
+    parser.add_argument("--tests", type=int, default=8)
+    args = parser.parse_args()
+    import torch
+
+    torch.backends.quantized.engine = "onednn"
+    torch.set_num_threads(1)
+    failed = 0
+    for name in args.models.split(","):
+        try:
+            row = one(name, args)
+        except Exception:
+            traceback.print_exc()
+            row = {"model": name, "qfx": "crashed (traceback above)"}
+        if "qfx" in row:
+            print(f"{name}: qfx fails: {row['qfx']}", flush=True)
+            failed += 1
+            continue
+        line = (f"{name}: prepare {row['prepare_s']:.1f} s, convert_fx {row['convert_s']:.1f} s, "
+                f"{len(row['float_ops'])} float ops")
+        if "torch" in row:
+            line += f"; {row['torch']}"
+        else:
+            line += (f"; PyTorch {row['torch_s']:.1f} s; top-1 agrees {row['top1']:.0%}, "
+                     f"{row['equal']:.1%} outputs equal, worst {row['worst_steps']:.2f} steps")
+        print(line, flush=True)
+        for op in row["float_ops"]:
+            print(f"    float: {op}")
+        failed += bool(row["float_ops"]) or row.get("top1", 1.0) < 1.0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
