@@ -394,6 +394,8 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                  "torch.nn.functional.avg_pool2d"}},
           Share{"tosa.max_pool2d",
                 {"torch.nn.MaxPool2d", "torch.nn.functional.max_pool2d"}},
+          // A composite (reduce_sum, times 1/N).
+          Share{"torch.mean", {"torch.mean", "Tensor.mean"}},
           Share{"tosa.clamp",
                 {"torch.nn.Hardtanh", "torch.nn.ReLU", "torch.nn.ReLU6",
                  "torch.nn.functional.hardtanh",

@@ -163,6 +163,9 @@ _EVAL: Dict[str, Callable] = {
     "tosa.matmul": lambda o, a, s: np.matmul(o[0].astype(np.float64), o[1].astype(np.float64)).astype(
         np.float32
     ),
+    "tosa.reduce_sum": lambda o, a, s: np.sum(
+        o[0].astype(np.float64), axis=int(re.search(r"axis = (\d+) : i32", a).group(1)),
+        keepdims=True),
     "tosa.max_pool2d": _max_pool,
     "tosa.avg_pool2d": _avg_pool,
 }

@@ -470,6 +470,34 @@ class _Exporter:
                              hint=node.name)
         self.set_tensor(node, y, x.layout)
 
+    def mean(self, node, x: _Value, dims, keepdim: bool, loc, origin):
+        """torch.mean over `dims` as the composite "torch.mean": reduce_sum
+        over the held axes, times 1/N, then the reduced axes dropped unless
+        `keepdim`. Its attributes: the operand's `axes` and `keepdim`."""
+        dims = sorted({d % x.rank for d in dims})
+        axes = sorted(x.layout.index(d) for d in dims)
+        count = int(np.prod([x.torch_shape[d] for d in dims]))
+        kept = [d for d in x.layout if d not in dims or keepdim]
+        layout = tuple(sorted(kept).index(d) for d in kept)
+        out_held = tuple(1 if d in dims else x.torch_shape[d] for d in kept)
+        if not out_held:
+            self.fail(node, "mean over every dimension (a 0-d result) is not supported")
+
+        def build(arg):
+            t, shape = arg, list(arg.shape)
+            for axis in axes:
+                shape[axis] = 1
+                t = self.w.op("reduce_sum", [t], tuple(shape), loc, None,
+                              attrs=f"axis = {axis} : i32", hint="sum")
+            t = self.w.mul(t, _scalar(self.w, t, 1.0 / count, loc, "inverse_count"), t.shape,
+                           loc, None)
+            return self.w.reshape(t, out_held, loc, None)
+
+        attrs = (f"axes = array<i64: {', '.join(map(str, axes))}>, "
+                 f"keepdim = {'true' if keepdim else 'false'}")
+        y = self.w.composite("torch.mean", x.tensor, loc, origin, build, attrs, hint=node.name)
+        self.set_tensor(node, y, layout)
+
     def m_hardswish(self, node, m, x, loc, origin):
         self.composite(node, x, "torch.nn.Hardswish", loc, origin)
 
@@ -776,6 +804,17 @@ def _f_dropout(ex, node, loc, origin):
     ex.alias(node, ex.tensor_arg(node, a["input"]))
 
 
+def _f_mean(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "dim", "keepdim", "dtype"],
+                       {"dim": None, "keepdim": False, "dtype": None})
+    if ex.static(node, a["dtype"]) is not None:
+        ex.fail(node, "mean with a dtype is not supported")
+    x = ex.tensor_arg(node, a["input"])
+    dim = ex.static(node, a["dim"])
+    dims = range(x.rank) if dim is None else [dim] if isinstance(dim, int) else dim
+    ex.mean(node, x, dims, bool(ex.static(node, a["keepdim"])), loc, origin)
+
+
 def _f_stochastic_depth(ex, node, loc, origin):
     # torchvision.ops.stochastic_depth drops whole rows only in training.
     a = ex.args_kwargs(node, ["input", "p", "mode", "training"], {"training": True})
@@ -979,6 +1018,7 @@ def _load_torch() -> None:
         operator.mul: _f_mul,
         torch.mul: _f_mul,
         torch.cat: _f_cat,
+        torch.mean: _f_mean,
         torch.concat: _f_cat,
         torch.flatten: _f_reshape_like,
         torch.reshape: _f_reshape_like,
@@ -1007,6 +1047,7 @@ def _load_torch() -> None:
     _METHOD_HANDLERS.update({
         "add": _f_add,
         "mul": _f_mul,
+        "mean": _f_mean,
         "relu": _unary_fn("relu"),
         "sigmoid": _unary_fn("sigmoid"),
         "tanh": _unary_fn("tanh"),

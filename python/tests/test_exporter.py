@@ -277,6 +277,43 @@ def test_stochastic_depth_is_identity_in_eval_mode(tmp_path):
         export_tosa(model, (x,))
 
 
+class ConvThen(nn.Module):
+    """A conv (its output held NHWC) followed by `fn`."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(self.conv(x))
+
+
+@pytest.mark.parametrize("fn,axes,keepdim", [
+    (lambda y: y.mean([2, 3]), "1, 2", "false"),
+    (lambda y: torch.mean(y, (-1, -2), keepdim=True), "1, 2", "true"),
+    (lambda y: y.mean(1), "3", "false"),
+    (lambda y: y.mean(dim=(1, 3), keepdim=True), "2, 3", "true"),
+], ids=["spatial", "keepdim", "channels", "mixed"])
+def test_mean_exports_as_a_composite_over_held_axes(fn, axes, keepdim, tmp_path):
+    # torch.mean is the composite "torch.mean": its axes are those of its
+    # operand as held (NHWC after a conv), keepdim as PyTorch's.
+    model = ConvThen(fn).eval()
+    x = torch.randn(2, 3, 7, 6)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert re.search(r'qfx\.composite "torch\.mean" \(%\w+\) attributes \{composite_attributes = '
+                     rf"\{{axes = array<i64: {axes}>, keepdim = {keepdim}\}}", text), text
+    assert_matches_torch(model, x, text, tmp_path)
+
+
+def test_mean_rejects_what_it_cannot_export():
+    with pytest.raises(ExportError, match="mean with a dtype"):
+        export_tosa(Fn(lambda x: x.mean(1, dtype=torch.float32)).eval(), (torch.randn(2, 3),))
+    with pytest.raises(ExportError, match="0-d result"):
+        export_tosa(Fn(lambda x: x.mean()).eval(), (torch.randn(2, 3),))
+
+
 def test_function_signature_keeps_pytorch_shapes_and_name():
     model = Wrap(nn.Conv2d(3, 4, 3)).eval()
     text = export_tosa(model, (torch.randn(2, 3, 8, 8),), func_name="net")

@@ -507,6 +507,89 @@ def test_composite_activations_match_pytorch(onednn, make):
                  torch_model.fc2.zero_point, model)
 
 
+class ConvMean(nn.Module):
+    def __init__(self, mean):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 7, 3)
+        self.mean = mean
+
+    def forward(self, x):
+        return self.mean(F.relu(self.conv(x)))
+
+
+class LinearMean(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.mean(self.fc(x), 1)
+
+
+def quantized_mean(model, shape):
+    """qfx's and PyTorch's quantized models of `model`, and test inputs."""
+    torch.manual_seed(0)
+    model = model.eval()
+    calibration = samples(shape, 6, seed=1)
+    prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), outputs=None)
+    assert 'qfx.composite "torch.mean"' in prepared.mlir("float")
+    for x in calibration:
+        prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared)
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), (calibration[0],),
+                                  calibration)
+    return quantized, torch_model, samples(shape, 6, seed=2)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: ConvMean(lambda y: y.mean([2, 3])), (2, 3, 5, 5)),
+    (lambda: ConvMean(lambda y: torch.mean(y, (-1, -2), keepdim=True)), (2, 3, 5, 5)),
+    (lambda: ConvMean(lambda y: y.mean(1)), (2, 3, 5, 5)),
+    (LinearMean, (2, 5, 16)),
+], ids=["method", "function-keepdim", "channels", "contiguous"])
+def test_mean_matches_pytorch(onednn, make, shape):
+    # Odd counts (9 and 7 after a conv; a contiguous Linear output): PyTorch's
+    # quantized mean and qfx's integer average agree exactly.
+    quantized, torch_model, tests = quantized_mean(make(), shape)
+    assert quantized.float_ops == []
+    assert "tosa.reduce_sum" in quantized.mlir("int8")
+    ours = quantized.run_samples(torch.stack(tests))
+    with torch.no_grad():
+        theirs = torch.stack([torch_model(x) for x in tests])
+    scale = torch_model.conv.scale if hasattr(torch_model, "conv") else torch_model.fc.scale
+    steps, equal = compare_steps(ours, theirs, scale)
+    assert equal == 1.0 and steps < 1e-3
+
+
+def test_mean_of_a_channels_last_tensor_differs_only_on_ties(onednn):
+    # After a conv, PyTorch's quantized tensor is channels-last and its mean
+    # dequantizes, averages in float and quantizes, so an exact tie (an even
+    # count, here 16) goes either way by float rounding; qfx rounds ties to
+    # even. Everywhere else the two agree.
+    quantized, torch_model, tests = quantized_mean(
+        ConvMean(lambda y: y.mean([2, 3])), (2, 3, 6, 6))
+    ours = quantized.run_samples(torch.stack(tests))
+    scale, zero_point = torch_model.conv.scale, torch_model.conv.zero_point
+    ties = 0
+    for x, got in zip(tests, ours):
+        with torch.no_grad():
+            conv = torch_model.conv(torch.quantize_per_tensor(
+                x, torch_model.conv_input_scale_0, torch_model.conv_input_zero_point_0,
+                torch.quint8))
+            theirs = torch_model(x)
+        assert conv.is_contiguous(memory_format=torch.channels_last)
+        average = conv.int_repr().double().sum((2, 3)) / 16
+        tie = (average - average.floor()) == 0.5
+        differ = (got - theirs).abs() > 1e-3 * scale
+        assert not (differ & ~tie).any(), "qfx and PyTorch differ off a tie"
+        assert ((got - theirs).abs() <= scale * 1.001).all()
+        assert torch.equal(got[~tie], theirs[~tie])
+        ties += int(tie.sum())
+    assert ties > 0, "the inputs have no tie to test"
+
+
 def test_ops_left_in_float_are_reported(onednn, tmp_path):
     # PyTorch's x86 table has no pattern for SiLU (its quantized model
     # dequantizes around it): qfx's SiLU composite stays dequantize -> float

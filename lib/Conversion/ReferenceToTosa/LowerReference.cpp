@@ -47,6 +47,8 @@ namespace {
 
 constexpr int64_t kInt8Min = -128;
 constexpr int64_t kInt8Max = 127;
+/// The composite the exporter writes for torch.mean and Tensor.mean.
+constexpr llvm::StringLiteral kMeanComposite("torch.mean");
 
 /// A lowered value, or why the pattern cannot be lowered (the reason goes
 /// into the "runs in float" remark).
@@ -213,6 +215,8 @@ private:
   Lowered<Value> averageWithoutPadding(OpBuilder &b, Location loc,
                                        tosa::AvgPool2dOp avg, const Act &input,
                                        const ActQuant &out);
+  Lowered<Value> lowerMean(OpBuilder &b, PatternBody &body,
+                           const ActQuant &out);
   Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
   Lowered<Value> lowerTable(OpBuilder &b, PatternBody &body,
@@ -885,11 +889,36 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
   return averageWithoutPadding(b, loc, avg, *input, out);
 }
 
-/// A rank-4 int32 splat to broadcast against NHWC tensors.
-Value splat4D(OpBuilder &b, Location loc, int32_t value) {
-  auto type = RankedTensorType::get({1, 1, 1, 1}, b.getIntegerType(32));
-  return tosa::ConstOp::create(b, loc, type,
-                               mlir::DenseElementsAttr::get(type, value));
+/// An int32 splat of the rank of `like`, to broadcast against it.
+Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value) {
+  SmallVector<int64_t> ones(llvm::cast<RankedTensorType>(like).getRank(), 1);
+  auto type = RankedTensorType::get(ones, b.getIntegerType(32));
+  return tosa::ConstOp::create(
+      b, loc, type,
+      mlir::DenseElementsAttr::get(type, static_cast<int32_t>(value)));
+}
+
+/// `sum / count` rounded half to even, as PyTorch's integer averages do,
+/// exactly, for int32 sums with sum >= -bound * count (`bound` even, so the
+/// offset below keeps the parity). With s = sum + bound * count >= 0,
+/// num = 2s + count and q = num / (2 count) is s / count rounded half up; on
+/// a tie (q * 2 count == num) an odd q is one too high.
+Value roundedQuotient(OpBuilder &b, Location loc, Value sum, int64_t count,
+                      int64_t bound) {
+  Type type = sum.getType();
+  auto splat = [&](int64_t v) { return splatLike(b, loc, type, v); };
+  Value twice = tosa::AddOp::create(b, loc, type, sum, sum);
+  Value num =
+      tosa::AddOp::create(b, loc, type, twice, splat((2 * bound + 1) * count));
+  Value q = tosa::IntDivOp::create(b, loc, type, num, splat(2 * count));
+  Value back =
+      tosa::MulOp::create(b, loc, type, q, splat(2 * count), noShift(b, loc));
+  Value tie = tosa::EqualOp::create(b, loc, withElement(type, b.getI1Type()),
+                                    back, num);
+  Value odd = tosa::BitwiseAndOp::create(b, loc, type, q, splat(1));
+  Value down = tosa::SelectOp::create(b, loc, type, tie, odd, splat(0));
+  return tosa::SubOp::create(
+      b, loc, type, tosa::SubOp::create(b, loc, type, q, down), splat(bound));
 }
 
 Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
@@ -917,28 +946,71 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
   if (input.quant.scale != out.scale)
     return rescale(b, loc, sum, {input.quant.scale / (count * out.scale)}, 0,
                    out.zeroPoint, i8);
+  // Same scale: (x - zp) averaged, rounded half to even, plus zp, as
+  // PyTorch's quantized average pooling (|x - zp| <= 255).
+  return rescale(b, loc, roundedQuotient(b, loc, sum, count, /*bound=*/256),
+                 {1.0}, 0, out.zeroPoint, i8);
+}
 
-  // Same scale: sum / count rounded half to even, as PyTorch does, exactly.
-  // With s = sum + 256 * count > 0 (|x - zp| <= 255), num = 2s + count and
-  // q = num / (2 count) is s / count rounded half up; on a tie
-  // (q * 2 count == num) an odd q is one too high.
-  auto i32Const = [&](int64_t v) {
-    return splat4D(b, loc, static_cast<int32_t>(v));
-  };
-  Value twice = tosa::AddOp::create(b, loc, sumType, sum, sum);
-  Value num =
-      tosa::AddOp::create(b, loc, sumType, twice, i32Const(513 * count));
-  Value q = tosa::IntDivOp::create(b, loc, sumType, num, i32Const(2 * count));
-  Value back = tosa::MulOp::create(b, loc, sumType, q, i32Const(2 * count),
-                                   noShift(b, loc));
-  Value tie = tosa::EqualOp::create(b, loc, withElement(sumType, b.getI1Type()),
-                                    back, num);
-  Value odd = tosa::BitwiseAndOp::create(b, loc, sumType, q, i32Const(1));
-  Value down = tosa::SelectOp::create(b, loc, sumType, tie, odd, i32Const(0));
-  Value rounded = tosa::SubOp::create(
-      b, loc, sumType, tosa::SubOp::create(b, loc, sumType, q, down),
-      i32Const(256));
-  return rescale(b, loc, rounded, {1.0}, 0, out.zeroPoint, i8);
+/// The operand axes a torch.mean composite averages over: its
+/// `composite_attributes` `axes`, distinct and within the operand's rank.
+Lowered<SmallVector<int64_t>> getMeanAxes(CompositeOp mean) {
+  auto operandType =
+      llvm::dyn_cast<RankedTensorType>(mean.getInputs().front().getType());
+  mlir::DictionaryAttr attributes = mean.getCompositeAttributesAttr();
+  auto axes = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("axes")
+                         : mlir::DenseI64ArrayAttr();
+  if (!operandType || !axes || mean.getInputs().size() != 1)
+    return unsupported("a torch.mean composite has one ranked operand and "
+                       "`axes = array<i64: ...>` in its composite_attributes");
+  SmallVector<int64_t> result(axes.asArrayRef());
+  llvm::sort(result);
+  for (size_t i = 0; i < result.size(); ++i)
+    if (result[i] < 0 || result[i] >= operandType.getRank() ||
+        (i > 0 && result[i] == result[i - 1]))
+      return unsupported("torch.mean's axes must be distinct axes of its "
+                         "operand");
+  return result;
+}
+
+Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out) {
+  if (body.ops.size() != 1)
+    return unsupported("a fused mean is not supported");
+  auto mean = llvm::cast<CompositeOp>(body.ops.front());
+  Location loc = body.root->getLoc();
+  Lowered<SmallVector<int64_t>> axes = getMeanAxes(mean);
+  if (!axes)
+    return axes.takeError();
+  Lowered<Act> input = getAct(body.external(mean.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  // PyTorch's quantized mean averages the stored integers (zero point
+  // included) and rounds half to even; the output keeps the input's scale
+  // and zero point. In the int8 domain (quint8 stored as x + 128, an even
+  // offset) that is the average of x rounded half to even.
+  Type i32 = b.getIntegerType(32);
+  auto shape = llvm::to_vector(
+      llvm::cast<RankedTensorType>(input->value.getType()).getShape());
+  Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                   input->value);
+  int64_t count = 1;
+  for (int64_t axis : *axes) {
+    count *= shape[axis];
+    shape[axis] = 1;
+    sum = tosa::ReduceSumOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                    sum, b.getI32IntegerAttr(axis));
+  }
+  Value average = roundedQuotient(b, loc, sum, count, /*bound=*/128);
+  auto resultType = withElement(mean.getResult(0).getType(), i32);
+  if (resultType.getShape() != ArrayRef<int64_t>(shape))
+    average = tosa::ReshapeOp::create(
+        b, loc, resultType, average, constShape(b, loc, resultType.getShape()));
+  Lowered<Value> narrowed =
+      rescale(b, loc, average, {1.0}, 0, 0, b.getIntegerType(8));
+  if (!narrowed)
+    return narrowed.takeError();
+  return requantize(b, loc, Act{*narrowed, input->quant}, out);
 }
 
 Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
@@ -1183,6 +1255,8 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
       return lowerPool(b, body, *out);
     if (llvm::isa<tosa::ConcatOp>(main))
       return lowerConcat(b, body, *out);
+    if (getPatternName(main) == kMeanComposite)
+      return lowerMean(b, body, *out);
     if (getUnaryFunction(main))
       return lowerTable(b, body, *out);
     if (isDataMovement(main))

@@ -580,6 +580,7 @@ def _build_torch_to_tosa() -> Tuple[TorchToTOSAPattern, ...]:
                                  "torch.nn.functional.adaptive_avg_pool2d",
                                  "torch.nn.functional.avg_pool2d")),
             ("tosa.max_pool2d", ("torch.nn.MaxPool2d", "torch.nn.functional.max_pool2d")),
+            ("torch.mean", ("torch.mean", "Tensor.mean")),
             ("tosa.clamp", ("torch.nn.Hardtanh", "torch.nn.ReLU", "torch.nn.ReLU6",
                             "torch.nn.functional.hardtanh", "torch.nn.functional.hardtanh_",
                             "torch.nn.functional.relu", "torch.nn.functional.relu6",

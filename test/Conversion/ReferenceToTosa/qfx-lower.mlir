@@ -158,6 +158,44 @@ func.func @pools(%arg0: tensor<1x4x4x2x!t>) -> (tensor<1x2x2x2x!t>, tensor<1x2x2
 
 // -----
 
+!t = !quant.uniform<u8:f32, 0.5:131>
+
+// torch.mean (a composite) averages the stored integers and rounds ties to
+// even, as PyTorch's quantized mean does, keeping the input's qparams: the
+// int8 values (q - 128, an even offset) are widened, summed over the
+// composite's axes (1 and 2: 6 elements), divided as (2 * sum + 257 * 6)
+// over 12 with odd quotients stepping down on a tie, and the reduced axes
+// dropped (keepdim = false).
+// CHECK-LABEL: func.func @mean
+// CHECK: %[[W:.*]] = tosa.cast %{{.*}} : (tensor<1x2x3x4xi8>) -> tensor<1x2x3x4xi32>
+// CHECK: %[[S1:.*]] = tosa.reduce_sum %[[W]] {axis = 1 : i32} : (tensor<1x2x3x4xi32>) -> tensor<1x1x3x4xi32>
+// CHECK: %[[S2:.*]] = tosa.reduce_sum %[[S1]] {axis = 2 : i32} : (tensor<1x1x3x4xi32>) -> tensor<1x1x1x4xi32>
+// CHECK: %[[K:.*]] = "tosa.const"() <{values = dense<1542> : tensor<1x1x1x1xi32>}>
+// CHECK: %[[NUM:.*]] = tosa.add %{{.*}}, %[[K]]
+// CHECK: %[[D:.*]] = "tosa.const"() <{values = dense<12> : tensor<1x1x1x1xi32>}>
+// CHECK: tosa.intdiv %[[NUM]], %[[D]]
+// CHECK: tosa.reshape %{{.*}} : (tensor<1x1x1x4xi32>, !tosa.shape<2>) -> tensor<1x4xi32>
+// CHECK-NOT: qfx.composite
+// CHECK: return
+func.func @mean(%arg0: tensor<1x2x3x4x!t>) -> tensor<1x4x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x3x4x!t> to tensor<1x2x3x4xf32>
+  %m = qfx.composite "torch.mean" (%x) attributes {composite_attributes = {axes = array<i64: 1, 2>, keepdim = false}} : (tensor<1x2x3x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%a: tensor<1x2x3x4xf32>):
+    %s1 = tosa.reduce_sum %a {axis = 1 : i32} : (tensor<1x2x3x4xf32>) -> tensor<1x1x3x4xf32>
+    %s2 = tosa.reduce_sum %s1 {axis = 2 : i32} : (tensor<1x1x3x4xf32>) -> tensor<1x1x1x4xf32>
+    %k = "tosa.const"() <{values = dense<0.166666672> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %r = tosa.mul %s2, %k, %sh : (tensor<1x1x1x4xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<1x1x1x4xf32>
+    %shape = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %o = tosa.reshape %r, %shape : (tensor<1x1x1x4xf32>, !tosa.shape<2>) -> tensor<1x4xf32>
+    qfx.yield %o : tensor<1x4xf32>
+  }
+  %q = quant.qcast %m : tensor<1x4xf32> to tensor<1x4x!t>
+  return %q : tensor<1x4x!t>
+}
+
+// -----
+
 !a = !quant.uniform<i8:f32, 0.5:0>
 !b = !quant.uniform<i8:f32, 0.25:0>
 

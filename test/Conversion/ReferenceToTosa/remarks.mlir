@@ -116,3 +116,40 @@ func.func @composite_not_elementwise(%arg0: tensor<4x!t>) -> tensor<4x!t> {
   %q = quant.qcast %h : tensor<4xf32> to tensor<4x!t>
   return %q : tensor<4x!t>
 }
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// A torch.mean composite whose axes attribute names no axis of its operand.
+// CHECK-LABEL: func.func @mean_bad_axes
+// CHECK: qfx.composite "torch.mean"
+func.func @mean_bad_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
+  %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
+  // expected-remark @+1 {{runs in float: torch.mean's axes must be distinct axes of its operand}}
+  %m = qfx.composite "torch.mean" (%x) attributes {composite_attributes = {axes = array<i64: 2>, keepdim = true}} : (tensor<2x4xf32>) -> tensor<2x1xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %s = tosa.reduce_sum %a {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+    qfx.yield %s : tensor<2x1xf32>
+  }
+  %q = quant.qcast %m : tensor<2x1xf32> to tensor<2x1x!t>
+  return %q : tensor<2x1x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// Without composite_attributes, the axes are unknown.
+// CHECK-LABEL: func.func @mean_no_axes
+func.func @mean_no_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
+  %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
+  // expected-remark @+1 {{runs in float: a torch.mean composite has one ranked operand and `axes = array<i64: ...>` in its composite_attributes}}
+  %m = qfx.composite "torch.mean" (%x) : (tensor<2x4xf32>) -> tensor<2x1xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %s = tosa.reduce_sum %a {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+    qfx.yield %s : tensor<2x1xf32>
+  }
+  %q = quant.qcast %m : tensor<2x1xf32> to tensor<2x1x!t>
+  return %q : tensor<2x1x!t>
+}
