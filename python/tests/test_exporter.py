@@ -202,6 +202,17 @@ def test_module_exports_valid_tosa_matching_torch(case, tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
+def test_grouped_conv_is_one_conv2d_with_a_block_diagonal_weight():
+    # Not one conv per group: a single conv2d (so batch norm folds into it)
+    # whose weight is zero outside each output channel's group.
+    model = Wrap(nn.Conv2d(4, 6, 3, groups=2)).eval()
+    text = export_tosa(model, (torch.randn(1, 4, 5, 5),))
+    names = [op for op, _, _ in ops(text)]
+    assert names.count("tosa.conv2d") == 1 and "tosa.concat" not in names
+    weight = re.search(r'tensor<6x3x3x4xf32>', text)
+    assert weight, text
+
+
 COMPOSITE_CASES = [
     # (id, model, composite name, qfx.origin)
     ("hardswish", Wrap(nn.Hardswish()), "torch.nn.Hardswish", "torch.nn.Hardswish"),

@@ -507,6 +507,39 @@ def test_composite_activations_match_pytorch(onednn, make):
                  torch_model.fc2.zero_point, model)
 
 
+class GroupedConvBnRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 12, 3, padding=1, groups=4, bias=False)
+        self.bn = nn.BatchNorm2d(12)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        return self.fc(self.pool(F.relu(self.bn(self.conv(x)))).flatten(1))
+
+
+def test_grouped_conv_folds_batch_norm_and_matches_pytorch(onednn):
+    # RegNet's grouped convolutions: batch norm folds into the (block
+    # diagonal) conv2d, ReLU fuses, nothing stays float.
+    torch.manual_seed(3)
+    model = GroupedConvBnRelu().eval()
+    model.bn.running_mean.uniform_(-0.5, 0.5)
+    model.bn.running_var.uniform_(0.5, 2.0)
+    example = (torch.randn(2, 8, 6, 6),)
+    calibration = samples((2, 8, 6, 6), 8, seed=4)
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    for x in calibration:
+        prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared)
+    assert quantized.float_ops == []
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
+    check_parity(quantized, torch_model, samples((2, 8, 6, 6), 8, seed=5), torch_model.fc.scale,
+                 torch_model.fc.zero_point, model)
+
+
 class ConvMean(nn.Module):
     def __init__(self, mean):
         super().__init__()
