@@ -454,6 +454,20 @@ def test_save_and_load_with_a_backend_config_object(qnnpack, tmp_path):
         qfx.load(tmp_path / "saved")
 
 
+def quantize_all_int8(model, example, calibration):
+    """qfx's quantized model of `model` (x86 defaults, calibrated on
+    `calibration`), which must leave nothing in float, and PyTorch's."""
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    for x in calibration:
+        prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared)
+    assert quantized.float_ops == []
+    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
+    return quantized, torch_model
+
+
 class ActivationMLP(nn.Module):
     def __init__(self, act):
         super().__init__()
@@ -492,17 +506,10 @@ def test_composite_activations_match_pytorch(onednn, make):
     model = make().eval()
     example = (torch.randn(2, 16),)
     calibration = samples((2, 16), 12, seed=80)
-    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
-    assert "qfx.composite" in prepared.mlir("float")
-    for x in calibration:
-        prepared(x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", qfx.FloatOpWarning)
-        quantized = qfx.convert_fx(prepared)
-    assert quantized.float_ops == []
+    quantized, torch_model = quantize_all_int8(model, example, calibration)
+    assert "qfx.composite" in quantized.mlir("float")
     int8 = quantized.mlir("int8")
     assert "tosa.table" in int8 and "qfx.composite" not in int8
-    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
     check_parity(quantized, torch_model, samples((2, 16), 8, seed=81), torch_model.fc2.scale,
                  torch_model.fc2.zero_point, model)
 
@@ -528,14 +535,7 @@ def test_grouped_conv_folds_batch_norm_and_matches_pytorch(onednn):
     model.bn.running_var.uniform_(0.5, 2.0)
     example = (torch.randn(2, 8, 6, 6),)
     calibration = samples((2, 8, 6, 6), 8, seed=4)
-    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
-    for x in calibration:
-        prepared(x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", qfx.FloatOpWarning)
-        quantized = qfx.convert_fx(prepared)
-    assert quantized.float_ops == []
-    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), example, calibration)
+    quantized, torch_model = quantize_all_int8(model, example, calibration)
     check_parity(quantized, torch_model, samples((2, 8, 6, 6), 8, seed=5), torch_model.fc.scale,
                  torch_model.fc.zero_point, model)
 
@@ -564,15 +564,8 @@ def quantized_mean(model, shape):
     torch.manual_seed(0)
     model = model.eval()
     calibration = samples(shape, 6, seed=1)
-    prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), outputs=None)
-    assert 'qfx.composite "torch.mean"' in prepared.mlir("float")
-    for x in calibration:
-        prepared(x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", qfx.FloatOpWarning)
-        quantized = qfx.convert_fx(prepared)
-    torch_model = torch_quantized(model, get_default_qconfig_mapping("x86"), (calibration[0],),
-                                  calibration)
+    quantized, torch_model = quantize_all_int8(model, (calibration[0],), calibration)
+    assert 'qfx.composite "torch.mean"' in quantized.mlir("float")
     return quantized, torch_model, samples(shape, 6, seed=2)
 
 
@@ -586,7 +579,6 @@ def test_mean_matches_pytorch(onednn, make, shape):
     # Odd counts (9 and 7 after a conv; a contiguous Linear output): PyTorch's
     # quantized mean and qfx's integer average agree exactly.
     quantized, torch_model, tests = quantized_mean(make(), shape)
-    assert quantized.float_ops == []
     assert "tosa.reduce_sum" in quantized.mlir("int8")
     ours = quantized.run_samples(torch.stack(tests))
     with torch.no_grad():
