@@ -953,23 +953,39 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
 }
 
 /// The operand axes a torch.mean composite averages over: its
-/// `composite_attributes` `axes`, distinct and within the operand's rank.
+/// `composite_attributes` `axes`, distinct axes of its one statically shaped
+/// operand, reducing it to as many elements as its result has, few enough
+/// for roundedQuotient's int32 arithmetic.
 Lowered<SmallVector<int64_t>> getMeanAxes(CompositeOp mean) {
-  auto operandType =
-      llvm::dyn_cast<RankedTensorType>(mean.getInputs().front().getType());
   mlir::DictionaryAttr attributes = mean.getCompositeAttributesAttr();
   auto axes = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("axes")
                          : mlir::DenseI64ArrayAttr();
-  if (!operandType || !axes || mean.getInputs().size() != 1)
-    return unsupported("a torch.mean composite has one ranked operand and "
+  if (mean.getInputs().size() != 1 || !axes)
+    return unsupported("a torch.mean composite has one operand and "
                        "`axes = array<i64: ...>` in its composite_attributes");
+  auto operandType =
+      llvm::dyn_cast<RankedTensorType>(mean.getInputs().front().getType());
+  auto resultType =
+      llvm::dyn_cast<RankedTensorType>(mean.getResult(0).getType());
+  if (!operandType || !operandType.hasStaticShape() || !resultType ||
+      !resultType.hasStaticShape())
+    return unsupported("torch.mean's operand and result need static shapes");
   SmallVector<int64_t> result(axes.asArrayRef());
   llvm::sort(result);
-  for (size_t i = 0; i < result.size(); ++i)
+  int64_t count = 1;
+  for (size_t i = 0; i < result.size(); ++i) {
     if (result[i] < 0 || result[i] >= operandType.getRank() ||
         (i > 0 && result[i] == result[i - 1]))
       return unsupported("torch.mean's axes must be distinct axes of its "
                          "operand");
+    count *= operandType.getDimSize(result[i]);
+  }
+  if (count == 0 ||
+      operandType.getNumElements() != count * resultType.getNumElements())
+    return unsupported("torch.mean's result does not have the elements its "
+                       "axes leave");
+  if (count > (int64_t{1} << 31) / 257)
+    return unsupported("torch.mean over more than 2^31 / 257 elements");
   return result;
 }
 

@@ -144,7 +144,7 @@ func.func @mean_bad_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
 // CHECK-LABEL: func.func @mean_no_axes
 func.func @mean_no_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
   %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
-  // expected-remark @+1 {{runs in float: a torch.mean composite has one ranked operand and `axes = array<i64: ...>` in its composite_attributes}}
+  // expected-remark @+1 {{runs in float: a torch.mean composite has one operand and `axes = array<i64: ...>` in its composite_attributes}}
   %m = qfx.composite "torch.mean" (%x) : (tensor<2x4xf32>) -> tensor<2x1xf32> {
   ^bb0(%a: tensor<2x4xf32>):
     %s = tosa.reduce_sum %a {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
@@ -152,4 +152,22 @@ func.func @mean_no_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
   }
   %q = quant.qcast %m : tensor<2x1xf32> to tensor<2x1x!t>
   return %q : tensor<2x1x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// Axes that do not leave the result's elements.
+// CHECK-LABEL: func.func @mean_wrong_result
+func.func @mean_wrong_result(%arg0: tensor<2x4x!t>) -> tensor<2x2x!t> {
+  %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
+  // expected-remark @+1 {{runs in float: torch.mean's result does not have the elements its axes leave}}
+  %m = qfx.composite "torch.mean" (%x) attributes {composite_attributes = {axes = array<i64: 1>, keepdim = true}} : (tensor<2x4xf32>) -> tensor<2x2xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %s = "tosa.const"() <{values = dense<0.0> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+    qfx.yield %s : tensor<2x2xf32>
+  }
+  %q = quant.qcast %m : tensor<2x2xf32> to tensor<2x2x!t>
+  return %q : tensor<2x2x!t>
 }
