@@ -168,6 +168,15 @@ private:
   /// `root` with qconfig.weight, its per-channel axis in TOSA's layout.
   LogicalResult observeWeight(mlir::OpOperand &operand, Operation *root,
                               const QConfig &qconfig);
+  /// Layout ops an importer inserted: in a function whose ops carry
+  /// qfx.origin, a transpose, reshape or slice without one stands for no
+  /// PyTorch op. It is transparent: not observed, its result has its input's
+  /// dtype (observing it would count the same tensor twice in a histogram).
+  bool isImporterGlue(Operation *op) const {
+    return blockHasOrigins && !op->hasAttr(QFXDialect::getOriginAttrName()) &&
+           llvm::isa<mlir::tosa::TransposeOp, mlir::tosa::ReshapeOp,
+                     mlir::tosa::SliceOp>(op);
+  }
   /// PyTorch's maybe_insert_input_observers_for_node for the first op of
   /// `match`: activations and weight.
   LogicalResult insertInputObservers(const PatternMatchResult &match,
@@ -186,6 +195,8 @@ private:
   const BackendConfig &backend;
   uint64_t firstNewId = 0;
   uint64_t nextId = 0;
+  /// Whether the block being prepared has ops with qfx.origin (an importer's).
+  bool blockHasOrigins = false;
   std::map<std::tuple<void *, ObserverKind, DType>, ObserveOp> inputObservers;
   llvm::DenseMap<Value, DType> quantizedOutputs;
   std::vector<NotQuantized> notQuantized;
@@ -307,7 +318,17 @@ LogicalResult Preparer::insertInputObservers(const PatternMatchResult &match,
       continue;
     if (getProducedDType(operand->get()) == dtypes.inputActivation)
       continue;
-    operand->set(getOrCreateInputObserver(operand->get(), qconfig.activation));
+    // PyTorch observes the whole tensor the op takes, not the part of it an
+    // importer's slice keeps (the rows a strided window never reads).
+    mlir::OpOperand *observed = operand;
+    while (Operation *producer = observed->get().getDefiningOp()) {
+      if (!llvm::isa<mlir::tosa::SliceOp>(producer) ||
+          !isImporterGlue(producer))
+        break;
+      observed = &producer->getOpOperand(0);
+    }
+    observed->set(
+        getOrCreateInputObserver(observed->get(), qconfig.activation));
   }
   return success();
 }
@@ -409,17 +430,12 @@ LogicalResult Preparer::prepare(mlir::FunctionOpInterface function) {
       if (llvm::isa<FusedOp>(op) ||
           (isQuantizationCandidate(&op) && !computesOnConstantsOnly(&op)))
         ops.push_back(&op);
-    // Layout ops an importer inserted: in a function whose ops carry
-    // qfx.origin, a transpose or reshape without one stands for no PyTorch
-    // op. It is transparent: not observed, its result has its input's dtype
-    // (observing it would count the same tensor twice in a histogram).
-    bool hasOrigins = false;
+    blockHasOrigins = false;
     block.walk([&](Operation *op) {
-      hasOrigins |= op->hasAttr(QFXDialect::getOriginAttrName());
+      blockHasOrigins |= op->hasAttr(QFXDialect::getOriginAttrName());
     });
     for (Operation *op : ops) {
-      if (hasOrigins && !op->hasAttr(QFXDialect::getOriginAttrName()) &&
-          llvm::isa<mlir::tosa::TransposeOp, mlir::tosa::ReshapeOp>(op)) {
+      if (isImporterGlue(op)) {
         DType dtype = getProducedDType(op->getOperand(0));
         if (dtype != DType::Float32)
           quantizedOutputs[op->getResult(0)] = dtype;

@@ -91,6 +91,30 @@ class TosaWriter:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self._used: set[str] = set()
+        # Result name -> (the lines list holding its op, index, a function
+        # printing the op with extra attributes), for `annotate`.
+        self._defs: dict = {}
+        # Result or argument name -> the attributes `annotate` added.
+        self._extra_attrs: dict = {}
+
+    def _define(self, name: str, render: Callable[[Sequence[str]], str]) -> None:
+        self._defs[name] = (self.lines, len(self.lines), render)
+        self.lines.append(render(()))
+
+    def annotate(self, value: Tensor, name: str, attr: str) -> None:
+        """Sets the discardable attribute `name = attr` (replacing one of that
+        name) on the op defining `value` (printed already), or on the
+        function argument it is."""
+        extra = self._extra_attrs.setdefault(value.name, {})
+        extra[name] = attr
+        if value.name in self._defs:
+            lines, index, render = self._defs[value.name]
+            if lines is not self.lines:  # an op inside a composite's body
+                raise AssertionError(f"{value.name}: cannot annotate an op of a region")
+            lines[index] = render(self._extra(value.name))
+
+    def _extra(self, name: str) -> list:
+        return [f"{key} = {attr}" for key, attr in self._extra_attrs.get(name, {}).items()]
 
     def fresh(self, hint: str) -> str:
         base = _SSA_UNSAFE.sub("_", hint) or "v"
@@ -103,19 +127,19 @@ class TosaWriter:
         self._used.add(name)
         return "%" + name
 
-    def _attrs(self, attrs: Optional[str], origin: Optional[str]) -> str:
+    def _attrs(self, attrs: Optional[str], origin: Optional[str], extra: Sequence[str] = ()) -> str:
         parts = [attrs] if attrs else []
         if origin is not None:
             parts.append(f'qfx.origin = "{origin}"')
+        parts.extend(extra)
         return (" {" + ", ".join(parts) + "}") if parts else ""
 
     def const(self, values: np.ndarray, loc: str, hint: str) -> Tensor:
         values = np.asarray(values, dtype=np.float32)
         result = Tensor(self.fresh(hint), tuple(values.shape))
-        self.lines.append(
-            f'{result.name} = "tosa.const"() <{{values = {dense_f32(values)}}}> '
-            f": () -> {result.type} {location(loc)}"
-        )
+        head = f'{result.name} = "tosa.const"() <{{values = {dense_f32(values)}}}>'
+        tail = f": () -> {result.type} {location(loc)}"
+        self._define(result.name, lambda extra: f"{head}{self._attrs(None, None, extra)} {tail}")
         return result
 
     def zero_point(self, loc: str) -> Tensor:
@@ -162,10 +186,10 @@ class TosaWriter:
                 names.append(operand[0])
                 types.append(operand[1])
         result = Tensor(self.fresh(hint), tuple(int(d) for d in out_shape), element)
-        self.lines.append(
-            f"{result.name} = tosa.{opname} {', '.join(names)}{self._attrs(attrs, origin)} "
-            f": ({', '.join(types)}) -> {result.type} {location(loc)}"
-        )
+        head = f"{result.name} = tosa.{opname} {', '.join(names)}"
+        tail = f": ({', '.join(types)}) -> {result.type} {location(loc)}"
+        self._define(result.name,
+                     lambda extra: f"{head}{self._attrs(attrs, origin, extra)} {tail}")
         return result
 
     def reshape(self, x: Tensor, shape: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
@@ -231,9 +255,14 @@ class TosaWriter:
         parts = [f"composite_attributes = {{{attrs}}}"] if attrs else []
         if origin is not None:
             parts.append(f'qfx.origin = "{origin}"')
-        attributes = f" attributes {{{', '.join(parts)}}}" if parts else ""
-        self.lines.append(f'{result.name} = qfx.composite "{name}" ({x.name}){attributes} '
-                          f": ({x.type}) -> {result.type} {{")
+
+        def render(extra):
+            attributes = ", ".join([*parts, *extra])
+            attributes = f" attributes {{{attributes}}}" if attributes else ""
+            return (f'{result.name} = qfx.composite "{name}" ({x.name}){attributes} '
+                    f": ({x.type}) -> {result.type} {{")
+
+        self._define(result.name, render)
         self.lines.append(f"^bb0({arg.name}: {arg.type}):")
         self.lines.extend("  " + line for line in body)
         self.lines.append(f"  qfx.yield {y.name} : {y.type} {location(loc)}")
@@ -242,7 +271,12 @@ class TosaWriter:
 
     def function(self, func_name: str, args: Sequence[tuple], results: Sequence[Tensor]) -> str:
         """The whole func.func; `args` are (Tensor, location name) pairs."""
-        params = ", ".join(f"{t.name}: {t.type} {location(n)}" for t, n in args)
+        def param(t: Tensor, n: str) -> str:
+            attrs = self._extra(t.name)
+            attrs = f" {{{', '.join(attrs)}}}" if attrs else ""
+            return f"{t.name}: {t.type}{attrs} {location(n)}"
+
+        params = ", ".join(param(t, n) for t, n in args)
         result_types = ", ".join(t.type for t in results)
         if len(results) != 1:
             result_types = f"({result_types})"

@@ -23,6 +23,7 @@ the module it was called in and its target. See docs/exporter.md.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -167,12 +168,16 @@ class _Exporter:
         self.recorded = recorded
         self.scope = scope
         # The traced-through modules too, to name the owner of a functional call.
-        self.modules = dict(root.named_modules())
+        # A shared observer (PyTorch shares one between an op's input and
+        # output) has several names.
+        self.modules = dict(root.named_modules(remove_duplicate=False))
         self.w = TosaWriter()
         self.env: dict = {}
         self.converted: dict = {}
         self.args: list = []
         self.results: list = []
+        # Tensor name -> (the PyTorch observer recorded on it, its statistics).
+        self.torch_observers: dict = {}
 
     # ----- helpers --------------------------------------------------------
 
@@ -296,6 +301,8 @@ class _Exporter:
 
     def call_module(self, node):
         module = self.modules[node.target]
+        if _is_observer(module):
+            return self.torch_observer(node, module)
         handler = _MODULE_HANDLERS.get(type(module))
         if handler is None:
             self.fail(node, "unsupported module type")
@@ -303,6 +310,39 @@ class _Exporter:
             self.fail(node, "expected a single tensor argument")
         x = self.tensor_arg(node, node.args[0])
         handler(self, node, module, x, node.target, _module_type_name(module))
+
+    def torch_observer(self, node, module):
+        """An observer (or fake quantizer) of a model PyTorch prepared: the
+        identity, recording the observer and its statistics on the op
+        producing the observed value (`qfx.torch_observer`, which
+        qfx-import-statistics reads). Observed constants get no record: qfx
+        computes their statistics from the constant itself."""
+        x = self.tensor_arg(node, node.args[0])
+        self.alias(node, x)
+        if x.array is not None:
+            return
+        observer = getattr(module, "activation_post_process", module)  # a FakeQuantize's
+        parts = [f'name = "{node.target}"', f'type = "{type(module).__name__}"']
+        stats = _observer_statistics(observer)
+        if stats is not None:
+            parts.append(f"stats = {stats}")
+        elif hasattr(observer, "min_val"):
+            self.fail(node, f"PyTorch's observer {node.target} ({type(observer).__name__}) has "
+                      "seen no data: calibrate the prepared model before converting it")
+        # A value observed again through an alias: PyTorch observes a
+        # Dropout's output with an observer of its own and requantizes there.
+        # qfx has one value, observed once (its producer's qparams, which
+        # it may share with the producer's input): the first record stays.
+        earlier = self.torch_observers.get(x.tensor.name)
+        if earlier is not None:
+            if earlier[1] != stats:
+                warnings.warn(f"PyTorch's observers {earlier[0]} and {node.target} observe the "
+                              f"same value with different statistics (PyTorch requantizes at "
+                              f"'{node.args[0].name}'); qfx's model has one value there, with "
+                              f"the qparams of {earlier[0]}", stacklevel=2)
+            return
+        self.torch_observers[x.tensor.name] = (node.target, stats)
+        self.w.annotate(x.tensor, "qfx.torch_observer", f"{{{', '.join(parts)}}}")
 
     def m_linear(self, node, m, x, loc, origin):
         weight = m.weight.detach().cpu().numpy()
@@ -966,6 +1006,35 @@ def _method_flatten(ex, node, loc, origin):
     ex.reshape_to(node, ex.tensor_arg(node, node.args[0]), loc, origin)
 
 
+def _f32_list(values) -> str:
+    return "[" + ", ".join(format_f32(v) for v in np.asarray(values, np.float32).ravel()) + "]"
+
+
+def _observer_statistics(observer) -> Optional[str]:
+    """The statistics of a PyTorch observer as a qfx stats attribute, or None
+    for an observer that keeps none or has seen no data."""
+    min_val, max_val = getattr(observer, "min_val", None), getattr(observer, "max_val", None)
+    if not isinstance(min_val, torch.Tensor) or not isinstance(max_val, torch.Tensor):
+        return None
+    low, high = min_val.detach().cpu().numpy(), max_val.detach().cpu().numpy()
+    if low.size == 0 or not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        return None
+    histogram = getattr(observer, "histogram", None)
+    if isinstance(histogram, torch.Tensor):
+        return (f"#qfx.histogram<min = {format_f32(low)}, max = {format_f32(high)}, "
+                f"counts = {_f32_list(histogram.detach().cpu().numpy())}>")
+    if low.ndim == 0:
+        return f"#qfx.minmax<min = {format_f32(low)}, max = {format_f32(high)}>"
+    return f"#qfx.per_channel_minmax<min = {_f32_list(low)}, max = {_f32_list(high)}>"
+
+
+def _is_observer(module) -> bool:
+    """An observer or fake quantizer PyTorch's prepare_fx inserted."""
+    from torch.ao.quantization import FakeQuantizeBase, ObserverBase
+
+    return isinstance(module, (ObserverBase, FakeQuantizeBase))
+
+
 _MODULE_HANDLERS: dict = {}
 _FUNCTION_HANDLERS: dict = {}
 _METHOD_HANDLERS: dict = {}
@@ -1075,6 +1144,9 @@ def _trace(model):
             self.scope_stack: list = [""]
             self.node_scope: dict = {}
 
+        def is_leaf_module(self, m, qualified_name):
+            return _is_observer(m) or super().is_leaf_module(m, qualified_name)
+
         def call_module(self, m, forward, args, kwargs):
             self.scope_stack.append(self.path_of_module(m))
             try:
@@ -1093,20 +1165,27 @@ def _trace(model):
     return torch.fx.GraphModule(tracer.root, graph), tracer.node_scope
 
 
-def _record(gm, example_inputs) -> dict:
+def _record(gm, example_inputs) -> tuple:
     """Runs the traced graph once and keeps every node's result (its shape
-    and, for shape arithmetic, its value)."""
+    and, for shape arithmetic, its value); returns them and the outputs."""
     recorded: dict = {}
 
     class Recorder(torch.fx.Interpreter):
+        def call_module(self, target, args, kwargs):
+            # Observers must not see the example inputs: they hold the
+            # statistics being exported.
+            if _is_observer(self.fetch_attr(target)):
+                return args[0]
+            return super().call_module(target, args, kwargs)
+
         def run_node(self, n):
             result = super().run_node(n)
             recorded[n] = result
             return result
 
     with torch.no_grad():
-        Recorder(gm).run(*example_inputs)
-    return recorded
+        outputs = Recorder(gm).run(*example_inputs)
+    return recorded, outputs
 
 
 def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str:
@@ -1115,7 +1194,17 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
     `example_inputs` fixes the (static) input shapes: the function's
     arguments have exactly their shapes, in PyTorch's layout. Raises
     ExportError for a node it cannot export, ValueError for a model in
-    training mode."""
+    training mode.
+
+    A model PyTorch's `prepare_fx` prepared exports too: its observers are
+    the identity, and each records its statistics on the op producing the
+    value it observes (`qfx.torch_observer`, for qfx-import-statistics);
+    the example inputs do not reach them."""
+    return export_with_outputs(model, example_inputs, func_name=func_name)[0]
+
+
+def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main") -> tuple:
+    """`export_tosa`'s text and the model's outputs for `example_inputs`."""
     _load_torch()
     if not isinstance(model, nn.Module):
         raise TypeError(f"export_tosa expects a torch.nn.Module, got {type(model).__name__}")
@@ -1126,5 +1215,5 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
     example_inputs = tuple(example_inputs)
 
     gm, node_scope = _trace(model)
-    recorded = _record(gm, example_inputs)
-    return _Exporter(gm, model, recorded, node_scope).run(func_name)
+    recorded, outputs = _record(gm, example_inputs)
+    return _Exporter(gm, model, recorded, node_scope).run(func_name), outputs

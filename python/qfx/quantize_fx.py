@@ -78,7 +78,7 @@ import numpy as np
 
 from qfx import _compiled
 from qfx import config as _config
-from qfx.exporter import export_tosa
+from qfx.exporter import export_with_outputs
 from qfx.tools import ToolError, find_tool
 
 __all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
@@ -703,6 +703,32 @@ class QuantizedModel(_Model):
 # ----- the API ---------------------------------------------------------------
 
 
+def _check_example_inputs(example_inputs: Any, what: str) -> tuple:
+    import torch
+
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    for index, x in enumerate(example_inputs):
+        if not isinstance(x, torch.Tensor) or x.dtype != torch.float32:
+            raise TypeError(f"{what}: example_inputs[{index}]: expected a float32 torch.Tensor, "
+                            "got " + (f"a tensor of {x.dtype}" if isinstance(x, torch.Tensor)
+                                      else type(x).__name__))
+    return example_inputs
+
+
+def _signature(example_inputs: tuple, result: Any, what: str) -> _Signature:
+    """The shapes of a model's inputs and of its outputs `result`."""
+    import torch
+
+    results = _as_tuple(result)
+    if not all(isinstance(r, torch.Tensor) for r in results):
+        raise TypeError(f"{what}: the model must return a tensor or a tuple of tensors")
+    return _Signature([tuple(x.shape) for x in example_inputs],
+                      [tuple(r.shape) for r in results],
+                      single_output=isinstance(result, torch.Tensor))
+
+
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                backend_config: Any = None, *, outputs: Optional[str] = "jit",
                workdir: Any = None) -> PreparedModel:
@@ -735,26 +761,12 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
         raise ValueError("prepare_fx is post-training quantization: call model.eval() first ("
                          + ", ".join(training[:5]) + (", ..." if len(training) > 5 else "")
                          + " in training mode)")
-    if isinstance(example_inputs, torch.Tensor):
-        example_inputs = (example_inputs,)
-    example_inputs = tuple(example_inputs)
-    for index, x in enumerate(example_inputs):
-        if not isinstance(x, torch.Tensor) or x.dtype != torch.float32:
-            raise TypeError(f"example_inputs[{index}]: expected a float32 torch.Tensor, got "
-                            + (f"a tensor of {x.dtype}" if isinstance(x, torch.Tensor)
-                               else type(x).__name__))
+    example_inputs = _check_example_inputs(example_inputs, "prepare_fx")
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    float_mlir = export_tosa(model, example_inputs)
-    with torch.no_grad():
-        result = model(*example_inputs)
-    results = _as_tuple(result)
-    if not all(isinstance(r, torch.Tensor) for r in results):
-        raise TypeError("prepare_fx: the model must return a tensor or a tuple of tensors")
-    signature = _Signature([tuple(x.shape) for x in example_inputs],
-                           [tuple(r.shape) for r in results],
-                           single_output=isinstance(result, torch.Tensor))
+    float_mlir, result = export_with_outputs(model, example_inputs)
+    signature = _signature(example_inputs, result, "prepare_fx")
 
     prepared = PreparedModel.__new__(PreparedModel)
     directory = _make_workdir(workdir, prepared)
@@ -770,26 +782,49 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     return prepared
 
 
-def convert_fx(prepared: PreparedModel) -> QuantizedModel:
-    """qfx's `torch.ao.quantization.quantize_fx.convert_fx`.
+def convert_fx(prepared: Any, example_inputs: Any = None,
+               backend_config: Any = None) -> QuantizedModel:
+    """qfx's `torch.ao.quantization.quantize_fx.convert_fx`, of a model
+    `qfx.prepare_fx` prepared or of one PyTorch's `prepare_fx` prepared.
 
-    Calibrates the observed model on every sample the prepared model has
-    recorded, in one `quant-run --calibrate` (calibrated.mlir), converts it
-    with `quant-opt --qfx-convert` (reference.mlir) and lowers that with
+    A `qfx.prepare_fx` model (`example_inputs` and `backend_config` must be
+    None: it has both) is calibrated on every sample it has recorded, in one
+    `quant-run --calibrate` (calibrated.mlir), converted with
+    `quant-opt --qfx-convert` (reference.mlir), lowered with
     `quant-opt --qfx-lower=backend=B` (int8.mlir), B being the backend given
-    to `prepare_fx`, and compiles that with `quant-compile --target=host`
-    (libmodel.so and model.h), which the quantized model calls. The prepared model stays usable: more calls record more
-    samples, and converting again calibrates from scratch on all of them.
+    to `prepare_fx`, and compiled with `quant-compile --target=host`
+    (libmodel.so and model.h), which the quantized model calls. The prepared
+    model stays usable: more calls record more samples, and converting again
+    calibrates from scratch on all of them. ValueError if nothing was
+    recorded.
+
+    A PyTorch GraphModule from `torch.ao.quantization.quantize_fx.prepare_fx`,
+    in eval mode and calibrated, quantizes with PyTorch's calibration instead
+    of qfx's: it is exported with its observers (`example_inputs` fix the
+    shapes, as for `prepare_fx`; the observers do not see them), prepared by
+    qfx with the QConfigMapping it was prepared with and `backend_config`
+    (default "x86"), and `quant-opt --qfx-import-statistics` gives each of
+    qfx's observers the statistics of PyTorch's observer of the same value
+    (calibrated.mlir); converting, lowering and compiling follow as above.
+    Its int8 outputs are then those of PyTorch's own `convert_fx` of that
+    model (see docs/python.md). Where qfx observes a value PyTorch's model
+    does not, `qfx.ToolError` names it. The PyTorch model is not changed.
 
     The result runs the int8 TOSA program (see `QuantizedModel`). Patterns
     qfx-lower cannot lower run in float: they are listed in
     `QuantizedModel.float_ops` and reported with a `FloatOpWarning`.
-    ValueError if nothing was recorded; `qfx.ToolError` with the tool's
-    diagnostics if a step fails.
+    `qfx.ToolError` with the tool's diagnostics if a step fails.
     """
+    if _is_torch_prepared(prepared):
+        quantized = _convert_torch_prepared(prepared, example_inputs, backend_config)
+        _warn_float_ops(quantized.float_ops, stacklevel=2)
+        return quantized
     if not isinstance(prepared, PreparedModel):
-        raise TypeError("convert_fx expects the model qfx.prepare_fx returned, got "
-                        f"{type(prepared).__name__}")
+        raise TypeError("convert_fx expects the model qfx.prepare_fx or PyTorch's prepare_fx "
+                        f"returned, got {type(prepared).__name__}")
+    if example_inputs is not None or backend_config is not None:
+        raise ValueError("convert_fx: example_inputs and backend_config are for a model PyTorch "
+                         "prepared; qfx.prepare_fx's model has both already")
     if prepared.num_samples == 0:
         raise ValueError("convert_fx: no calibration samples; call the prepared model on "
                          "calibration data first")
@@ -800,15 +835,54 @@ def convert_fx(prepared: PreparedModel) -> QuantizedModel:
     sources = ",".join(str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs)))
     _run("quant-run", ["observed.mlir", f"--calibrate={sources}", "-o", "calibrated.mlir"],
          directory)
-    _run("quant-opt", ["calibrated.mlir", "--qfx-convert", "-o", "reference.mlir"], directory)
     backend_option = prepared.backend_config
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
+    _finish_conversion(quantized, directory, prepared.signature, backend_option)
+    _warn_float_ops(quantized.float_ops, stacklevel=2)
+    return quantized
+
+
+def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
+                       signature: _Signature, backend_option: str) -> None:
+    """calibrated.mlir in `directory` -> reference.mlir, int8.mlir and the
+    compiled library; initializes `quantized` over them."""
+    _run("quant-opt", ["calibrated.mlir", "--qfx-convert", "-o", "reference.mlir"], directory)
     remarks, float_ops = _lower(directory, backend_option)
     record = _compile(directory)
-    QuantizedModel.__init__(quantized, directory, prepared.signature, backend_option, remarks,
+    QuantizedModel.__init__(quantized, directory, signature, backend_option, remarks,
                             float_ops, record)
-    _warn_float_ops(float_ops, stacklevel=2)
+
+
+def _is_torch_prepared(model: Any) -> bool:
+    """A GraphModule PyTorch's prepare_fx or prepare_qat_fx returned."""
+    torch = sys.modules.get("torch")
+    return (torch is not None and isinstance(model, torch.fx.GraphModule)
+            and hasattr(model, "_qconfig_mapping") and hasattr(model, "_is_qat"))
+
+
+def _convert_torch_prepared(model: Any, example_inputs: Any,
+                            backend_config: Any) -> QuantizedModel:
+    if example_inputs is None:
+        raise TypeError("convert_fx of a model PyTorch prepared needs example_inputs (the "
+                        "shapes the quantized model takes)")
+    if model.training:
+        raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
+    example_inputs = _check_example_inputs(example_inputs, "convert_fx")
+    float_mlir, result = export_with_outputs(model, example_inputs)
+    signature = _signature(example_inputs, result, "convert_fx")
+    quantized = QuantizedModel.__new__(QuantizedModel)
+    directory = _make_workdir(None, quantized)
+    qconfig_option = _write_qconfig_mapping(_config.from_torch(model._qconfig_mapping),
+                                            directory)
+    backend_option = _write_backend_config(backend_config, directory, "convert_fx")
+    (directory / "float.mlir").write_text(float_mlir)
+    _run("quant-opt", ["float.mlir", f"--qfx-fuse=backend={backend_option}",
+                       f"--qfx-prepare=qconfig-mapping={qconfig_option} backend={backend_option}",
+                       "-o", "observed.mlir"], directory)
+    _run("quant-opt", ["observed.mlir", "--qfx-import-statistics", "-o", "calibrated.mlir"],
+         directory)
+    _finish_conversion(quantized, directory, signature, backend_option)
     return quantized
 
 

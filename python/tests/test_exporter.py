@@ -741,3 +741,47 @@ def test_committed_models_are_what_the_script_writes(tmp_path):
             assert np.array_equal(fresh, committed), (name, kind)
         # PyTorch's kernels may round differently on another CPU.
         assert_close(np.load(tmp_path / f"{name}.output.npy"), np.load(MODELS / f"{name}.output.npy"), 1e-6)
+
+
+def test_a_model_pytorch_prepared_records_its_observers(tmp_path):
+    """Observers are the identity; each records its name, class and
+    statistics (bit-exact) on the op producing the value, or on the argument;
+    a shared observer records the same; the example input reaches none."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import prepare_fx
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.relu = nn.ReLU()
+
+        def forward(self, x):
+            return self.relu(self.conv(x)).mean((2, 3))
+
+    torch.manual_seed(0)
+    model = Model().eval()
+    prepared = prepare_fx(model, get_default_qconfig_mapping("x86"), (torch.randn(1, 3, 6, 6),))
+    for _ in range(2):
+        prepared(torch.randn(1, 3, 6, 6))
+    before = {k: v.clone() for k, v in prepared.state_dict().items()}
+    x = torch.randn(1, 3, 6, 6) * 100
+    text = export_tosa(prepared.eval(), (x,))
+    validate(text)
+    assert all(torch.equal(before[k], v) for k, v in prepared.state_dict().items())
+
+    observer = prepared.activation_post_process_0
+    histogram = ", ".join(format_f32(v) for v in observer.histogram.numpy())
+    expected = (f'{{qfx.torch_observer = {{name = "activation_post_process_0", '
+                f'type = "HistogramObserver", stats = #qfx.histogram<min = '
+                f'{format_f32(observer.min_val)}, max = {format_f32(observer.max_val)}, '
+                f'counts = [{histogram}]>}}}}')
+    signature = text.splitlines()[1]
+    assert expected in signature
+    clamp = next(line for line in text.splitlines() if "tosa.clamp" in line)
+    assert 'qfx.torch_observer = {name = "activation_post_process_1"' in clamp
+    # PyTorch's mean shares the clamp's observer: the same module.
+    assert prepared.activation_post_process_2 is prepared.activation_post_process_1
+    mean = next(line for line in text.splitlines() if "qfx.composite" in line)
+    assert 'qfx.torch_observer = {name = "activation_post_process_1"' in mean
+    assert_matches_torch(model, x, text, tmp_path)

@@ -821,3 +821,143 @@ def test_digits_example_through_the_python_api(onednn):
     assert steps <= 1 + 1e-3 and equal >= 0.99, (steps, equal)
     assert (logits.argmax(1) == theirs.argmax(1)).all()
     check_compiled_is_quant_run(quantized, images.reshape(360, 1, 1, 8, 8))
+
+
+# ----- a model PyTorch prepared and calibrated ---------------------------------
+
+
+class ResidualCNN(nn.Module):
+    """conv-bn-relu, a strided conv (sliced input), add-relu, max pool,
+    mean, Linear: every observer kind of the x86 defaults."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = self.relu(self.bn1(self.conv1(x)))
+        y = torch.relu(self.conv2(y) + y)
+        return self.fc(self.pool(y).mean((2, 3)))
+
+
+def make_residual_cnn():
+    torch.manual_seed(5)
+    model = ResidualCNN()
+    with torch.no_grad():
+        model.bn1.running_mean.uniform_(-0.3, 0.3)
+        model.bn1.running_var.uniform_(0.5, 2.0)
+    return model.eval()
+
+
+def torch_prepared(model, example, calibration, backend_config=None):
+    kwargs = {} if backend_config is None else {"backend_config": backend_config}
+    prepared = torch_prepare_fx(model, get_default_qconfig_mapping("x86"), example, **kwargs)
+    with torch.no_grad():
+        for x in calibration:
+            prepared(x)
+    return prepared.eval()
+
+
+def module_scales(torch_model):
+    return sorted({float(m.scale) for _, m in torch_model.named_modules()
+                   if isinstance(getattr(m, "scale", None), (float, torch.Tensor))
+                   and not callable(m.scale)} | {float(getattr(torch_model, n.target))
+                                                  for n in torch_model.graph.nodes
+                                                  if n.op == "get_attr" and "scale" in n.target})
+
+
+def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn):
+    import copy
+
+    model = make_residual_cnn()
+    example = (torch.randn(1, 3, 15, 15),)
+    # Calibrated on 1..3 while qfx would see nothing of it: the scales can
+    # only come from PyTorch's observers.
+    prepared = torch_prepared(model, example, samples((1, 3, 15, 15), 3, seed=31))
+    state = copy.deepcopy(prepared.state_dict())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared, example)
+    # The PyTorch model is not changed (its observers did not see the example).
+    assert all(torch.equal(state[k], v) for k, v in prepared.state_dict().items())
+    torch_model = torch_convert_fx(copy.deepcopy(prepared))
+
+    reference = (quantized.workdir / "reference.mlir").read_text()
+    ours = {float(s) for s in re.findall(r"!quant\.uniform<[iu]8:f32, ([-0-9.e+]+)", reference)}
+    theirs = module_scales(torch_model)
+    assert theirs and set(theirs) <= ours, "every PyTorch scale is one of qfx's"
+    assert "qfx.torch_observer" not in (quantized.workdir / "calibrated.mlir").read_text()
+
+    output_scale = float(torch_model.fc.scale)
+    for x in samples((1, 3, 15, 15), 4, seed=32):
+        worst, equal = compare_steps(quantized(x), torch_model(x), output_scale)
+        assert worst < 1e-3 and equal == 1.0
+
+
+def test_convert_fx_of_a_model_pytorch_prepared_errors(onednn):
+    model = make_residual_cnn()
+    example = (torch.randn(1, 3, 15, 15),)
+    uncalibrated = torch_prepare_fx(model, get_default_qconfig_mapping("x86"), example).eval()
+    with pytest.raises(qfx.ExportError, match="activation_post_process_0 .*has seen no data"):
+        qfx.convert_fx(uncalibrated, example)
+    prepared = torch_prepared(model, example, samples((1, 3, 15, 15), 2, seed=33))
+    with pytest.raises(TypeError, match="needs example_inputs"):
+        qfx.convert_fx(prepared)
+    with pytest.raises(ValueError, match=r"call \.eval\(\)"):
+        qfx.convert_fx(prepared.train(), example)
+    prepared.eval()
+    with pytest.raises(TypeError, match=r"example_inputs\[0\]: expected a float32"):
+        qfx.convert_fx(prepared, (example[0].double(),))
+
+
+def test_convert_fx_of_a_model_pytorch_prepared_with_another_backend(onednn):
+    """PyTorch prepared with a BackendConfig that does not quantize Linear:
+    qfx with its default x86 table observes the Linear, which PyTorch's model
+    has no statistics for; given the same BackendConfig it converts."""
+    from torch.ao.quantization.backend_config import BackendConfig
+
+    native = get_qnnpack_backend_config()
+    no_linear = BackendConfig("no_linear").set_backend_pattern_configs(
+        [c for p, c in native.configs.items() if p not in (nn.Linear, F.linear)])
+    model = make_residual_cnn()
+    example = (torch.randn(1, 3, 15, 15),)
+    prepared = torch_prepared(model, example, samples((1, 3, 15, 15), 2, seed=34), no_linear)
+    with pytest.raises(qfx.ToolError, match="no statistics for observer id"):
+        qfx.convert_fx(prepared, example)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared, example, backend_config=no_linear)
+    assert any(op.location == "fc" for op in quantized.float_ops)
+
+
+class Classifier(nn.Module):
+    """conv -> ReLU6 (sharing the conv's observer) -> flatten -> Dropout ->
+    Linear: PyTorch observes the Dropout's output with an observer of its
+    own, as in torchvision's MobileNetV2 and GoogLeNet."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.act = nn.ReLU6()
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(64, 5)
+
+    def forward(self, x):
+        return self.fc(self.drop(torch.flatten(self.act(self.conv(x)), 1)))
+
+
+def test_convert_fx_of_a_model_pytorch_prepared_that_requantizes_at_a_dropout(onednn):
+    torch.manual_seed(6)
+    example = (torch.randn(1, 3, 6, 6),)
+    prepared = torch_prepared(Classifier().eval(), example, samples((1, 3, 6, 6), 2, seed=35))
+    assert prepared.activation_post_process_3 is prepared.activation_post_process_1
+    assert prepared.activation_post_process_4 is not prepared.activation_post_process_1
+    with pytest.warns(UserWarning, match="activation_post_process_1 and activation_post_process_4 "
+                      "observe the same value with different statistics"):
+        quantized = qfx.convert_fx(prepared, example)
+    assert quantized.float_ops == []

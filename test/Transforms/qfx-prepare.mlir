@@ -145,3 +145,22 @@ func.func @layout_glue(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %o = tosa.transpose %c {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x4x4xf32> loc("output")
   return %o : tensor<1x2x4x4xf32>
 }
+
+// A slice without qfx.origin is glue too (the rows a strided window never
+// reads): a conv's input is observed before it, whole, as PyTorch observes
+// the conv's input.
+// CHECK-LABEL: func.func @slice_glue
+// CHECK-SAME: (%[[X:.*]]: tensor<1x5x5x2xf32>)
+// CHECK-NEXT: %[[XO:.*]] = qfx.observe %[[X]]
+// CHECK: %[[S:.*]] = tosa.slice %[[XO]]
+// CHECK: tosa.conv2d %[[S]],
+func.func @slice_glue(%x: tensor<1x5x5x2xf32>) -> tensor<1x2x2x2xf32> {
+  %start = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4> loc("conv")
+  %size = tosa.const_shape {values = dense<[1, 3, 3, 2]> : tensor<4xindex>} : () -> !tosa.shape<4> loc("conv")
+  %s = tosa.slice %x, %start, %size : (tensor<1x5x5x2xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x2xf32> loc("conv")
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32> loc("conv")
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32> loc("conv")
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32> loc("conv")
+  %c = tosa.conv2d %s, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32> loc("conv")
+  return %c : tensor<1x2x2x2xf32>
+}

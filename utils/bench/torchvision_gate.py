@@ -17,7 +17,11 @@
 # convert, lower, compile) next to PyTorch's. Usage:
 #
 #   /usr/bin/python3 utils/bench/torchvision_gate.py [--models a,b,...]
-#       [--size 224] [--calibrate 8] [--tests 8]
+#       [--size 224] [--calibrate 8] [--tests 8] [--statistics qfx|pytorch]
+#
+# --statistics pytorch converts PyTorch's prepared and calibrated model with
+# qfx.convert_fx (PyTorch's observer statistics, imported), so the two int8
+# models share their qparams and any difference is in the int8 arithmetic.
 #
 # PyTorch's own prepare_fx cannot trace some models on Python 3.11 (torch
 # 1.13's Proxy.__iter__); the row then says so and compares nothing.
@@ -54,6 +58,10 @@ def build(name: str):
 
 
 def torch_int8(model, example, calibration):
+    """PyTorch's quantized model, the seconds it took, and its calibrated
+    prepared model."""
+    import copy
+
     import torch
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
@@ -63,27 +71,16 @@ def torch_int8(model, example, calibration):
     with torch.no_grad():
         for x in calibration:
             prepared(x)
-    quantized = convert_fx(prepared)
-    return quantized, time.perf_counter() - start
+    quantized = convert_fx(copy.deepcopy(prepared))
+    return quantized, time.perf_counter() - start, prepared.eval()
 
 
-def one(name: str, args) -> dict:
-    import torch
-
+def qfx_int8(model, example, calibration, row):
+    """qfx's quantized model, calibrated by qfx; sets the row's times."""
     import qfx
 
-    row = {"model": name}
-    model = build(name)
-    shape = (1, 3, args.size, args.size)
-    generator = torch.Generator().manual_seed(1)
-    calibration = [torch.randn(*shape, generator=generator) for _ in range(args.calibrate)]
-    tests = [torch.randn(*shape, generator=generator) for _ in range(args.tests)]
     start = time.perf_counter()
-    try:
-        prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), outputs=None)
-    except Exception as e:  # a row per model, whatever fails
-        row["qfx"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
-        return row
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
     row["prepare_s"] = time.perf_counter() - start
     for x in calibration:
         prepared(x)
@@ -92,13 +89,55 @@ def one(name: str, args) -> dict:
         warnings.simplefilter("ignore")
         quantized = qfx.convert_fx(prepared)
     row["convert_s"] = time.perf_counter() - start
+    return quantized
+
+
+def qfx_int8_from_torch(torch_prepared, example, row):
+    """qfx's quantized model of PyTorch's calibrated prepared model."""
+    import qfx
+
+    row["prepare_s"] = 0.0
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantized = qfx.convert_fx(torch_prepared, example)
+    row["convert_s"] = time.perf_counter() - start
+    return quantized
+
+
+def one(name: str, args) -> dict:
+    import torch
+
+    row = {"model": name}
+    model = build(name)
+    shape = (1, 3, args.size, args.size)
+    generator = torch.Generator().manual_seed(1)
+    calibration = [torch.randn(*shape, generator=generator) for _ in range(args.calibrate)]
+    tests = [torch.randn(*shape, generator=generator) for _ in range(args.tests)]
+    example = (calibration[0],)
+    theirs_model = torch_prepared = None
+    if args.statistics == "pytorch":
+        try:
+            theirs_model, row["torch_s"], torch_prepared = torch_int8(model, example, calibration)
+        except Exception as e:
+            row["qfx"] = f"PyTorch FX fails: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+            return row
+    try:
+        if torch_prepared is not None:
+            quantized = qfx_int8_from_torch(torch_prepared, example, row)
+        else:
+            quantized = qfx_int8(model, example, calibration, row)
+    except Exception as e:  # a row per model, whatever fails
+        row["qfx"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        return row
     row["float_ops"] = [str(op) for op in quantized.float_ops]
     ours = quantized.run_samples(torch.stack(tests))
-    try:
-        theirs_model, row["torch_s"] = torch_int8(model, (calibration[0],), calibration)
-    except Exception as e:
-        row["torch"] = f"PyTorch FX fails: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
-        return row
+    if theirs_model is None:
+        try:
+            theirs_model, row["torch_s"], _ = torch_int8(model, example, calibration)
+        except Exception as e:
+            row["torch"] = f"PyTorch FX fails: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+            return row
     with torch.no_grad():
         theirs = torch.stack([theirs_model(x) for x in tests])
     values = theirs.flatten().unique()
@@ -131,6 +170,8 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=224)
     parser.add_argument("--calibrate", type=int, default=8)
     parser.add_argument("--tests", type=int, default=8)
+    parser.add_argument("--statistics", choices=("qfx", "pytorch"), default="qfx",
+                        help="who calibrates qfx's model: qfx, or PyTorch (imported)")
     args = parser.parse_args()
     import torch
 

@@ -200,6 +200,48 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
 }
 
+def QFXImportStatistics
+    : Pass<"qfx-import-statistics", "::mlir::ModuleOp"> {
+  let summary = "Gives each qfx.observe the statistics of PyTorch's observer "
+                "of the same value";
+  let description = [{
+    For a model PyTorch has prepared and calibrated (`qfx.convert_fx` of a
+    PyTorch `prepare_fx` / `prepare_qat_fx` model): the exporter records each
+    PyTorch observer on the op producing the value it observes
+    (`qfx.torch_observer`, see the dialect). Run after `qfx-prepare`, this
+    pass sets the `stats` of every calibrating `qfx.observe`:
+
+    - to the statistics of PyTorch's observer of its value, found on the op
+      defining the value or the function argument it is, looking back
+      through `tosa.transpose`, `tosa.reshape` and `qfx.observe` (they do not
+      change the set of values) and into `qfx.fused` and `qfx.composite`
+      regions, else on a transpose or reshape of the value (the exporter
+      records a value on the op that gives it PyTorch's layout); they must
+      fit the observer (`#qfx.histogram` with its bins for a histogram
+      observer, ...);
+    - for an observed constant (a weight) without one, to the statistics of
+      the constant, as calibration would compute them.
+
+    An observer with neither is an error, and so are observers sharing an id
+    (qparams) that would get different statistics: PyTorch's model does not
+    observe the values qfx's does. A PyTorch observer with statistics that
+    no `qfx.observe` took gets a remark. The pass then removes every
+    `qfx.torch_observer`.
+
+    ```mlir
+    %r = tosa.clamp %c {max_val = 3.4e38 : f32, min_val = 0.0 : f32,
+        qfx.torch_observer = {name = "activation_post_process_1",
+            type = "MinMaxObserver", stats = #qfx.minmax<min = 0.0, max = 2.5>}} : ...
+    %o = qfx.observe %r id 2 spec(#qfx.observer<minmax>) : ...
+    // becomes
+    %r = tosa.clamp %c {max_val = 3.4e38 : f32, min_val = 0.0 : f32} : ...
+    %o = qfx.observe %r id 2 spec(#qfx.observer<minmax>)
+        stats(#qfx.minmax<min = 0.0, max = 2.5>) : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
+}
+
 def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
   let summary = "Inserts qfx.observe where PyTorch's prepare_fx inserts "
                 "observers";
@@ -222,9 +264,11 @@ def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
       observer; concat makes all its inputs share it;
     - fixed-qparams ops (sigmoid, tanh) get the backend's fixed observer;
     - biases stay float;
-    - in a function whose ops carry `qfx.origin`, transposes and reshapes
-      without one are the importer's layout glue: they are not observed and
-      pass their input's dtype on.
+    - in a function whose ops carry `qfx.origin`, transposes, reshapes and
+      slices without one are the importer's layout glue: they are not
+      observed and pass their input's dtype on; an input observer goes
+      before such a slice (the rows a strided window never reads), so it
+      sees the whole tensor, as PyTorch's does.
 
     Every op that is not quantized gets a remark saying why (null QConfig,
     no backend pattern, the failed dtype constraint); `summary=true`

@@ -441,9 +441,47 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.qconfig', 'qfx.pattern' or 'qfx.quantized'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized' or 'qfx.torch_observer'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_observer' must be a dictionary {name = "<module name>", type = "<PyTorch observer class>"} with optional stats = #qfx.minmax, #qfx.per_channel_minmax or #qfx.histogram}}
+  %0 = tosa.sigmoid %x {qfx.torch_observer = {name = "activation_post_process_0", type = "MinMaxObserver", stats = 1.0 : f32}} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_observer' must be a dictionary}}
+  %0 = tosa.sigmoid %x {qfx.torch_observer = {name = "", type = "MinMaxObserver"}} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_observer' must be a dictionary}}
+  %0 = tosa.sigmoid %x {qfx.torch_observer = {name = "a", type = "MinMaxObserver", scale = 1.0 : f32}} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op region 0 argument 0: attribute 'qfx.torch_observer' must be a dictionary}}
+func.func @f(%x: tensor<4xf32> {qfx.torch_observer = "activation_post_process_0"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op region 0 argument 0: unknown qfx argument attribute 'qfx.origin', expected 'qfx.torch_observer'}}
+func.func @f(%x: tensor<4xf32> {qfx.origin = "x"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
 }
 
 // -----

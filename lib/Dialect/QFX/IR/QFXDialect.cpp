@@ -24,8 +24,57 @@ void QFXDialect::initialize() {
   registerAttributes();
 }
 
+/// Checks a qfx.torch_observer value: {name, type: non-empty strings,
+/// stats: observer statistics (optional)}.
+static LogicalResult
+verifyTorchObserver(Attribute value,
+                    llvm::function_ref<mlir::InFlightDiagnostic()> emitError) {
+  auto dict = llvm::dyn_cast<mlir::DictionaryAttr>(value);
+  auto nonEmptyString = [&](StringRef key) {
+    auto s = dict ? dict.getAs<mlir::StringAttr>(key) : nullptr;
+    return s && !s.getValue().empty();
+  };
+  bool statsOk =
+      dict && (!dict.get("stats") ||
+               llvm::isa<MinMaxAttr, PerChannelMinMaxAttr, HistogramAttr>(
+                   dict.get("stats")));
+  if (dict && nonEmptyString("name") && nonEmptyString("type") && statsOk &&
+      llvm::all_of(dict, [](mlir::NamedAttribute entry) {
+        return llvm::is_contained({"name", "type", "stats"},
+                                  entry.getName().getValue());
+      }))
+    return success();
+  return emitError() << "attribute '" << QFXDialect::getTorchObserverAttrName()
+                     << "' must be a dictionary {name = \"<module name>\", "
+                        "type = \"<PyTorch observer class>\"} with optional "
+                        "stats = #qfx.minmax, #qfx.per_channel_minmax or "
+                        "#qfx.histogram";
+}
+
+LogicalResult QFXDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   mlir::NamedAttribute attr) {
+  auto emitError = [&] {
+    return op->emitOpError()
+           << "region " << regionIndex << " argument " << argIndex << ": ";
+  };
+  if (attr.getName() == getTorchObserverAttrName())
+    return verifyTorchObserver(attr.getValue(), emitError);
+  return emitError() << "unknown qfx argument attribute '"
+                     << attr.getName().getValue() << "', expected '"
+                     << getTorchObserverAttrName() << "'";
+}
+
 LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                                                    mlir::NamedAttribute attr) {
+  if (attr.getName() == getTorchObserverAttrName()) {
+    if (op->getNumResults() != 1)
+      return op->emitOpError() << "attribute '" << getTorchObserverAttrName()
+                               << "' needs an op with one result";
+    return verifyTorchObserver(attr.getValue(),
+                               [&] { return op->emitOpError(); });
+  }
   if (attr.getName() == getOriginAttrName()) {
     auto origin = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
     if (!origin || origin.getValue().empty())
@@ -75,6 +124,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
                            << getQConfigAttrName() << "', '"
-                           << getPatternAttrName() << "' or '"
-                           << getQuantizedAttrName() << "'";
+                           << getPatternAttrName() << "', '"
+                           << getQuantizedAttrName() << "' or '"
+                           << getTorchObserverAttrName() << "'";
 }

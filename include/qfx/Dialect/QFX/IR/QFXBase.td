@@ -45,9 +45,22 @@ def QFX_Dialect : Dialect {
     (`!quant.uniform<i8:f32, 0.02:-65>`; u8 outputs appear in the int8
     domain, zero point - 128). `quant-run --compare` reads it to dequantize
     the value.
+
+    An importer of a model PyTorch has already calibrated sets
+    `qfx.torch_observer` on the op producing a value PyTorch observed (a
+    function argument carries it as an argument attribute): a dictionary with
+    the observer's module name, its PyTorch class and, for observers that
+    keep statistics, those statistics. `qfx-import-statistics` moves them
+    into the `qfx.observe` ops of that value.
+
+    ```mlir
+    %r = tosa.clamp %c {..., qfx.torch_observer = {name = "activation_post_process_1",
+        type = "HistogramObserver", stats = #qfx.histogram<min = 0.0, max = 2.5, counts = [...]>}}
+    ```
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
 
@@ -67,6 +80,11 @@ def QFX_Dialect : Dialect {
     /// result.
     static constexpr ::llvm::StringLiteral getQuantizedAttrName() {
       return ::llvm::StringLiteral("qfx.quantized");
+    }
+    /// The discardable attribute (or argument attribute) recording the
+    /// PyTorch observer of the value an op produces.
+    static constexpr ::llvm::StringLiteral getTorchObserverAttrName() {
+      return ::llvm::StringLiteral("qfx.torch_observer");
     }
   }];
 }
