@@ -727,17 +727,40 @@ def test_errors(onednn):
         prepared.outputs = "numpy"
 
 
+def docs_block(heading):
+    """The one Python block of a section of docs/python.md."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
+    section = text[text.index(heading):]
+    section = section[:section.find("\n## ", len(heading))]
+    blocks = re.findall(r"```py\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def test_docs_example_of_a_model_pytorch_calibrated_runs(onednn):
+    """The block of "Converting a model PyTorch calibrated" runs after the
+    prepare_fx / convert_fx block, on its model and data."""
+    namespace = {}
+    exec(compile(docs_block("## `prepare_fx` and `convert_fx`"), "docs/python.md", "exec"),
+         namespace)
+    exec(compile(docs_block("## Converting a model PyTorch calibrated"), "docs/python.md",
+                 "exec"), namespace)
+    assert namespace["quantized"].float_ops == []
+    torch_model = torch_convert_fx(namespace["torch_prepared"])
+    x = namespace["x"]
+    scale = float(torch_model._modules["2"].scale)
+    worst, equal = compare_steps(namespace["quantized"](x), torch_model(x), scale)
+    assert worst < 1e-3 and equal == 1.0
+
+
 def test_docs_example_runs(onednn):
     """The prepare_fx / convert_fx block of docs/python.md runs as written."""
     import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
-    section = text[text.index("## `prepare_fx` and `convert_fx`"):]
-    blocks = re.findall(r"```py\n(.*?)```", section, re.S)
-    assert len(blocks) == 1
     namespace = {}
-    exec(compile(blocks[0], "docs/python.md", "exec"), namespace)
+    exec(compile(docs_block("## `prepare_fx` and `convert_fx`"), "docs/python.md", "exec"),
+         namespace)
     quantized, model, x = namespace["quantized"], namespace["model"], namespace["x"]
     assert namespace["prepared"].num_samples == 8
     assert "quant.qcast" in namespace["reference_ir"]
