@@ -117,27 +117,27 @@ struct QFXImportStatisticsPass
     std::map<int64_t, std::pair<Attribute, ObserveOp>> byId;
     llvm::DenseSet<Attribute> used;
     mlir::WalkResult result =
-        module.walk([&](ObserveOp op) {
-          const ObserverSpec &spec = op.getSpec().getSpec();
-          if (!isCalibratingObserver(spec.kind))
-            return mlir::WalkResult::advance();
-          Attribute stats = statisticsFor(op, spec, used);
-          if (!stats)
-            return mlir::WalkResult::interrupt();
-          auto [it, inserted] = byId.try_emplace(op.getId(), stats, op);
-          if (!inserted && it->second.first != stats) {
-            mlir::InFlightDiagnostic diag =
+        module.walk(
+            [&](ObserveOp op) {
+              const ObserverSpec &spec = op.getSpec().getSpec();
+              if (!isCalibratingObserver(spec.kind))
+                return mlir::WalkResult::advance();
+              Attribute stats = statisticsFor(op, spec, used);
+              if (!stats)
+                return mlir::WalkResult::interrupt();
+              auto [it, inserted] = byId.try_emplace(op.getId(), stats, op);
+              if (!inserted && it->second.first != stats) {
                 op.emitError()
-                << "observer id " << op.getId()
-                << " shares its qparams with the observer at "
-                << it->second.second.getLoc()
-                << ", but PyTorch's statistics of the two values differ: "
-                   "PyTorch's model does not share these observers";
-            return mlir::WalkResult::interrupt();
-          }
-          op.setStatsAttr(stats);
-          return mlir::WalkResult::advance();
-        });
+                    << "observer id " << op.getId()
+                    << " shares its qparams with the observer at "
+                    << it->second.second.getLoc()
+                    << ", but PyTorch's statistics of the two values differ: "
+                       "PyTorch's model does not share these observers";
+                return mlir::WalkResult::interrupt();
+              }
+              op.setStatsAttr(stats);
+              return mlir::WalkResult::advance();
+            });
     if (result.wasInterrupted())
       return signalPassFailure();
     removeTorchObservers(module, used);

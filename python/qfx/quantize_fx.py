@@ -866,6 +866,10 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     if example_inputs is None:
         raise TypeError("convert_fx of a model PyTorch prepared needs example_inputs (the "
                         "shapes the quantized model takes)")
+    if model._is_qat:
+        raise ValueError("convert_fx: models PyTorch's prepare_qat_fx prepared are not supported "
+                         "yet (their fused Conv-BN modules and weight fake quantizers do not "
+                         "export); use a prepare_fx model")
     if model.training:
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")

@@ -936,6 +936,13 @@ def test_convert_fx_of_a_model_pytorch_prepared_errors(onednn):
     prepared.eval()
     with pytest.raises(TypeError, match=r"example_inputs\[0\]: expected a float32"):
         qfx.convert_fx(prepared, (example[0].double(),))
+    from torch.ao.quantization import get_default_qat_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import prepare_qat_fx
+
+    qat = prepare_qat_fx(make_residual_cnn().train(), get_default_qat_qconfig_mapping("x86"),
+                         example)
+    with pytest.raises(ValueError, match="prepare_qat_fx prepared are not supported yet"):
+        qfx.convert_fx(qat.eval(), example)
 
 
 def test_convert_fx_of_a_model_pytorch_prepared_with_another_backend(onednn):
