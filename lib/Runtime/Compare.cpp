@@ -206,13 +206,16 @@ qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
     std::unique_ptr<Recorder> recorder;
     llvm::SmallVector<NpyArray> outputs;
   };
+  llvm::Expected<std::string> entryName = findEntry(baseline, entry);
+  if (!entryName)
+    return makeError("the baseline: " + llvm::toString(entryName.takeError()));
   Run runs[2];
   for (auto [run, module, which] :
        llvm::zip_equal(runs, std::array{baseline, compared},
                        std::array{"the baseline", "the compared stage"})) {
-    run.instrumented = instrument(module, entry);
+    run.instrumented = instrument(module, *entryName);
     CompileOptions options;
-    options.entry = entry.str();
+    options.entry = *entryName;
     options.calibrate = true;
     auto model = CompiledModel::compile(*run.instrumented.module, options);
     if (!model)

@@ -215,32 +215,60 @@ private:
 CompiledModel::~CompiledModel() = default;
 CompiledModel::CompiledModel(CompiledModel &&) noexcept = default;
 
+llvm::Expected<std::string> qfx::findEntry(mlir::ModuleOp module,
+                                           llvm::StringRef name) {
+  llvm::SmallVector<mlir::func::FuncOp> defined, candidates;
+  for (auto function : module.getOps<mlir::func::FuncOp>()) {
+    if (function.isExternal())
+      continue;
+    defined.push_back(function);
+    if (function.isPublic())
+      candidates.push_back(function);
+  }
+  if (!name.empty()) {
+    if (llvm::any_of(defined, [&](mlir::func::FuncOp function) {
+          return function.getName() == name;
+        }))
+      return name.str();
+    candidates = defined;
+  } else if (candidates.size() == 1) {
+    return candidates.front().getName().str();
+  }
+  std::string names =
+      llvm::join(llvm::map_range(candidates,
+                                 [](mlir::func::FuncOp function) {
+                                   return "@" + function.getName().str();
+                                 }),
+                 ", ");
+  if (!name.empty())
+    return makeError("no function @" + name + " in the module; it defines " +
+                     (names.empty() ? std::string("none") : names));
+  if (candidates.empty())
+    return makeError("the module has no public function to run");
+  return makeError("the module has several public functions (" + names +
+                   "): choose one with --entry");
+}
+
 llvm::Expected<LoweredModel>
 qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
-  auto function = module.lookupSymbol<mlir::func::FuncOp>(options.entry);
-  if (!function || function.isExternal()) {
-    llvm::SmallVector<std::string> names;
-    for (auto candidate : module.getOps<mlir::func::FuncOp>())
-      if (!candidate.isExternal())
-        names.push_back("@" + candidate.getName().str());
-    return makeError(
-        "no function @" + options.entry + " in the module; it defines " +
-        (names.empty() ? std::string("none") : llvm::join(names, ", ")));
-  }
+  llvm::Expected<std::string> entry = findEntry(module, options.entry);
+  if (!entry)
+    return entry.takeError();
+  auto function = module.lookupSymbol<mlir::func::FuncOp>(*entry);
 
   LoweredModel model;
+  model.entry = *entry;
   mlir::FunctionType type = function.getFunctionType();
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
     auto signature = getSignature(
-        input, llvm::formatv("input {0} of @{1}", index, options.entry).str());
+        input, llvm::formatv("input {0} of @{1}", index, *entry).str());
     if (!signature)
       return signature.takeError();
     model.inputs.push_back(std::move(*signature));
   }
   for (auto [index, result] : llvm::enumerate(type.getResults())) {
     auto signature = getSignature(
-        result,
-        llvm::formatv("result {0} of @{1}", index, options.entry).str());
+        result, llvm::formatv("result {0} of @{1}", index, *entry).str());
     if (!signature)
       return signature.takeError();
     model.results.push_back(std::move(*signature));
@@ -248,8 +276,7 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
 
   model.module = module.clone();
   mlir::MLIRContext *context = model.module->getContext();
-  auto clonedEntry =
-      model.module->lookupSymbol<mlir::func::FuncOp>(options.entry);
+  auto clonedEntry = model.module->lookupSymbol<mlir::func::FuncOp>(*entry);
   clonedEntry->setAttr(mlir::LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                        mlir::UnitAttr::get(context));
   // Only the entry and what it calls are compiled: symbol-dce drops the
@@ -274,7 +301,7 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
   // One descriptor per input, then one per result: the C wrapper must take
   // exactly those and return nothing.
   auto wrapper = model.module->lookupSymbol<mlir::LLVM::LLVMFuncOp>(
-      "_mlir_ciface_" + options.entry);
+      "_mlir_ciface_" + *entry);
   size_t expectedParams = model.inputs.size() + model.results.size();
   if (!wrapper || wrapper.getNumArguments() != expectedParams ||
       !llvm::isa<mlir::LLVM::LLVMVoidType>(
@@ -282,7 +309,7 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
     return makeError(llvm::formatv(
         "internal error: @{0} did not lower to a C interface taking {1} "
         "buffers and returning nothing",
-        options.entry, expectedParams));
+        *entry, expectedParams));
   mlir::registerBuiltinDialectTranslation(*context);
   mlir::registerLLVMDialectTranslation(*context);
   mlir::registerOpenMPDialectTranslation(*context);
@@ -295,7 +322,7 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   if (!lowered)
     return lowered.takeError();
   CompiledModel model;
-  model.entry = options.entry;
+  model.entry = lowered->entry;
   model.inputs = lowered->inputs;
   model.results = lowered->results;
   mlir::MLIRContext *context = module.getContext();

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // quant-compile MODEL.mlir --target=T -o model.o|model.so [--header=model.h]
-//                          [--entry=main] [--name=NAME]
+//                          [--entry=FUNCTION] [--name=NAME]
 //
 // Compiles one function of a model at any stage quant-run runs (float TOSA,
 // reference, int8 TOSA) ahead of time for a target: an object file or a
@@ -55,8 +55,10 @@ static cl::opt<std::string>
                cl::desc("The C header to write (default: the output with .h)"),
                cl::value_desc("model.h"), cl::cat(category));
 static cl::opt<std::string>
-    entry("entry", cl::desc("The function to compile (default: main)"),
-          cl::init("main"), cl::cat(category));
+    entry("entry",
+          cl::desc("The function to compile (default: the module's only "
+                   "public function)"),
+          cl::cat(category));
 static cl::opt<std::string> exportName(
     "name",
     cl::desc("The name it is exported under: _mlir_ciface_NAME and the "
@@ -126,9 +128,8 @@ int main(int argc, char **argv) {
   if (!shared && !llvm::StringRef(outputPath).ends_with(".o"))
     return fail("-o " + outputPath +
                 ": expected an object file (.o) or a shared library (.so)");
-  std::string name = exportName.empty() ? entry.getValue() : exportName;
-  if (!isIdentifier(name))
-    return fail("--name=" + name + ": expected a C identifier");
+  if (!exportName.empty() && !isIdentifier(exportName))
+    return fail("--name=" + exportName + ": expected a C identifier");
   std::string header = headerPath;
   if (header.empty()) {
     llvm::SmallString<128> path(outputPath);
@@ -152,17 +153,21 @@ int main(int argc, char **argv) {
   if (!module)
     return fail(modelPath + ": cannot parse the model (see above)");
 
+  llvm::Expected<std::string> entryName = qfx::findEntry(*module, entry);
+  if (!entryName)
+    return fail(modelPath + ": " + llvm::toString(entryName.takeError()));
+  std::string name = exportName.empty() ? *entryName : exportName.getValue();
+  if (!isIdentifier(name))
+    return fail("@" + name + " is not a C identifier: export it with --name");
   // Export under --name: rename the entry before lowering.
-  if (name != entry) {
-    auto function = module->lookupSymbol<mlir::func::FuncOp>(entry);
-    if (function) {
-      if (module->lookupSymbol(name))
-        return fail("--name=" + name + ": the module already has a @" + name);
-      if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(
-              function, mlir::StringAttr::get(&context, name), *module)))
-        return fail("cannot rename @" + entry + " to @" + name);
-      mlir::SymbolTable::setSymbolName(function, name);
-    }
+  if (name != *entryName) {
+    auto function = module->lookupSymbol<mlir::func::FuncOp>(*entryName);
+    if (module->lookupSymbol(name))
+      return fail("--name=" + name + ": the module already has a @" + name);
+    if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(
+            function, mlir::StringAttr::get(&context, name), *module)))
+      return fail("cannot rename @" + *entryName + " to @" + name);
+    mlir::SymbolTable::setSymbolName(function, name);
   }
   qfx::CompileOptions options;
   options.entry = name;

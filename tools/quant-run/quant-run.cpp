@@ -47,8 +47,10 @@ static cl::OptionCategory category("quant-run options");
 static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(category));
 static cl::opt<std::string>
-    entry("entry", cl::desc("The function to run (default: main)"),
-          cl::init("main"), cl::cat(category));
+    entry("entry",
+          cl::desc("The function to run (default: the module's only "
+                   "public function)"),
+          cl::cat(category));
 static cl::list<std::string>
     inputPaths("input", cl::CommaSeparated,
                cl::desc("The .npy file of each argument, in order"),
@@ -219,7 +221,7 @@ static int runBenchmark(qfx::CompiledModel &model,
       "bench: {0} runs of @{1}: median {2:f4} ms, min {3:f4} ms, p10 {4:f4} "
       "ms, p90 {5:f4} ms, max {6:f4} ms; {7:f1} runs/s, {8:f1} samples/s "
       "(batch {9})\n",
-      millis.size(), entry, median, millis.front(), at(0.1), at(0.9),
+      millis.size(), model.getEntry(), median, millis.front(), at(0.1), at(0.9),
       millis.back(), 1000.0 / median, 1000.0 * batch / median, batch);
   return 0;
 }
@@ -312,7 +314,7 @@ static int runCalibration(mlir::ModuleOp module) {
     return fail(model.takeError());
   if (calibrationPaths.size() != model->getInputs().size())
     return fail(llvm::formatv("@{0} takes {1} inputs, --calibrate names {2}",
-                              entry, model->getInputs().size(),
+                              model->getEntry(), model->getInputs().size(),
                               calibrationPaths.size())
                     .str());
 
@@ -450,7 +452,7 @@ int main(int argc, char **argv) {
     return fail(std::move(err));
   if (!outputPaths.empty() && outputPaths.size() != model->getResults().size())
     return fail(llvm::formatv("@{0} has {1} results but -o names {2} files",
-                              entry, model->getResults().size(),
+                              model->getEntry(), model->getResults().size(),
                               outputPaths.size())
                     .str());
 

@@ -35,9 +35,10 @@ struct ValueComparison {
   double sqnr = 0;
 };
 
-/// Runs `entry` of both modules on `inputs` and compares every value whose
-/// location appears in both (the last float tensor each location produces),
-/// then the results. Sorted worst first (lowest SQNR).
+/// Runs `entry` (see findEntry; resolved in `baseline`) of both modules on
+/// `inputs` and compares every value whose location appears in both (the
+/// last float tensor each location produces), then the results. Sorted worst
+/// first (lowest SQNR).
 llvm::Expected<std::vector<ValueComparison>>
 compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
               llvm::StringRef entry, llvm::ArrayRef<NpyArray> inputs);

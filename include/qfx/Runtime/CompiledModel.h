@@ -47,8 +47,8 @@ public:
 
 /// Options of CompiledModel::compile.
 struct CompileOptions {
-  /// The function to run.
-  std::string entry = "main";
+  /// The function to run; empty: the module's only public function.
+  std::string entry;
   /// Call the calibration runtime from every qfx.observe (otherwise
   /// observers are removed).
   bool calibrate = false;
@@ -66,8 +66,16 @@ struct CompileOptions {
 /// per result), and its signature.
 struct LoweredModel {
   mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// The entry function's name.
+  std::string entry;
   llvm::SmallVector<TensorSignature> inputs, results;
 };
+
+/// The name of the function to run: `name` if `module` defines it, for an
+/// empty name the module's only public function with a body; errors name
+/// the functions there are.
+llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
+                                      llvm::StringRef name);
 
 /// Lowers `options.entry` of `module` (which is cloned, not changed) with
 /// CompiledModel's pipeline. Errors carry the MLIR diagnostics.
@@ -80,6 +88,8 @@ public:
   CompiledModel(CompiledModel &&) noexcept;
 
   /// The entry function's argument and result types.
+  /// The name of the function compiled.
+  llvm::StringRef getEntry() const { return entry; }
   llvm::ArrayRef<TensorSignature> getInputs() const { return inputs; }
   llvm::ArrayRef<TensorSignature> getResults() const { return results; }
 
