@@ -22,6 +22,23 @@ config.substitutions.append(("%qfx_src", config.qfx_src_root))
 config.substitutions.append(("%qfx_obj", config.qfx_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%clang_format", config.clang_format))
+# `cmake --install` of this build into a directory, and a CMake configure of
+# an out-of-tree project like this build's (compilers, linker, MLIR).
+config.substitutions.append(("%cmake_install", f'"{config.cmake_command}" --install "{config.qfx_obj_root}" --prefix'))
+config.substitutions.append(("%cmake_configure", " ".join([
+    f'"{config.cmake_command}"', f'-G "{config.cmake_generator}"',
+    f'-DCMAKE_MAKE_PROGRAM="{config.cmake_make_program}"',
+    f'-DCMAKE_C_COMPILER="{config.cmake_c_compiler}"',
+    f'-DCMAKE_CXX_COMPILER="{config.cmake_cxx_compiler}"',
+    f'-DCMAKE_BUILD_TYPE="{config.cmake_build_type}"',
+    f'-DLLVM_USE_LINKER="{config.llvm_use_linker}"',
+    f'-DMLIR_DIR="{config.mlir_dir}"'])))
+config.substitutions.append(("%cmake_build", f'"{config.cmake_command}" --build'))
+# qfx's mlir-opt plugin (lib/Plugin) and Debian's mlir-opt.
+config.substitutions.append(
+    ("%qfx_plugin", os.path.join(config.qfx_obj_root, "lib", "QFXPlugin.so")))
+config.substitutions.append(
+    ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -24,8 +24,13 @@ namespace qfx {
 /// x86vector, amx, arm_neon, llvm) with their external interface models.
 void registerQFXDialects(mlir::DialectRegistry &registry);
 
-/// Registers qfx's passes and the upstream passes a pipeline needs.
+/// Registers qfx's passes, its named pipelines (qfx/Pipelines.h) and
+/// upstream's passes, which the pipelines name.
 void registerQFXPasses();
+
+/// Registers qfx's passes and named pipelines only: for a host that
+/// registers upstream's passes itself (mlir-opt loading qfx's plugin).
+void registerQFXOnlyPasses();
 
 } // namespace qfx
 

@@ -9,6 +9,7 @@
 #include "qfx/Codegen/Passes.h"
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Pipelines.h"
 #include "qfx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -33,7 +34,12 @@ void qfx::registerQFXPasses() {
   // Upstream's passes (canonicalize, cse, tosa-to-linalg, bufferization,
   // convert-*-to-llvm, ...), then qfx's.
   mlir::registerAllPasses();
+  registerQFXOnlyPasses();
+}
+
+void qfx::registerQFXOnlyPasses() {
   registerQFXTransformsPasses();
   registerQFXConversionPasses();
   registerQFXCodegenPasses();
+  registerQFXPipelines();
 }

@@ -6,6 +6,8 @@
 
 #include "qfx/Runtime/CompiledModel.h"
 
+#include "qfx/Pipelines.h"
+
 #include "Support.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -143,31 +145,13 @@ llvm::Error CompiledModel::checkInputs(llvm::ArrayRef<NpyArray> given) const {
 //===----------------------------------------------------------------------===//
 
 /// The passes of the lowering pipeline, for a pass manager on the module.
+/// qfx-lower-to-native's passes for `options`.
 static std::string getLoweringPasses(const CompileOptions &options) {
-  std::string observers = options.calibrate
-                              ? "qfx-lower-observers{calibrate=true}"
-                              : "qfx-lower-observers";
-  // Observers are lowered first: their runtime slots count every
-  // qfx.observe of the module, before symbol-dce drops other functions.
-  return observers +
-         ",symbol-dce,qfx-inline-fused,qfx-inline-composites,"
-         "qfx-codegen{target=" +
-         options.codegenTarget + "}" +
-         (options.emulateAmx ? ",qfx-emulate-amx" : "") +
-         ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
-         "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
-         "tosa-to-scf),"
-         "convert-elementwise-to-linalg,canonicalize,"
-         "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-results-to-out-params{hoist-static-allocs "
-         "modify-public-functions},"
-         "func.func(buffer-deallocation-pipeline),qfx-lower-intrinsic-calls,"
-         "convert-linalg-to-loops,"
-         "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
-         "finalize-memref-to-llvm,"
-         "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
-         "reconcile-unrealized-casts";
+  LowerToNativeOptions lowering;
+  lowering.target = options.codegenTarget;
+  lowering.calibrate = options.calibrate;
+  lowering.emulateAmx = options.emulateAmx;
+  return getLowerToNativePasses(lowering);
 }
 
 std::string CompiledModel::getLoweringPipeline(const CompileOptions &options) {
@@ -292,9 +276,13 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
 
   DiagnosticCollector diagnostics(context);
   mlir::PassManager pm(context);
-  if (mlir::failed(mlir::parsePassPipeline(getLoweringPasses(options), pm)))
-    return makeError("internal error: the lowering pipeline does not parse\n" +
-                     diagnostics.take());
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (mlir::failed(
+          mlir::parsePassPipeline(getLoweringPasses(options), pm, errors)))
+    return makeError("the lowering pipeline does not parse (are upstream's "
+                     "passes registered? qfx::registerQFXPasses does it): " +
+                     message);
   if (mlir::failed(pm.run(*model.module)))
     return makeError("cannot lower the model to LLVM:\n" + diagnostics.take());
 

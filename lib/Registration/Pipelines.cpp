@@ -1,0 +1,103 @@
+//===- Pipelines.cpp - qfx's named pass pipelines -------------------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Pipelines.h"
+
+#include "qfx/Conversion/Passes.h"
+#include "qfx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+void qfx::buildPreparePipeline(mlir::OpPassManager &pm,
+                               const PreparePipelineOptions &options) {
+  QFXFuseOptions fuse;
+  fuse.backend = options.backend;
+  fuse.foldBatchNorm = options.foldBatchNorm;
+  pm.addPass(createQFXFuse(fuse));
+  QFXPrepareOptions prepare;
+  prepare.qconfigMapping = options.qconfigMapping;
+  prepare.backend = options.backend;
+  pm.addPass(createQFXPrepare(prepare));
+}
+
+void qfx::buildQuantizePipeline(mlir::OpPassManager &pm,
+                                const QuantizePipelineOptions &options) {
+  QFXConvertOptions convert;
+  convert.dynamicReduceRange = options.dynamicReduceRange;
+  pm.addPass(createQFXConvert(convert));
+  QFXLowerReferenceOptions lower;
+  lower.backend = options.backend;
+  pm.addNestedPass<mlir::func::FuncOp>(createQFXLowerReference(lower));
+}
+
+std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
+  // Observers are lowered first: their runtime slots count every
+  // qfx.observe of the module, before symbol-dce drops unused functions.
+  return std::string(options.calibrate ? "qfx-lower-observers{calibrate=true}"
+                                       : "qfx-lower-observers") +
+         ",symbol-dce,qfx-inline-fused,qfx-inline-composites,"
+         "qfx-codegen{target=" +
+         options.target + "}" + (options.emulateAmx ? ",qfx-emulate-amx" : "") +
+         ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
+         "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
+         "tosa-to-scf),"
+         "convert-elementwise-to-linalg,canonicalize,"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{hoist-static-allocs "
+         "modify-public-functions},"
+         "func.func(buffer-deallocation-pipeline),qfx-lower-intrinsic-calls,"
+         "convert-linalg-to-loops,"
+         "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
+         "finalize-memref-to-llvm,"
+         "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
+         "reconcile-unrealized-casts";
+}
+
+llvm::LogicalResult
+qfx::buildLowerToNativePipeline(mlir::OpPassManager &pm,
+                                const LowerToNativeOptions &options,
+                                llvm::raw_ostream &errors) {
+  // The target is a plain string here; qfx-codegen rejects unknown ones
+  // with a diagnostic when it runs.
+  return mlir::parsePassPipeline(getLowerToNativePasses(options), pm, errors);
+}
+
+void qfx::registerQFXPipelines() {
+  static const bool registered = [] {
+    mlir::PassPipelineRegistration<PreparePipelineOptions>(
+        "qfx-prepare-pipeline",
+        "Float model to observed model: qfx-fuse, then qfx-prepare",
+        buildPreparePipeline);
+    mlir::PassPipelineRegistration<QuantizePipelineOptions>(
+        "qfx-quantize-pipeline",
+        "Calibrated model to int8 TOSA: qfx-convert, then qfx-lower",
+        buildQuantizePipeline);
+    mlir::registerPassPipeline(
+        "qfx-lower-to-native",
+        "Any stage to the LLVM dialect, int8 patterns through qfx-codegen's "
+        "kernels for a target",
+        [](mlir::OpPassManager &pm, llvm::StringRef text,
+           llvm::function_ref<llvm::LogicalResult(const llvm::Twine &)>
+               errorHandler) -> llvm::LogicalResult {
+          LowerToNativeOptions options;
+          if (mlir::failed(options.parseFromString(text)))
+            return mlir::failure();
+          std::string message;
+          llvm::raw_string_ostream errors(message);
+          if (mlir::failed(buildLowerToNativePipeline(pm, options, errors)))
+            return errorHandler("qfx-lower-to-native: " + message);
+          return mlir::success();
+        },
+        [](llvm::function_ref<void(const mlir::detail::PassOptions &)>
+               handler) { handler(LowerToNativeOptions()); });
+    return true;
+  }();
+  (void)registered;
+}
