@@ -2,7 +2,8 @@
 """Writes docs/example/mlp.mlir: a two-layer MLP (Linear 16->8, ReLU,
 Linear 8->4) as float TOSA 1.0, the form qfx's importers produce: Linear is a
 rank-3 tosa.matmul plus a tosa.add of the bias, ReLU is tosa.clamp, every op's
-location names its PyTorch module and qfx.origin its PyTorch type.
+`qfx.module_name` (and the location) names its PyTorch module and
+`qfx.origin` its PyTorch type.
 
 Regenerate with: /usr/bin/python3 docs/example/make_mlp.py > docs/example/mlp.mlir
 The weights are deterministic (numpy seed 0); only numpy is needed.
@@ -33,18 +34,18 @@ def main() -> None:
 func.func @main(%input: tensor<1x16xf32>) -> tensor<1x4xf32> {{
   %zp = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32> loc("")
   %shape_in = tosa.const_shape {{values = dense<[1, 1, 16]> : tensor<3xindex>}} : () -> !tosa.shape<3> loc("")
-  %x = tosa.reshape %input, %shape_in : (tensor<1x16xf32>, !tosa.shape<3>) -> tensor<1x1x16xf32> loc("")
+  %x = tosa.reshape %input, %shape_in {{qfx.module_name = ""}} : (tensor<1x16xf32>, !tosa.shape<3>) -> tensor<1x1x16xf32> loc("")
   %w1 = "tosa.const"() <{{values = {dense(w1)}}}> : () -> tensor<1x16x8xf32> loc("fc1")
   %b1 = "tosa.const"() <{{values = {dense(b1)}}}> : () -> tensor<1x1x8xf32> loc("fc1")
-  %mm1 = tosa.matmul %x, %w1, %zp, %zp {{qfx.origin = "torch.nn.Linear"}} : (tensor<1x1x16xf32>, tensor<1x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x8xf32> loc("fc1")
-  %fc1 = tosa.add %mm1, %b1 {{qfx.origin = "torch.nn.Linear"}} : (tensor<1x1x8xf32>, tensor<1x1x8xf32>) -> tensor<1x1x8xf32> loc("fc1")
-  %relu = tosa.clamp %fc1 {{min_val = 0.0 : f32, max_val = {f32max} : f32, qfx.origin = "torch.nn.ReLU"}} : (tensor<1x1x8xf32>) -> tensor<1x1x8xf32> loc("relu")
+  %mm1 = tosa.matmul %x, %w1, %zp, %zp {{qfx.origin = "torch.nn.Linear", qfx.module_name = "fc1"}} : (tensor<1x1x16xf32>, tensor<1x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x8xf32> loc("fc1")
+  %fc1 = tosa.add %mm1, %b1 {{qfx.origin = "torch.nn.Linear", qfx.module_name = "fc1"}} : (tensor<1x1x8xf32>, tensor<1x1x8xf32>) -> tensor<1x1x8xf32> loc("fc1")
+  %relu = tosa.clamp %fc1 {{min_val = 0.0 : f32, max_val = {f32max} : f32, qfx.origin = "torch.nn.ReLU", qfx.module_name = "relu"}} : (tensor<1x1x8xf32>) -> tensor<1x1x8xf32> loc("relu")
   %w2 = "tosa.const"() <{{values = {dense(w2)}}}> : () -> tensor<1x8x4xf32> loc("fc2")
   %b2 = "tosa.const"() <{{values = {dense(b2)}}}> : () -> tensor<1x1x4xf32> loc("fc2")
-  %mm2 = tosa.matmul %relu, %w2, %zp, %zp {{qfx.origin = "torch.nn.Linear"}} : (tensor<1x1x8xf32>, tensor<1x8x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x4xf32> loc("fc2")
-  %fc2 = tosa.add %mm2, %b2 {{qfx.origin = "torch.nn.Linear"}} : (tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> tensor<1x1x4xf32> loc("fc2")
+  %mm2 = tosa.matmul %relu, %w2, %zp, %zp {{qfx.origin = "torch.nn.Linear", qfx.module_name = "fc2"}} : (tensor<1x1x8xf32>, tensor<1x8x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x4xf32> loc("fc2")
+  %fc2 = tosa.add %mm2, %b2 {{qfx.origin = "torch.nn.Linear", qfx.module_name = "fc2"}} : (tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> tensor<1x1x4xf32> loc("fc2")
   %shape_out = tosa.const_shape {{values = dense<[1, 4]> : tensor<2xindex>}} : () -> !tosa.shape<2> loc("")
-  %output = tosa.reshape %fc2, %shape_out : (tensor<1x1x4xf32>, !tosa.shape<2>) -> tensor<1x4xf32> loc("")
+  %output = tosa.reshape %fc2, %shape_out {{qfx.module_name = ""}} : (tensor<1x1x4xf32>, !tosa.shape<2>) -> tensor<1x4xf32> loc("")
   return %output : tensor<1x4xf32>
 }}""")
 

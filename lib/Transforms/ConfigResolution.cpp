@@ -26,7 +26,29 @@ using namespace qfx;
 // Scopes and object types
 //===----------------------------------------------------------------------===//
 
-std::optional<OpScope> qfx::getOpScope(mlir::Location loc) {
+std::optional<OpScope> qfx::getOpScope(Operation *op) {
+  auto module =
+      op->getAttrOfType<mlir::StringAttr>(QFXDialect::getModuleNameAttrName());
+  if (!module)
+    return std::nullopt;
+  OpScope scope;
+  scope.moduleName = module.getValue().str();
+  if (auto node = op->getAttrOfType<mlir::StringAttr>(
+          QFXDialect::getNodeNameAttrName()))
+    scope.nodeName = node.getValue().str();
+  return scope;
+}
+
+void qfx::setOpScope(Operation *op, const OpScope &scope) {
+  mlir::MLIRContext *context = op->getContext();
+  op->setAttr(QFXDialect::getModuleNameAttrName(),
+              mlir::StringAttr::get(context, scope.moduleName));
+  if (scope.isFunctional())
+    op->setAttr(QFXDialect::getNodeNameAttrName(),
+                mlir::StringAttr::get(context, scope.nodeName));
+}
+
+std::optional<OpScope> qfx::getLocationScope(mlir::Location loc) {
   if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc)) {
     OpScope scope;
     scope.moduleName = name.getName().str();
@@ -36,12 +58,12 @@ std::optional<OpScope> qfx::getOpScope(mlir::Location loc) {
   }
   if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc)) {
     for (mlir::Location inner : fused.getLocations())
-      if (std::optional<OpScope> scope = getOpScope(inner))
+      if (std::optional<OpScope> scope = getLocationScope(inner))
         return scope;
     return std::nullopt;
   }
   if (auto callSite = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
-    return getOpScope(callSite.getCallee());
+    return getLocationScope(callSite.getCallee());
   return std::nullopt;
 }
 
@@ -106,7 +128,7 @@ QConfigQueries::QConfigQueries(Operation *root) {
   root->walk<mlir::WalkOrder::PreOrder>([&](Operation *op) {
     if (!isQuantizationCandidate(op))
       return;
-    std::optional<OpScope> scope = getOpScope(op->getLoc());
+    std::optional<OpScope> scope = getOpScope(op);
     // An op without a module name is at the top level and is its own call
     // site.
     OpScope resolved = scope.value_or(OpScope());

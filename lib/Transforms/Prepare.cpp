@@ -472,8 +472,8 @@ void Preparer::renumber(ModuleOp module) {
   });
 }
 
-std::string describeLocation(Operation *op) {
-  std::optional<OpScope> scope = getOpScope(op->getLoc());
+std::string describeScope(Operation *op) {
+  std::optional<OpScope> scope = getOpScope(op);
   if (!scope)
     return "?";
   if (scope->isFunctional())
@@ -519,8 +519,8 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
     if (!skipped.empty())
       os << ":\n  op | module | reason";
     for (const NotQuantized &entry : skipped)
-      os << "\n  " << describeOp(entry.op) << " | "
-         << describeLocation(entry.op) << " | " << entry.reason;
+      os << "\n  " << describeOp(entry.op) << " | " << describeScope(entry.op)
+         << " | " << entry.reason;
     // Not module.emitRemark: its note would print the whole module.
     mlir::emitRemark(module.getLoc()) << table;
   }

@@ -1,7 +1,9 @@
 """Printing float TOSA 1.0 (MLIR 22 syntax) as text, one op at a time.
 
 The exporter builds its function body through `TosaWriter`; every op gets a
-location and, for ops that implement a PyTorch node, a `qfx.origin`.
+location, every op but constants `qfx.module_name` (and `qfx.node_name`)
+naming the same module (and FX node), and ops that implement a PyTorch node
+a `qfx.origin`.
 """
 
 from __future__ import annotations
@@ -80,6 +82,16 @@ def location(name) -> str:
         module, node = name
         return f'loc("{_escape(module)}"("{_escape(node)}"))'
     return f'loc("{_escape(name)}")'
+
+
+def scope_attributes(name) -> list:
+    """The `qfx.module_name` (and for a (module, node) pair `qfx.node_name`)
+    attributes naming what `location(name)` names: QConfigMapping keys read
+    them, never the location."""
+    if isinstance(name, tuple):
+        module, node = name
+        return [f'qfx.module_name = "{_escape(module)}"', f'qfx.node_name = "{_escape(node)}"']
+    return [f'qfx.module_name = "{_escape(name)}"']
 
 
 _SSA_UNSAFE = re.compile(r"[^A-Za-z0-9_$.]")
@@ -188,8 +200,9 @@ class TosaWriter:
         result = Tensor(self.fresh(hint), tuple(int(d) for d in out_shape), element)
         head = f"{result.name} = tosa.{opname} {', '.join(names)}"
         tail = f": ({', '.join(types)}) -> {result.type} {location(loc)}"
+        scope = scope_attributes(loc)
         self._define(result.name,
-                     lambda extra: f"{head}{self._attrs(attrs, origin, extra)} {tail}")
+                     lambda extra: f"{head}{self._attrs(attrs, origin, [*scope, *extra])} {tail}")
         return result
 
     def reshape(self, x: Tensor, shape: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
@@ -255,6 +268,7 @@ class TosaWriter:
         parts = [f"composite_attributes = {{{attrs}}}"] if attrs else []
         if origin is not None:
             parts.append(f'qfx.origin = "{origin}"')
+        parts.extend(scope_attributes(loc))
 
         def render(extra):
             attributes = ", ".join([*parts, *extra])

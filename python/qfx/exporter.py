@@ -5,11 +5,13 @@ torch.fx and prints a `func.func` of float TOSA ops (MLIR 22 syntax), the
 input of qfx's quantization pipeline:
 
 - weights become `tosa.const` constants;
-- every op's location is the qualified name of the module it came from
-  (`loc("layer1.0.conv1")`), or for functional calls and tensor methods the
-  enclosing module and the FX node name (`loc("layer1.0"("add"))`,
-  `loc(""("add"))` at the top level), and ops implementing a PyTorch node carry
-  `qfx.origin = "<PyTorch type>"` ("torch.nn.Conv2d", "operator.add", ...);
+- every op but constants carries `qfx.module_name`, the qualified name of the
+  module it came from ("layer1.0.conv1"), or for functional calls and tensor
+  methods the enclosing module ("" at the top level) and `qfx.node_name`, the
+  FX node name ("add"); its location says the same for diagnostics
+  (`loc("layer1.0.conv1")`, `loc("layer1.0"("add"))`); ops implementing a
+  PyTorch node carry `qfx.origin = "<PyTorch type>"` ("torch.nn.Conv2d",
+  "operator.add", ...);
 - the function keeps PyTorch's shapes (NCHW) at its boundary; inside, values
   produced by convolutions and pools stay channels-last (NHWC, NLC for 1-D),
   and layout transposes are only inserted where a PyTorch op needs the

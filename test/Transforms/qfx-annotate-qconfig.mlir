@@ -1,11 +1,11 @@
-// RUN: quant-opt %s --split-input-file \
+// RUN: quant-opt %s --qfx-module-names-from-locations --split-input-file \
 // RUN:   --qfx-annotate-qconfig="qconfig-mapping=%S/Inputs/priority-mapping.json backend=x86" \
 // RUN:   2>/dev/null | FileCheck %s
-// RUN: quant-opt %s --split-input-file \
+// RUN: quant-opt %s --qfx-module-names-from-locations --split-input-file \
 // RUN:   --qfx-annotate-qconfig="qconfig-mapping=%S/Inputs/priority-mapping.json backend=x86" \
 // RUN:   --mlir-print-op-on-diagnostic=false 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=REMARK --implicit-check-not=remark
-// RUN: quant-opt %s --split-input-file \
+// RUN: quant-opt %s --qfx-module-names-from-locations --split-input-file \
 // RUN:   --qfx-annotate-qconfig="qconfig-mapping=%S/Inputs/regex-order-mapping.json backend=x86" \
 // RUN:   2>/dev/null | FileCheck %s --check-prefix=REGEX
 

@@ -1,12 +1,12 @@
-// RUN: quant-opt %s --qfx-prepare="qconfig-mapping=%S/Inputs/prepare-mapping.json backend=qnnpack" \
+// RUN: quant-opt %s --qfx-module-names-from-locations --qfx-prepare="qconfig-mapping=%S/Inputs/prepare-mapping.json backend=qnnpack" \
 // RUN:   2>/dev/null | FileCheck %s
-// RUN: quant-opt %s --qfx-prepare="qconfig-mapping=%S/Inputs/prepare-mapping.json backend=qnnpack" \
+// RUN: quant-opt %s --qfx-module-names-from-locations --qfx-prepare="qconfig-mapping=%S/Inputs/prepare-mapping.json backend=qnnpack" \
 // RUN:   --mlir-print-op-on-diagnostic=false 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=REMARK --implicit-check-not=remark
-// RUN: quant-opt %s --qfx-prepare="qconfig-mapping=%S/Inputs/prepare-mapping.json backend=qnnpack summary=true" \
+// RUN: quant-opt %s --qfx-module-names-from-locations --qfx-prepare="qconfig-mapping=%S/Inputs/prepare-mapping.json backend=qnnpack summary=true" \
 // RUN:   --mlir-print-op-on-diagnostic=false 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=SUMMARY --implicit-check-not=remark
-// RUN: not quant-opt %s --qfx-prepare="qconfig-mapping=%S/Inputs/malformed.json" 2>&1 \
+// RUN: not quant-opt %s --qfx-module-names-from-locations --qfx-prepare="qconfig-mapping=%S/Inputs/malformed.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ERROR
 
 // Inputs/prepare-mapping.json: default_qconfig globally,

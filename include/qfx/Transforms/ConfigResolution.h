@@ -31,7 +31,7 @@
 namespace qfx {
 
 /// Where an op sits in the PyTorch model it was exported from, read from its
-/// location.
+/// `qfx.module_name` and `qfx.node_name` attributes.
 struct OpScope {
   /// The module's qualified name ("layer1.0.conv1"; "" for the top level).
   std::string moduleName;
@@ -43,11 +43,18 @@ struct OpScope {
   bool isFunctional() const { return !nodeName.empty(); }
 };
 
-/// The scope of an op located at `loc`: the outermost NameLoc (inside a
-/// FusedLoc or CallSiteLoc, the first NameLoc found) names the module; a
-/// NameLoc directly nested in it (`loc("layer1.0"("add"))`) names the FX node
-/// of a functional call. None if the location has no NameLoc.
-std::optional<OpScope> getOpScope(mlir::Location loc);
+/// The scope `op`'s attributes give it; none without `qfx.module_name`.
+std::optional<OpScope> getOpScope(Operation *op);
+
+/// The scope a location gives: the outermost NameLoc (inside a FusedLoc or
+/// CallSiteLoc, the first NameLoc found) names the module; a NameLoc directly
+/// nested in it (`loc("layer1.0"("add"))`) names the FX node of a functional
+/// call. None if the location has no NameLoc. Only
+/// qfx-module-names-from-locations reads scopes from locations.
+std::optional<OpScope> getLocationScope(mlir::Location loc);
+
+/// Sets `op`'s `qfx.module_name` (and `qfx.node_name` if functional).
+void setOpScope(Operation *op, const OpScope &scope);
 
 /// The name backend patterns give `op`: a qfx.composite's PyTorch name
 /// ("torch.nn.Hardswish"), else the op's name ("tosa.conv2d").

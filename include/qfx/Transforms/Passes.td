@@ -29,6 +29,28 @@ def QFXInlineFused : Pass<"qfx-inline-fused"> {
   }];
 }
 
+def QFXModuleNamesFromLocations : Pass<"qfx-module-names-from-locations"> {
+  let summary = "Sets qfx.module_name / qfx.node_name from op locations";
+  let description = [{
+    QConfigMapping's `module_name` keys and order indices read an op's
+    `qfx.module_name` and `qfx.node_name` attributes, which qfx's exporter
+    writes. IR that names modules only in locations — written by hand or by
+    another importer — gets them from this pass: `loc("layer1.0.conv1")`
+    names the module an op implements, `loc("layer1.0"("add_1"))` the module
+    a functional call runs in and its FX node (the first such name inside a
+    fused or call-site location). Ops that have the attributes keep them;
+    functions, modules, constants, terminators and `qfx.fused` ops get none.
+
+    ```mlir
+    %0 = tosa.add %a, %b : (...) -> tensor<4xf32> loc("layer1"("add"))
+    // becomes
+    %0 = tosa.add %a, %b {qfx.module_name = "layer1", qfx.node_name = "add"}
+        : (...) -> tensor<4xf32> loc("layer1"("add"))
+    ```
+  }];
+  let dependentDialects = ["::qfx::QFXDialect"];
+}
+
 def QFXInlineComposites : Pass<"qfx-inline-composites"> {
   let summary = "Replaces every qfx.composite op by the TOSA ops of its body";
   let description = [{

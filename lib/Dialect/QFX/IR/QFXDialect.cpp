@@ -84,6 +84,19 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                 "\"torch.nn.Conv2d\"";
     return success();
   }
+  if (attr.getName() == getModuleNameAttrName() ||
+      attr.getName() == getNodeNameAttrName()) {
+    if (!llvm::isa<mlir::StringAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "attribute '" << attr.getName().getValue()
+             << "' must be a string naming a PyTorch module or FX node";
+    if (attr.getName() == getNodeNameAttrName() &&
+        !op->hasAttr(getModuleNameAttrName()))
+      return op->emitOpError()
+             << "attribute '" << getNodeNameAttrName() << "' needs '"
+             << getModuleNameAttrName() << "', the module the node is in";
+    return success();
+  }
   if (attr.getName() == getQConfigAttrName()) {
     if (llvm::isa<QConfigAttr>(attr.getValue()))
       return success();
@@ -123,6 +136,8 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
+                           << getModuleNameAttrName() << "', '"
+                           << getNodeNameAttrName() << "', '"
                            << getQConfigAttrName() << "', '"
                            << getPatternAttrName() << "', '"
                            << getQuantizedAttrName() << "' or '"

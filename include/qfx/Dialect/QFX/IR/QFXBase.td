@@ -34,6 +34,16 @@ def QFX_Dialect : Dialect {
     op to name the PyTorch type it came from, e.g. `"torch.nn.Conv2d"`;
     QConfigMapping's `object_type` keys match it.
 
+    Importers set `qfx.module_name` (a string) on every op to name the PyTorch
+    module it belongs to: the module an op implements (`"layer1.0.conv1"`)
+    or, for a functional call or tensor method, the module it is called in
+    (`""` at the top level), with `qfx.node_name`, the FX node's name
+    (`"add_1"`). QConfigMapping's `module_name` keys and order indices read
+    them; locations are only for diagnostics, so `strip-debuginfo` changes no
+    result. `qfx-module-names-from-locations` sets them from
+    `loc("module")` / `loc("module"("node"))` locations, for IR written that
+    way.
+
     `qfx-annotate-qconfig` sets two more discardable attributes, to show what
     the configuration resolved to: `qfx.qconfig`, the op's QConfig
     (`#qfx.qconfig<...>`) or the string `"none"` when the op is not to be
@@ -67,6 +77,14 @@ def QFX_Dialect : Dialect {
     /// The name of the discardable attribute that names an op's PyTorch type.
     static constexpr ::llvm::StringLiteral getOriginAttrName() {
       return ::llvm::StringLiteral("qfx.origin");
+    }
+    /// The discardable attribute naming the PyTorch module an op belongs to.
+    static constexpr ::llvm::StringLiteral getModuleNameAttrName() {
+      return ::llvm::StringLiteral("qfx.module_name");
+    }
+    /// The discardable attribute naming the FX node of a functional op.
+    static constexpr ::llvm::StringLiteral getNodeNameAttrName() {
+      return ::llvm::StringLiteral("qfx.node_name");
     }
     /// The discardable attribute holding an op's resolved QConfig, or "none".
     static constexpr ::llvm::StringLiteral getQConfigAttrName() {
