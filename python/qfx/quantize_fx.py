@@ -10,11 +10,13 @@ The API of `torch.ao.quantization.quantize_fx`, over qfx's tools:
 
 `prepare_fx` exports the eval-mode model to float TOSA (`qfx.export_tosa`),
 writes the QConfigMapping and the BackendConfig to a working directory and
-runs `quant-opt --qfx-fuse --qfx-prepare` (observed.mlir). Calls of the
+runs `qfx-fuse` and `qfx-prepare` (observed.mlir) in this process, through
+qfx's C API (`qfx._capi`). Calls of the
 prepared model record their inputs as calibration samples (one `.npy` file
 per sample and argument, so memory does not grow) and return the float
 model's outputs. `convert_fx` runs one `quant-run --calibrate` over all
-recorded samples and `quant-opt --qfx-convert`, giving the reference model.
+recorded samples and `qfx-convert`, giving the reference model. Calibration
+(`quant-run`) and compilation (`quant-compile`) still run the tools.
 
 What runs where, and what it costs:
 
@@ -42,7 +44,7 @@ What runs where, and what it costs:
   compilation at all; `outputs="torch"` returns the PyTorch model's own
   float outputs (which the exported model matches to about 1e-5).
 - The quantized model runs the int8 program: `convert_fx` lowers the
-  reference model with `quant-opt --qfx-lower=backend=B` (the backend the
+  reference model with `qfx-lower{backend=B}` (the backend the
   model was prepared with) to int8 TOSA (int8.mlir): integer convolutions
   and matmuls with int32 accumulators, `tosa.rescale` requantization,
   integer pooling and lookup tables, quantizing the float inputs once and
@@ -79,6 +81,7 @@ import numpy as np
 from qfx import _compiled
 from qfx import config as _config
 from qfx.exporter import export_with_outputs
+from qfx import _capi
 from qfx.tools import ToolError, find_tool
 
 __all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
@@ -214,15 +217,38 @@ def _float_ops(remarks: str) -> List[FloatOp]:
     return found
 
 
+def _pipeline(directory: pathlib.Path, source: str, result: str, passes: str) -> str:
+    """Runs `passes` (a textual pass list on builtin.module) over the file
+    `source` in `directory` in this process (qfx's C API), writes the result
+    to `result` (with locations, as `quant-opt -o` would); returns the
+    diagnostics as quant-opt prints them. Raises ToolError on failure."""
+    text, diagnostics = _capi.run_pipeline((directory / source).read_text(),
+                                           f"builtin.module({passes})", source_name=source)
+    (directory / result).write_text(text)
+    return _capi.format_diagnostics(diagnostics)
+
+
+def _option(directory: pathlib.Path, option: str) -> str:
+    """A configuration option for a pass: a built-in name as it is, a file
+    of the working directory (the options name them relative to it) by its
+    absolute path, quoted."""
+    path = directory / option
+    return _capi.quote_option(str(path.resolve()) if path.is_file() else option)
+
+
+def _prepare_passes(directory: pathlib.Path, qconfig_option: str, backend_option: str) -> str:
+    backend = _option(directory, backend_option)
+    return (f"qfx-fuse{{backend={backend}}},"
+            f"qfx-prepare{{qconfig-mapping={_option(directory, qconfig_option)} "
+            f"backend={backend}}}")
+
+
 def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[FloatOp]]:
-    """Runs `quant-opt reference.mlir --qfx-lower=backend=B -o int8.mlir` in
-    `directory`; returns its remarks and the ops they leave in float."""
-    result = subprocess.run([str(find_tool("quant-opt")), "reference.mlir",
-                             f"--qfx-lower=backend={backend_option}", "-o", "int8.mlir"],
-                            cwd=directory, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise ToolError("quant-opt", result.returncode, result.stderr)
-    return result.stderr, _float_ops(result.stderr)
+    """qfx-lower of reference.mlir in `directory` into int8.mlir; returns its
+    remarks and the ops they leave in float."""
+    remarks = _pipeline(directory, "reference.mlir", "int8.mlir",
+                        f"func.func(qfx-lower{{backend={_option(directory, backend_option)}}})")
+    return remarks, _float_ops(remarks)
 
 
 def _compile(directory: pathlib.Path) -> dict:
@@ -749,8 +775,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     - `workdir`: where the stage files and samples go; default a temporary
       directory removed with the model.
 
-    Runs `quant-opt --qfx-fuse=backend=B --qfx-prepare=...`; a failing tool
-    raises `qfx.ToolError` with its diagnostics.
+    Runs `qfx-fuse{backend=B}` and `qfx-prepare{...}` in this process; a
+    failing pass raises `qfx.ToolError` with its diagnostics.
     """
     import torch
 
@@ -774,9 +800,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     backend_option = _write_backend_config(backend_config, directory)
     shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
     (directory / "float.mlir").write_text(float_mlir)
-    _run("quant-opt", ["float.mlir", f"--qfx-fuse=backend={backend_option}",
-                       f"--qfx-prepare=qconfig-mapping={qconfig_option} backend={backend_option}",
-                       "-o", "observed.mlir"], directory)
+    _pipeline(directory, "float.mlir", "observed.mlir",
+              _prepare_passes(directory, qconfig_option, backend_option))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
                            backend_option, outputs)
     return prepared
@@ -790,8 +815,8 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     A `qfx.prepare_fx` model (`example_inputs` and `backend_config` must be
     None: it has both) is calibrated on every sample it has recorded, in one
     `quant-run --calibrate` (calibrated.mlir), converted with
-    `quant-opt --qfx-convert` (reference.mlir), lowered with
-    `quant-opt --qfx-lower=backend=B` (int8.mlir), B being the backend given
+    `qfx-convert` (reference.mlir), lowered with
+    `qfx-lower{backend=B}` (int8.mlir), B being the backend given
     to `prepare_fx`, and compiled with `quant-compile --target=host`
     (libmodel.so and model.h), which the quantized model calls. The prepared
     model stays usable: more calls record more samples, and converting again
@@ -803,7 +828,7 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     of qfx's: it is exported with its observers (`example_inputs` fix the
     shapes, as for `prepare_fx`; the observers do not see them), prepared by
     qfx with the QConfigMapping it was prepared with and `backend_config`
-    (default "x86"), and `quant-opt --qfx-import-statistics` gives each of
+    (default "x86"), and `qfx-import-statistics` gives each of
     qfx's observers the statistics of PyTorch's observer of the same value
     (calibrated.mlir); converting, lowering and compiling follow as above.
     Its int8 outputs are then those of PyTorch's own `convert_fx` of that
@@ -847,7 +872,7 @@ def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
                        signature: _Signature, backend_option: str) -> None:
     """calibrated.mlir in `directory` -> reference.mlir, int8.mlir and the
     compiled library; initializes `quantized` over them."""
-    _run("quant-opt", ["calibrated.mlir", "--qfx-convert", "-o", "reference.mlir"], directory)
+    _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
     remarks, float_ops = _lower(directory, backend_option)
     record = _compile(directory)
     QuantizedModel.__init__(quantized, directory, signature, backend_option, remarks,
@@ -881,11 +906,8 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
                                             directory)
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
     (directory / "float.mlir").write_text(float_mlir)
-    _run("quant-opt", ["float.mlir", f"--qfx-fuse=backend={backend_option}",
-                       f"--qfx-prepare=qconfig-mapping={qconfig_option} backend={backend_option}",
-                       "-o", "observed.mlir"], directory)
-    _run("quant-opt", ["observed.mlir", "--qfx-import-statistics", "-o", "calibrated.mlir"],
-         directory)
+    _pipeline(directory, "float.mlir", "calibrated.mlir",
+              _prepare_passes(directory, qconfig_option, backend_option) + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option)
     return quantized
 
@@ -898,7 +920,7 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     int8.mlir, no record of the backend) need `backend_config`, the backend
     the model was prepared with (a built-in name, a `qfx.BackendConfig` or a
     torch BackendConfig): their reference model is lowered with
-    `quant-opt --qfx-lower` now (warning, like `convert_fx`, if ops stay in
+    `qfx-lower` now (warning, like `convert_fx`, if ops stay in
     float). Without it they raise ValueError. Version 2 directories record
     their backend, and `backend_config` must be None.
 
