@@ -34,6 +34,11 @@ config.substitutions.append(("%cmake_configure", " ".join([
     f'-DLLVM_USE_LINKER="{config.llvm_use_linker}"',
     f'-DMLIR_DIR="{config.mlir_dir}"'])))
 config.substitutions.append(("%cmake_build", f'"{config.cmake_command}" --build'))
+# A C program linking an instrumented qfx library (libQFXCAPI.so) of the
+# sanitizer build needs the sanitizer runtime itself.
+config.substitutions.append(
+    ("%qfx_sanitize_flags",
+     "-fsanitize=address,undefined" if "Address" in config.llvm_use_sanitizer else ""))
 # qfx's mlir-opt plugin (lib/Plugin) and Debian's mlir-opt.
 config.substitutions.append(
     ("%qfx_plugin", os.path.join(config.qfx_obj_root, "lib", "QFXPlugin.so")))

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Codegen/Passes.h"
+#include "qfx/Dialect/QFX/IR/QFXDialect.h"
 
 #include "Kernels.h"
 
@@ -183,6 +184,9 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
                             "or none";
       return signalPassFailure();
     }
+    module->setAttr(
+        qfx::QFXDialect::getTargetAttrName(),
+        mlir::StringAttr::get(&getContext(), kernels ? kernels->name : "none"));
     if (!kernels)
       return;
     std::vector<Chain> chains;

@@ -45,16 +45,21 @@ struct QFXAnnotateQConfigPass
     : impl::QFXAnnotateQConfigBase<QFXAnnotateQConfigPass> {
   using Base::Base;
 
+  std::shared_ptr<const QConfigMapping> mapping;
+  std::shared_ptr<const BackendConfig> backendConfig;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    auto loadedMapping = loadQConfigMappingOption(context, qconfigMapping);
+    auto loadedBackend = loadBackendConfigOption(context, backend);
+    if (failed(loadedMapping) || failed(loadedBackend))
+      return failure();
+    mapping = *loadedMapping;
+    backendConfig = *loadedBackend;
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<QConfigMapping> mapping =
-        loadQConfigMappingOption(module, qconfigMapping);
-    if (failed(mapping))
-      return signalPassFailure();
-    FailureOr<BackendConfig> backendConfig =
-        loadBackendConfigOption(module, backend);
-    if (failed(backendConfig))
-      return signalPassFailure();
 
     MLIRContext *context = &getContext();
     module.walk([&](mlir::FunctionOpInterface function) {

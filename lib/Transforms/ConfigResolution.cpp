@@ -163,27 +163,26 @@ const QConfigQuery *QConfigQueries::lookup(Operation *op) const {
 // Options
 //===----------------------------------------------------------------------===//
 
-FailureOr<QConfigMapping> qfx::loadQConfigMappingOption(Operation *op,
-                                                        StringRef option) {
+FailureOr<std::shared_ptr<const QConfigMapping>>
+qfx::loadQConfigMappingOption(mlir::MLIRContext *context, StringRef option) {
   llvm::Expected<QConfigMapping> mapping = loadQConfigMapping(option);
   if (!mapping) {
-    // Not op->emitError: the note would print the whole module.
-    mlir::emitError(op->getLoc())
+    mlir::emitError(mlir::UnknownLoc::get(context))
         << "qconfig-mapping: " << llvm::toString(mapping.takeError());
     return failure();
   }
-  return std::move(*mapping);
+  return std::make_shared<const QConfigMapping>(std::move(*mapping));
 }
 
-FailureOr<BackendConfig> qfx::loadBackendConfigOption(Operation *op,
-                                                      StringRef option) {
+FailureOr<std::shared_ptr<const BackendConfig>>
+qfx::loadBackendConfigOption(mlir::MLIRContext *context, StringRef option) {
   llvm::Expected<BackendConfig> backend = loadBackendConfig(option);
   if (!backend) {
-    mlir::emitError(op->getLoc())
+    mlir::emitError(mlir::UnknownLoc::get(context))
         << "backend: " << llvm::toString(backend.takeError());
     return failure();
   }
-  return std::move(*backend);
+  return std::make_shared<const BackendConfig>(std::move(*backend));
 }
 
 //===----------------------------------------------------------------------===//

@@ -427,12 +427,18 @@ void fuse(const PatternMatchResult &match) {
 struct QFXFusePass : impl::QFXFuseBase<QFXFusePass> {
   using Base::Base;
 
+  std::shared_ptr<const BackendConfig> backendConfig;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    auto loaded = loadBackendConfigOption(context, backend);
+    if (failed(loaded))
+      return failure();
+    backendConfig = *loaded;
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<BackendConfig> backendConfig =
-        loadBackendConfigOption(module, backend);
-    if (failed(backendConfig))
-      return signalPassFailure();
     // PyTorch's fuse_fx only matches the fusion patterns.
     BackendConfig fusions(backendConfig->getName());
     for (const BackendPatternConfig &config : backendConfig->getConfigs())

@@ -484,17 +484,27 @@ std::string describeScope(Operation *op) {
 struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
   using Base::Base;
 
+  // The configuration, parsed once however many modules the pass runs on.
+  std::shared_ptr<const QConfigMapping> mapping;
+  std::shared_ptr<const BackendConfig> backendConfig;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    auto loadedMapping = loadQConfigMappingOption(context, qconfigMapping);
+    auto loadedBackend = loadBackendConfigOption(context, backend);
+    if (failed(loadedMapping) || failed(loadedBackend))
+      return failure();
+    mapping = *loadedMapping;
+    backendConfig = *loadedBackend;
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<QConfigMapping> mapping =
-        loadQConfigMappingOption(module, qconfigMapping);
-    if (failed(mapping))
-      return signalPassFailure();
-    FailureOr<BackendConfig> backendConfig =
-        loadBackendConfigOption(module, backend);
-    if (failed(backendConfig))
-      return signalPassFailure();
-
+    // The backend the model is prepared for: qfx-lower checks its own
+    // against it.
+    module->setAttr(
+        QFXDialect::getBackendAttrName(),
+        mlir::StringAttr::get(&getContext(), backendConfig->getName()));
     Preparer preparer(module, *mapping, *backendConfig);
     bool failedAny = false;
     module.walk([&](mlir::FunctionOpInterface function) {

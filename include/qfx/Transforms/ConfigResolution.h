@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -93,13 +94,14 @@ private:
   llvm::DenseMap<Operation *, QConfigQuery> queries;
 };
 
-/// Loads `qconfig-mapping=PATH|PRESET`; on failure emits one error on `op`
-/// with the Config library's message.
-FailureOr<QConfigMapping> loadQConfigMappingOption(Operation *op,
-                                                   StringRef option);
-/// Loads `backend=NAME|PATH`; on failure emits one error on `op`.
-FailureOr<BackendConfig> loadBackendConfigOption(Operation *op,
-                                                 StringRef option);
+/// Loads `qconfig-mapping=PATH|PRESET` (once, from a pass's initialize); on
+/// failure emits one error, at no location, with the Config library's
+/// message.
+FailureOr<std::shared_ptr<const QConfigMapping>>
+loadQConfigMappingOption(mlir::MLIRContext *context, StringRef option);
+/// Loads `backend=NAME|PATH`; on failure emits one error.
+FailureOr<std::shared_ptr<const BackendConfig>>
+loadBackendConfigOption(mlir::MLIRContext *context, StringRef option);
 
 /// One occurrence of a BackendPatternConfig's pattern in the IR.
 struct PatternMatchResult {

@@ -1469,12 +1469,28 @@ struct QFXLowerReferencePass
     : qfx::impl::QFXLowerReferenceBase<QFXLowerReferencePass> {
   using Base::Base;
 
+  std::shared_ptr<const BackendConfig> backendConfig;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    auto loaded = loadBackendConfigOption(context, backend);
+    if (failed(loaded))
+      return failure();
+    backendConfig = *loaded;
+    return success();
+  }
+
   void runOnOperation() override {
     mlir::func::FuncOp func = getOperation();
-    FailureOr<BackendConfig> backendConfig =
-        loadBackendConfigOption(func, backend);
-    if (failed(backendConfig))
-      return signalPassFailure();
+    // A model prepared for another backend: its observers follow that
+    // backend's patterns and constraints, not these.
+    if (auto module = func->getParentOfType<mlir::ModuleOp>())
+      if (auto prepared = module->getAttrOfType<mlir::StringAttr>(
+              QFXDialect::getBackendAttrName());
+          prepared && prepared.getValue() != backendConfig->getName())
+        mlir::emitWarning(func.getLoc())
+            << "qfx-lower: the model was prepared for backend '"
+            << prepared.getValue() << "', it is lowered with backend '"
+            << backendConfig->getName() << "'";
     Block &block = func.getBody().front();
     PatternMatches matches = matchBackendPatterns(block, *backendConfig);
 

@@ -441,7 +441,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized' or 'qfx.torch_observer'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized' or 'qfx.torch_observer'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -586,4 +586,18 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.node_name' needs 'qfx.module_name', the module the node is in}}
   %0 = tosa.sigmoid %x {qfx.node_name = "sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.backend' must be a non-empty string on a builtin.module}}
+  %0 = tosa.sigmoid %x {qfx.backend = "x86"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op attribute 'qfx.target' must be a non-empty string on a builtin.module}}
+module attributes {qfx.target = 3 : i32} {
 }

@@ -84,6 +84,15 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                 "\"torch.nn.Conv2d\"";
     return success();
   }
+  if (attr.getName() == getBackendAttrName() ||
+      attr.getName() == getTargetAttrName()) {
+    auto name = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
+    if (!llvm::isa<mlir::ModuleOp>(op) || !name || name.getValue().empty())
+      return op->emitOpError()
+             << "attribute '" << attr.getName().getValue()
+             << "' must be a non-empty string on a builtin.module";
+    return success();
+  }
   if (attr.getName() == getModuleNameAttrName() ||
       attr.getName() == getNodeNameAttrName()) {
     if (!llvm::isa<mlir::StringAttr>(attr.getValue()))
@@ -136,6 +145,8 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
+                           << getBackendAttrName() << "', '"
+                           << getTargetAttrName() << "', '"
                            << getModuleNameAttrName() << "', '"
                            << getNodeNameAttrName() << "', '"
                            << getQConfigAttrName() << "', '"

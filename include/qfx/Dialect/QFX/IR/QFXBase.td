@@ -44,6 +44,13 @@ def QFX_Dialect : Dialect {
     `loc("module")` / `loc("module"("node"))` locations, for IR written that
     way.
 
+    The module records the configuration it was compiled with, as IREE
+    records its executable target: `qfx-prepare` sets `qfx.backend`, the
+    name of the BackendConfig the model is prepared for (`qfx-lower` warns
+    when it lowers with another), and `qfx-codegen` sets `qfx.target`, the
+    target its kernels were generated for (`"x86-64-avx512vnni"`, or
+    `"none"`).
+
     `qfx-annotate-qconfig` sets two more discardable attributes, to show what
     the configuration resolved to: `qfx.qconfig`, the op's QConfig
     (`#qfx.qconfig<...>`) or the string `"none"` when the op is not to be
@@ -85,6 +92,15 @@ def QFX_Dialect : Dialect {
     /// The discardable attribute naming the FX node of a functional op.
     static constexpr ::llvm::StringLiteral getNodeNameAttrName() {
       return ::llvm::StringLiteral("qfx.node_name");
+    }
+    /// The module attribute naming the BackendConfig the model was prepared
+    /// for (qfx-prepare sets it).
+    static constexpr ::llvm::StringLiteral getBackendAttrName() {
+      return ::llvm::StringLiteral("qfx.backend");
+    }
+    /// The module attribute naming the target qfx-codegen's kernels are for.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("qfx.target");
     }
     /// The discardable attribute holding an op's resolved QConfig, or "none".
     static constexpr ::llvm::StringLiteral getQConfigAttrName() {
