@@ -52,6 +52,9 @@ PACKAGES=(
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   valgrind  # test/Transforms/qfx-fuse-memcheck.test
   python3 python3-numpy python3-pytest
+  # test/Examples/python-install.test: pip installs the package from python/
+  # (offline, with Debian's setuptools as the build backend).
+  python3-pip python3-setuptools
   # The PyTorch oracle: the exporter, parity tests, demo and benchmarks run it.
   python3-torch
   # torchvision's architectures (built with weights=None): the real models of
@@ -83,6 +86,7 @@ NOT_NEEDED=(
   "gnupg: debootstrap checks signatures with gpgv, which apt depends on"
   "python3-av: torchvision's video reading; only its model architectures are used"
   "arch-test: debootstrap's check of foreign architectures; the check builds the host's"
+  "python3-dev: pip's builds of C extensions; qfx's package is pure Python"
 )
 
 install_missing() {

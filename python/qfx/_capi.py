@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import os
 import pathlib
+import shutil
 import threading
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -54,11 +55,16 @@ class _QfxDiagnostic(ctypes.Structure):
 
 
 def _candidates() -> List[pathlib.Path]:
+    """$QFX_BUILD_DIR/lib, the source tree's build/lib, then the lib/ beside
+    the bin/ of the quant-opt on PATH (an installed qfx: cmake --install)."""
     places = []
     build_dir = os.environ.get("QFX_BUILD_DIR")
     if build_dir:
         places.append(pathlib.Path(build_dir) / "lib" / _LIBRARY_NAME)
     places.append(_REPO_ROOT / "build" / "lib" / _LIBRARY_NAME)
+    tool = shutil.which("quant-opt")
+    if tool:
+        places.append(pathlib.Path(tool).resolve().parent.parent / "lib" / _LIBRARY_NAME)
     return places
 
 

@@ -3,24 +3,24 @@
 test/Unit/Config/golden/ is written from PyTorch 1.13 by
 utils/golden/gen_config_golden.py, and lib/Config's unit tests check the C++
 presets against the same files: reading them here gives Python the same
-presets without a second hand-written table.
+presets without a second hand-written table. The package ships them:
+qfx/config/golden is a link to that directory in the source tree, and
+`pip install` copies the files into the installed package.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import os
 import pathlib
 from typing import Any
 
-_REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
+_GOLDEN_DIR = pathlib.Path(__file__).resolve().parent / "golden"
 
 
 def golden_dir() -> pathlib.Path:
-    """$QFX_SOURCE_DIR/test/Unit/Config/golden, else the source tree's."""
-    root = os.environ.get("QFX_SOURCE_DIR")
-    return (pathlib.Path(root) if root else _REPO_ROOT) / "test" / "Unit" / "Config" / "golden"
+    """The package's golden data."""
+    return _GOLDEN_DIR
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,6 +32,5 @@ def load(name: str) -> Any:
     except FileNotFoundError:
         raise FileNotFoundError(
             f"qfx reads its configuration presets from PyTorch's golden data, {path}, "
-            "which is missing: use qfx from its source tree (pip install -e python/) "
-            "or set QFX_SOURCE_DIR to it"
+            "which is missing: the package was installed without its data files"
         ) from None
