@@ -19,6 +19,8 @@
 #ifndef QFX_PIPELINES_H
 #define QFX_PIPELINES_H
 
+#include "qfx/Codegen/Targets.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -75,12 +77,11 @@ void buildQuantizePipeline(mlir::OpPassManager &pm,
 /// Options of qfx-lower-to-native.
 struct LowerToNativeOptions
     : public mlir::PassPipelineOptions<LowerToNativeOptions> {
-  Option<std::string> target{
+  Option<NativeTarget> target{
       *this, "target",
-      llvm::cl::desc("qfx-codegen's target for the int8 kernels: host (what "
-                     "this machine has), x86-64-avx512vnni, x86-64-amx, "
-                     "x86-64-avx2, aarch64-dotprod, aarch64-i8mm or none"),
-      llvm::cl::init("host")};
+      llvm::cl::desc("qfx-codegen's target for the int8 kernels "
+                     "(qfx/Codegen/Targets.h)"),
+      llvm::cl::init(NativeTarget::Host), nativeTargetValues()};
   Option<bool> calibrate{
       *this, "calibrate",
       llvm::cl::desc("Call the calibration runtime from every qfx.observe "

@@ -50,6 +50,28 @@ const KernelTarget *getHostTarget() {
   return nullptr;
 }
 
+/// The kernels of `target`; none for NativeTarget::None (or a host without
+/// an instruction the kernels use).
+const KernelTarget *getKernels(NativeTarget target) {
+  switch (target) {
+  case NativeTarget::Host:
+    return getHostTarget();
+  case NativeTarget::X86Avx512Vnni:
+    return &kVnni;
+  case NativeTarget::X86Amx:
+    return &kAmx;
+  case NativeTarget::X86Avx2:
+    return &kAvx2;
+  case NativeTarget::AArch64DotProd:
+    return &kSdot;
+  case NativeTarget::AArch64I8mm:
+    return &kI8mm;
+  case NativeTarget::None:
+    return nullptr;
+  }
+  llvm_unreachable("unknown NativeTarget");
+}
+
 constexpr llvm::StringLiteral kInlineAsmAttr = "qfx_inline_asm";
 constexpr llvm::StringLiteral kInlineAsmConstraintsAttr =
     "qfx_inline_asm_constraints";
@@ -164,26 +186,8 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
 
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
-    const KernelTarget *kernels = nullptr;
-    if (target == "host")
-      kernels = getHostTarget();
-    else if (target == kVnni.name)
-      kernels = &kVnni;
-    else if (target == kSdot.name)
-      kernels = &kSdot;
-    else if (target == kI8mm.name)
-      kernels = &kI8mm;
-    else if (target == kAvx2.name)
-      kernels = &kAvx2;
-    else if (target == kAmx.name)
-      kernels = &kAmx;
-    else if (target != "none") {
-      module.emitError() << "qfx-codegen: unknown target '" << target
-                         << "', expected x86-64-avx512vnni, x86-64-amx, "
-                            "x86-64-avx2, aarch64-dotprod, aarch64-i8mm, host "
-                            "or none";
-      return signalPassFailure();
-    }
+    // The target the kernels are for, "none" without kernels.
+    const KernelTarget *kernels = getKernels(target);
     module->setAttr(
         qfx::QFXDialect::getTargetAttrName(),
         mlir::StringAttr::get(&getContext(), kernels ? kernels->name : "none"));

@@ -43,7 +43,8 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
                                        : "qfx-lower-observers") +
          ",symbol-dce,qfx-inline-fused,qfx-inline-composites,"
          "qfx-codegen{target=" +
-         options.target + "}" + (options.emulateAmx ? ",qfx-emulate-amx" : "") +
+         getNativeTargetInfo(options.target).name.str() + "}" +
+         (options.emulateAmx ? ",qfx-emulate-amx" : "") +
          ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
          "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
          "tosa-to-scf),"
@@ -64,8 +65,6 @@ llvm::LogicalResult
 qfx::buildLowerToNativePipeline(mlir::OpPassManager &pm,
                                 const LowerToNativeOptions &options,
                                 llvm::raw_ostream &errors) {
-  // The target is a plain string here; qfx-codegen rejects unknown ones
-  // with a diagnostic when it runs.
   return mlir::parsePassPipeline(getLowerToNativePasses(options), pm, errors);
 }
 

@@ -23,39 +23,24 @@
 using namespace qfx;
 using runtime::makeError;
 
-static const AotTarget targets[] = {
-    {"host", "", "", "", "this machine (its triple and CPU)"},
-    {"x86-64-avx512vnni", "x86_64-unknown-linux-gnu", "cascadelake", "",
-     "x86-64 with AVX-512 VNNI"},
-    {"x86-64-amx", "x86_64-unknown-linux-gnu", "sapphirerapids", "",
-     "x86-64 with AMX-INT8"},
-    {"x86-64-avx2", "x86_64-unknown-linux-gnu", "haswell", "",
-     "x86-64 with AVX2, no VNNI"},
-    {"aarch64-dotprod", "aarch64-unknown-linux-gnu", "generic",
-     "+v8.2a,+neon,+dotprod", "AArch64 with SDOT/UDOT"},
-    {"aarch64-i8mm", "aarch64-unknown-linux-gnu", "generic",
-     "+v8.6a,+neon,+dotprod,+i8mm", "AArch64 with SMMLA/USMMLA"},
-};
-
-llvm::ArrayRef<AotTarget> qfx::getAotTargets() { return targets; }
+bool qfx::isAotTarget(const NativeTargetInfo &target) {
+  return target.target != NativeTarget::None;
+}
 
 llvm::Expected<AotTarget> qfx::lookupAotTarget(llvm::StringRef name) {
-  for (const AotTarget &target : targets) {
-    if (target.name != name)
-      continue;
-    if (name != "host")
-      return target;
+  const NativeTargetInfo *info = lookupNativeTarget(name);
+  if (!info || !isAotTarget(*info))
+    return makeError("unknown target '" + name + "', expected one of " +
+                     listNativeTargets(isAotTarget));
+  AotTarget target{info->target, info->name,     info->triple,
+                   info->cpu,    info->features, info->description};
+  if (info->target == NativeTarget::Host) {
     static const std::string hostTriple = llvm::sys::getProcessTriple();
     static const std::string hostCpu = llvm::sys::getHostCPUName().str();
-    AotTarget host = target;
-    host.triple = hostTriple;
-    host.cpu = hostCpu;
-    return host;
+    target.triple = hostTriple;
+    target.cpu = hostCpu;
   }
-  std::string names = llvm::join(
-      llvm::map_range(targets, [](const AotTarget &t) { return t.name; }),
-      ", ");
-  return makeError("unknown target '" + name + "', expected one of " + names);
+  return target;
 }
 
 llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,

@@ -114,9 +114,10 @@ int main(int argc, char **argv) {
       "shared library with a C entry point and header\n");
 
   if (listTargets) {
-    for (const qfx::AotTarget &target : qfx::getAotTargets())
-      llvm::outs() << llvm::left_justify(target.name, 20) << target.description
-                   << "\n";
+    for (const qfx::NativeTargetInfo &target : qfx::getNativeTargets())
+      if (qfx::isAotTarget(target))
+        llvm::outs() << llvm::left_justify(target.name, 20)
+                     << target.description << "\n";
     return 0;
   }
   if (modelPath.empty() || outputPath.empty())
@@ -171,15 +172,7 @@ int main(int argc, char **argv) {
   }
   qfx::CompileOptions options;
   options.entry = name;
-  // The int8 kernels qfx-codegen has for the target.
-  options.codegenTarget = llvm::StringSwitch<std::string>(target->name)
-                              .Case("host", "host")
-                              .Case("x86-64-avx512vnni", "x86-64-avx512vnni")
-                              .Case("x86-64-amx", "x86-64-amx")
-                              .Case("x86-64-avx2", "x86-64-avx2")
-                              .Case("aarch64-dotprod", "aarch64-dotprod")
-                              .Case("aarch64-i8mm", "aarch64-i8mm")
-                              .Default("none");
+  options.codegenTarget = target->target;
   llvm::Expected<qfx::LoweredModel> lowered =
       qfx::lowerToLLVMDialect(*module, options);
   if (!lowered)

@@ -34,6 +34,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
 #include <chrono>
@@ -79,10 +81,8 @@ static cl::opt<std::string> comparePath(
     cl::value_desc("OTHER.mlir"), cl::cat(category));
 static cl::opt<std::string> codegenTarget(
     "codegen", cl::init("host"),
-    cl::desc("qfx-codegen's target for int8 kernels: host (what this "
-             "machine has: AVX-512 VNNI, else AVX2), x86-64-avx512vnni, "
-             "x86-64-amx (AMX tiles where Linux grants them, else VNNI), "
-             "x86-64-avx2 or none (the generic lowering of the int8 TOSA)"),
+    cl::desc("qfx-codegen's target for int8 kernels (quant-compile "
+             "--list-targets describes them); one this machine runs"),
     cl::cat(category));
 static cl::opt<bool> emulateAmx(
     "emulate-amx", cl::init(false),
@@ -191,6 +191,15 @@ static int runComparison(mlir::ModuleOp baseline,
                                   value.name);
   }
   return 0;
+}
+
+/// The JIT runs code for this machine's architecture: host, none and the
+/// targets of its triple's architecture.
+static bool runsHere(const qfx::NativeTargetInfo &target) {
+  if (target.triple.empty())
+    return true;
+  return llvm::Triple(target.triple).getArch() ==
+         llvm::Triple(llvm::sys::getProcessTriple()).getArch();
 }
 
 static int runBenchmark(qfx::CompiledModel &model,
@@ -394,17 +403,15 @@ int main(int argc, char **argv) {
       argc, argv,
       "quant-run: JIT-compile and run a model at any qfx pipeline stage\n");
 
-  if (!llvm::is_contained(
-          {"host", "none", "x86-64-avx512vnni", "x86-64-amx", "x86-64-avx2"},
-          codegenTarget.getValue()))
-    return fail("--codegen=" + codegenTarget +
-                ": expected host, x86-64-avx512vnni, x86-64-amx, x86-64-avx2 "
-                "or none");
-  if (emulateAmx && codegenTarget != "x86-64-amx")
+  const qfx::NativeTargetInfo *target = qfx::lookupNativeTarget(codegenTarget);
+  if (!target || !runsHere(*target))
+    return fail("--codegen=" + codegenTarget + ": expected " +
+                qfx::listNativeTargets(runsHere));
+  if (emulateAmx && target->target != qfx::NativeTarget::X86Amx)
     return fail("--emulate-amx needs --codegen=x86-64-amx");
   if (printPipeline) {
     qfx::CompileOptions options;
-    options.codegenTarget = codegenTarget;
+    options.codegenTarget = target->target;
     options.emulateAmx = emulateAmx;
     llvm::outs() << qfx::CompiledModel::getLoweringPipeline(options) << "\n";
     return 0;
@@ -443,7 +450,7 @@ int main(int argc, char **argv) {
 
   qfx::CompileOptions options;
   options.entry = entry;
-  options.codegenTarget = codegenTarget;
+  options.codegenTarget = target->target;
   options.emulateAmx = emulateAmx;
   auto model = qfx::CompiledModel::compile(*module, options);
   if (!model)

@@ -7,6 +7,8 @@
 #ifndef QFX_CODEGEN_PASSES_H
 #define QFX_CODEGEN_PASSES_H
 
+#include "qfx/Codegen/Targets.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -92,10 +92,11 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     under the same rule as the GEMMs, a depthwise multiply-add counted as 8.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+    Option<"target", "target", "::qfx::NativeTarget",
+           /*default=*/"::qfx::NativeTarget::Host",
+           "The target of the kernels (qfx/Codegen/Targets.h): host, "
            "x86-64-avx512vnni, x86-64-amx, x86-64-avx2, aarch64-dotprod, "
-           "aarch64-i8mm, "
-           "host (what this machine has) or none">
+           "aarch64-i8mm or none", "::qfx::nativeTargetValues()">
   ];
   let dependentDialects = [
     "::mlir::amx::AMXDialect",

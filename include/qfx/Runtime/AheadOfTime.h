@@ -23,8 +23,10 @@
 
 namespace qfx {
 
-/// A target quant-compile generates code for.
+/// A target quant-compile generates code for: one of the registry's
+/// (qfx/Codegen/Targets.h) with a triple.
 struct AotTarget {
+  NativeTarget target;
   /// quant-compile's name, e.g. "x86-64-avx512vnni".
   llvm::StringRef name;
   llvm::StringRef triple;
@@ -33,8 +35,8 @@ struct AotTarget {
   llvm::StringRef description;
 };
 
-/// Every target, "host" first.
-llvm::ArrayRef<AotTarget> getAotTargets();
+/// Whether quant-compile compiles for `target` (all but none).
+bool isAotTarget(const NativeTargetInfo &target);
 
 /// The target called `name`, or an error listing the names. "host" resolves
 /// to this machine's triple and CPU.

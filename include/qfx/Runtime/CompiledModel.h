@@ -13,6 +13,7 @@
 #ifndef QFX_RUNTIME_COMPILEDMODEL_H
 #define QFX_RUNTIME_COMPILEDMODEL_H
 
+#include "qfx/Codegen/Targets.h"
 #include "qfx/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -52,9 +53,8 @@ struct CompileOptions {
   /// Call the calibration runtime from every qfx.observe (otherwise
   /// observers are removed).
   bool calibrate = false;
-  /// qfx-codegen's target for the int8 kernels: "host" (what this machine
-  /// has), a target name of qfx-codegen's, or "none".
-  std::string codegenTarget = "host";
+  /// qfx-codegen's target for the int8 kernels.
+  NativeTarget codegenTarget = NativeTarget::Host;
   /// Run the AMX tile kernels with AVX-512 VNNI (qfx-emulate-amx), without
   /// asking Linux for AMX: for testing them on machines without AMX.
   bool emulateAmx = false;
