@@ -45,17 +45,10 @@ struct QFXAnnotateQConfigPass
     : impl::QFXAnnotateQConfigBase<QFXAnnotateQConfigPass> {
   using Base::Base;
 
-  std::shared_ptr<const QConfigMapping> mapping;
-  std::shared_ptr<const BackendConfig> backendConfig;
+  PassConfig config;
 
   LogicalResult initialize(MLIRContext *context) override {
-    auto loadedMapping = loadQConfigMappingOption(context, qconfigMapping);
-    auto loadedBackend = loadBackendConfigOption(context, backend);
-    if (failed(loadedMapping) || failed(loadedBackend))
-      return failure();
-    mapping = *loadedMapping;
-    backendConfig = *loadedBackend;
-    return success();
+    return config.load(context, backend, StringRef(qconfigMapping));
   }
 
   void runOnOperation() override {
@@ -67,13 +60,13 @@ struct QFXAnnotateQConfigPass
         return;
       QConfigQueries queries(function);
       for (Block &block : function.getFunctionBody()) {
-        PatternMatches matches = matchBackendPatterns(block, *backendConfig);
+        PatternMatches matches = matchBackendPatterns(block, *config.backend);
         for (Operation &op : block) {
           bool isFused = llvm::isa<FusedOp>(op);
           if (!isFused && !isQuantizationCandidate(&op))
             continue;
-          OpResolution resolution =
-              resolveOp(&op, *mapping, *backendConfig, queries, matches);
+          OpResolution resolution = resolveOp(
+              &op, *config.mapping, *config.backend, queries, matches);
           op.setAttr(QFXDialect::getQConfigAttrName(),
                      getQConfigAnnotation(context, resolution.qconfig));
           if (resolution.match)
@@ -86,9 +79,9 @@ struct QFXAnnotateQConfigPass
           if (isFused)
             for (Operation *inner : getFusedPatternOps(&op))
               if (const QConfigQuery *query = queries.lookup(inner))
-                inner->setAttr(
-                    QFXDialect::getQConfigAttrName(),
-                    getQConfigAnnotation(context, mapping->resolve(*query)));
+                inner->setAttr(QFXDialect::getQConfigAttrName(),
+                               getQConfigAnnotation(
+                                   context, config.mapping->resolve(*query)));
         }
       }
     });

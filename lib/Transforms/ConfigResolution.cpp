@@ -163,26 +163,28 @@ const QConfigQuery *QConfigQueries::lookup(Operation *op) const {
 // Options
 //===----------------------------------------------------------------------===//
 
-FailureOr<std::shared_ptr<const QConfigMapping>>
-qfx::loadQConfigMappingOption(mlir::MLIRContext *context, StringRef option) {
-  llvm::Expected<QConfigMapping> mapping = loadQConfigMapping(option);
-  if (!mapping) {
+LogicalResult qfx::PassConfig::load(mlir::MLIRContext *context,
+                                    StringRef backendOption,
+                                    std::optional<StringRef> mappingOption) {
+  bool ok = true;
+  if (llvm::Expected<BackendConfig> loaded = loadBackendConfig(backendOption)) {
+    backend = std::make_shared<const BackendConfig>(std::move(*loaded));
+  } else {
     mlir::emitError(mlir::UnknownLoc::get(context))
-        << "qconfig-mapping: " << llvm::toString(mapping.takeError());
-    return failure();
+        << "backend: " << llvm::toString(loaded.takeError());
+    ok = false;
   }
-  return std::make_shared<const QConfigMapping>(std::move(*mapping));
-}
-
-FailureOr<std::shared_ptr<const BackendConfig>>
-qfx::loadBackendConfigOption(mlir::MLIRContext *context, StringRef option) {
-  llvm::Expected<BackendConfig> backend = loadBackendConfig(option);
-  if (!backend) {
+  if (!mappingOption)
+    return success(ok);
+  if (llvm::Expected<QConfigMapping> loaded =
+          loadQConfigMapping(*mappingOption)) {
+    mapping = std::make_shared<const QConfigMapping>(std::move(*loaded));
+  } else {
     mlir::emitError(mlir::UnknownLoc::get(context))
-        << "backend: " << llvm::toString(backend.takeError());
-    return failure();
+        << "qconfig-mapping: " << llvm::toString(loaded.takeError());
+    ok = false;
   }
-  return std::make_shared<const BackendConfig>(std::move(*backend));
+  return success(ok);
 }
 
 //===----------------------------------------------------------------------===//

@@ -427,21 +427,17 @@ void fuse(const PatternMatchResult &match) {
 struct QFXFusePass : impl::QFXFuseBase<QFXFusePass> {
   using Base::Base;
 
-  std::shared_ptr<const BackendConfig> backendConfig;
+  PassConfig config;
 
   LogicalResult initialize(MLIRContext *context) override {
-    auto loaded = loadBackendConfigOption(context, backend);
-    if (failed(loaded))
-      return failure();
-    backendConfig = *loaded;
-    return success();
+    return config.load(context, backend);
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // PyTorch's fuse_fx only matches the fusion patterns.
-    BackendConfig fusions(backendConfig->getName());
-    for (const BackendPatternConfig &config : backendConfig->getConfigs())
+    BackendConfig fusions(config.backend->getName());
+    for (const BackendPatternConfig &config : config.backend->getConfigs())
       if (config.getFusedOp())
         fusions.setBackendPatternConfig(config);
 

@@ -484,18 +484,10 @@ std::string describeScope(Operation *op) {
 struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
   using Base::Base;
 
-  // The configuration, parsed once however many modules the pass runs on.
-  std::shared_ptr<const QConfigMapping> mapping;
-  std::shared_ptr<const BackendConfig> backendConfig;
+  PassConfig config;
 
   LogicalResult initialize(MLIRContext *context) override {
-    auto loadedMapping = loadQConfigMappingOption(context, qconfigMapping);
-    auto loadedBackend = loadBackendConfigOption(context, backend);
-    if (failed(loadedMapping) || failed(loadedBackend))
-      return failure();
-    mapping = *loadedMapping;
-    backendConfig = *loadedBackend;
-    return success();
+    return config.load(context, backend, StringRef(qconfigMapping));
   }
 
   void runOnOperation() override {
@@ -504,8 +496,8 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
     // against it.
     module->setAttr(
         QFXDialect::getBackendAttrName(),
-        mlir::StringAttr::get(&getContext(), backendConfig->getName()));
-    Preparer preparer(module, *mapping, *backendConfig);
+        mlir::StringAttr::get(&getContext(), config.backend->getName()));
+    Preparer preparer(module, *config.mapping, *config.backend);
     bool failedAny = false;
     module.walk([&](mlir::FunctionOpInterface function) {
       if (!function.isExternal() && failed(preparer.prepare(function)))
@@ -524,7 +516,7 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
     std::string table;
     llvm::raw_string_ostream os(table);
     os << skipped.size() << (skipped.size() == 1 ? " op" : " ops")
-       << " not quantized (backend '" << backendConfig->getName()
+       << " not quantized (backend '" << config.backend->getName()
        << "', qconfig-mapping '" << qconfigMapping << "')";
     if (!skipped.empty())
       os << ":\n  op | module | reason";

@@ -94,14 +94,18 @@ private:
   llvm::DenseMap<Operation *, QConfigQuery> queries;
 };
 
-/// Loads `qconfig-mapping=PATH|PRESET` (once, from a pass's initialize); on
-/// failure emits one error, at no location, with the Config library's
-/// message.
-FailureOr<std::shared_ptr<const QConfigMapping>>
-loadQConfigMappingOption(mlir::MLIRContext *context, StringRef option);
-/// Loads `backend=NAME|PATH`; on failure emits one error.
-FailureOr<std::shared_ptr<const BackendConfig>>
-loadBackendConfigOption(mlir::MLIRContext *context, StringRef option);
+/// A pass's configuration, read once in its initialize() however many ops
+/// it runs on, and shared by the pass's clones.
+struct PassConfig {
+  std::shared_ptr<const QConfigMapping> mapping;
+  std::shared_ptr<const BackendConfig> backend;
+
+  /// Loads `backend=NAME|PATH` and, if given, `qconfig-mapping=PATH|PRESET`;
+  /// each that fails emits one error, at no location, with the Config
+  /// library's message.
+  LogicalResult load(mlir::MLIRContext *context, StringRef backendOption,
+                     std::optional<StringRef> mappingOption = std::nullopt);
+};
 
 /// One occurrence of a BackendPatternConfig's pattern in the IR.
 struct PatternMatchResult {

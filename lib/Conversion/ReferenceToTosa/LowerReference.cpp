@@ -1469,14 +1469,10 @@ struct QFXLowerReferencePass
     : qfx::impl::QFXLowerReferenceBase<QFXLowerReferencePass> {
   using Base::Base;
 
-  std::shared_ptr<const BackendConfig> backendConfig;
+  PassConfig config;
 
   LogicalResult initialize(MLIRContext *context) override {
-    auto loaded = loadBackendConfigOption(context, backend);
-    if (failed(loaded))
-      return failure();
-    backendConfig = *loaded;
-    return success();
+    return config.load(context, backend);
   }
 
   void runOnOperation() override {
@@ -1486,13 +1482,13 @@ struct QFXLowerReferencePass
     if (auto module = func->getParentOfType<mlir::ModuleOp>())
       if (auto prepared = module->getAttrOfType<mlir::StringAttr>(
               QFXDialect::getBackendAttrName());
-          prepared && prepared.getValue() != backendConfig->getName())
+          prepared && prepared.getValue() != config.backend->getName())
         mlir::emitWarning(func.getLoc())
             << "qfx-lower: the model was prepared for backend '"
             << prepared.getValue() << "', it is lowered with backend '"
-            << backendConfig->getName() << "'";
+            << config.backend->getName() << "'";
     Block &block = func.getBody().front();
-    PatternMatches matches = matchBackendPatterns(block, *backendConfig);
+    PatternMatches matches = matchBackendPatterns(block, *config.backend);
 
     Lowering lowering;
     SmallVector<Operation *> roots;
