@@ -190,7 +190,10 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     const KernelTarget *kernels = getKernels(target);
     module->setAttr(
         qfx::QFXDialect::getTargetAttrName(),
-        mlir::StringAttr::get(&getContext(), kernels ? kernels->name : "none"));
+        mlir::StringAttr::get(
+            &getContext(),
+            getNativeTargetInfo(kernels ? kernels->target : NativeTarget::None)
+                .name));
     if (!kernels)
       return;
     std::vector<Chain> chains;

@@ -16,6 +16,7 @@
 #ifndef QFX_LIB_CODEGEN_KERNELS_H
 #define QFX_LIB_CODEGEN_KERNELS_H
 
+#include "qfx/Codegen/Targets.h"
 #include "qfx/Support/LLVM.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,7 +45,8 @@ namespace arith = mlir::arith;
 /// instruction (SMMLA) that multiplies a 2x8 block of A by an 8x2 block of
 /// weights into a 2x2 block of int32.
 struct KernelTarget {
-  llvm::StringLiteral name;
+  /// The registry's target these are the kernels of.
+  NativeTarget target;
   llvm::StringLiteral prefix; // of the kernels' function names
   /// Output columns of one column block (one vector of int32 a row).
   int64_t lanes;
@@ -74,7 +76,7 @@ struct KernelTarget {
 };
 
 // vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
-inline constexpr KernelTarget kVnni{"x86-64-avx512vnni",
+inline constexpr KernelTarget kVnni{NativeTarget::X86Avx512Vnni,
                                     "qfx_vnni_",
                                     16,
                                     "llvm.x86.avx512.vpdpbusd.512",
@@ -89,7 +91,7 @@ inline constexpr KernelTarget kVnni{"x86-64-avx512vnni",
                                     /*rows=*/8};
 // AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
 // form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
-inline constexpr KernelTarget kAvx2{"x86-64-avx2",
+inline constexpr KernelTarget kAvx2{NativeTarget::X86Avx2,
                                     "qfx_avx2_",
                                     8,
                                     "llvm.x86.avx2.pmadd.wd",
@@ -104,7 +106,7 @@ inline constexpr KernelTarget kAvx2{"x86-64-avx2",
                                     /*rows=*/8};
 // SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
 // runtime is assumed on AArch64.)
-inline constexpr KernelTarget kSdot{"aarch64-dotprod",
+inline constexpr KernelTarget kSdot{NativeTarget::AArch64DotProd,
                                     "qfx_sdot_",
                                     4,
                                     "llvm.aarch64.neon.sdot.v4i32.v16i8",
@@ -120,7 +122,7 @@ inline constexpr KernelTarget kSdot{"aarch64-dotprod",
 // SMMLA (I8MM): a signed 2x8 by 8x2 byte product into 2x2 int32 lanes; a
 // column block is 8 columns (4 column pairs), so that an 8-row tile holds 16
 // accumulator registers.
-inline constexpr KernelTarget kI8mm{"aarch64-i8mm",
+inline constexpr KernelTarget kI8mm{NativeTarget::AArch64I8mm,
                                     "qfx_i8mm_",
                                     8,
                                     "llvm.aarch64.neon.smmla.v4i32.v16i8",
@@ -136,7 +138,7 @@ inline constexpr KernelTarget kI8mm{"aarch64-i8mm",
 
 // AMX-INT8 (tdpbusd, unsigned A like vpdpbusd): 32x32 microkernels of four
 // 16x16 tiles; the `dot` field is unused (the amx dialect's ops).
-inline constexpr KernelTarget kAmx{"x86-64-amx",         "qfx_amx_", 16, "",
+inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_", 16, "",
                                    /*accumulates=*/true,
                                    /*elementBits=*/8,
                                    /*group=*/4,

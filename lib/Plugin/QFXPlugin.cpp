@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // One shared library that is both a dialect plugin and a pass plugin of
-// upstream's mlir-opt (as upstream's examples/standalone):
+// upstream's mlir-opt (as upstream's examples/standalone). mlir-opt creates
+// its pass flags before it loads plugins, so qfx's passes are named in
+// --pass-pipeline:
 //
-//   mlir-opt --load-dialect-plugin=libQFXPlugin.so \
-//            --load-pass-plugin=libQFXPlugin.so --qfx-prepare-pipeline ...
+//   mlir-opt --load-dialect-plugin=QFXPlugin.so \
+//            --load-pass-plugin=QFXPlugin.so \
+//            --pass-pipeline="builtin.module(qfx-prepare-pipeline)" ...
 //
 // It links libMLIR.so, as Debian's mlir-opt does, so both share one MLIR.
 //
