@@ -1,7 +1,7 @@
 """Tests of qfx's PyTorch-style configuration API (qfx.config).
 
 The presets are compared with lib/Config's own (a small C++ program,
-fixtures/dump_config.cpp, compiled against the build's QFXConfig library) and
+fixtures/dump_config.cpp, compiled against the build's QFXConfiguration library) and
 with PyTorch 1.13's objects through from_torch; the JSON is fed to quant-opt.
 """
 
@@ -52,9 +52,9 @@ SANITIZER_FLAGS = (["-fsanitize=address,undefined", "-fsanitize=fuzzer-no-link"]
 @pytest.fixture(scope="session")
 def cpp_config(tmp_path_factory):
     """Runs fixtures/dump_config.cpp, built against the build tree's
-    QFXConfig library, and returns its JSON output."""
+    QFXConfiguration library, and returns its JSON output."""
     build = pathlib.Path(os.environ.get("QFX_BUILD_DIR", REPO / "build"))
-    libs = [build / "lib" / "Config" / "libQFXConfig.a",
+    libs = [build / "lib" / "Config" / "libQFXConfiguration.a",
             build / "lib" / "Numerics" / "libQFXNumerics.a"]
     compiler = shutil.which("clang++-22") or shutil.which("clang++")
     assert compiler, "clang++-22 is needed to build the C++ preset dumper"
