@@ -28,6 +28,7 @@
 #define QFX_C_QFX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,8 +36,8 @@ extern "C" {
 
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
-/* The version of the C API; a change that breaks callers changes it. */
-#define QFX_CAPI_VERSION 1
+/* The version of the C API; adding or changing a function changes it. */
+#define QFX_CAPI_VERSION 2
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -88,6 +89,104 @@ QFX_CAPI_EXPORTED int qfxGetDiagnostic(QfxSession session, size_t index,
                                        QfxDiagnostic *diagnostic);
 
 QFX_CAPI_EXPORTED void qfxFreeString(char *string);
+
+/*===----------------------------------------------------------------------===*
+ * Calibration
+ *===----------------------------------------------------------------------===*/
+
+/* Called after each calibration sample with the samples done and their
+ * total. */
+typedef void (*QfxProgressCallback)(void *userData, int64_t done,
+                                    int64_t total);
+
+/* Calibrates the observers of an observed module (`source`, as for
+ * qfxRunPipeline) on samples and returns the calibrated module's text, as
+ * `quant-run --calibrate` does: `entry` is the function to run (NULL or "":
+ * the module's only public function); `samplePaths[i]` names the samples of
+ * its argument i, a .npy file whose leading axis indexes samples or a
+ * directory with one .npy file per sample. `progress` (may be NULL) is
+ * called with `userData` after each sample. Returns 0 and sets `*output`, or
+ * non-zero with the reason recorded (a bad sample names its file and index).
+ */
+QFX_CAPI_EXPORTED int
+qfxCalibrate(QfxSession session, const char *source, size_t length,
+             const char *sourceName, const char *entry,
+             const char *const *samplePaths, size_t numSamplePaths,
+             QfxProgressCallback progress, void *userData, int printDebugInfo,
+             char **output, size_t *outputLength);
+
+/*===----------------------------------------------------------------------===*
+ * Running a model in this process (JIT)
+ *===----------------------------------------------------------------------===*/
+
+typedef struct QfxModelImpl *QfxModel;
+
+typedef enum QfxDType {
+  QfxDTypeFloat32 = 0,
+  QfxDTypeFloat16 = 1,
+  QfxDTypeInt8 = 2,
+  QfxDTypeUInt8 = 3,
+  QfxDTypeInt32 = 4,
+  QfxDTypeInt64 = 5
+} QfxDType;
+
+/* A tensor: `rank` sizes at `shape`, its elements at `data` in C order. */
+typedef struct QfxTensor {
+  QfxDType dtype;
+  size_t rank;
+  const int64_t *shape;
+  void *data;
+} QfxTensor;
+
+/* Compiles one function of a module at any stage quant-run runs (float
+ * TOSA, observed, reference, int8 TOSA) to native code in this process, as
+ * quant-run does: `entry` as for qfxCalibrate; `target` the int8 kernels'
+ * target (NULL or "": host; `quant-run --help` lists those of this machine).
+ * Sets `*model` (free with qfxModelDestroy; it outlives the session) or
+ * returns non-zero with the reason recorded. */
+QFX_CAPI_EXPORTED int qfxModelCompile(QfxSession session, const char *source,
+                                      size_t length, const char *sourceName,
+                                      const char *entry, const char *target,
+                                      QfxModel *model);
+
+QFX_CAPI_EXPORTED void qfxModelDestroy(QfxModel model);
+
+/* The compiled function's name; lives as long as the model. */
+QFX_CAPI_EXPORTED const char *qfxModelGetEntry(QfxModel model);
+
+QFX_CAPI_EXPORTED size_t qfxModelGetNumInputs(QfxModel model);
+QFX_CAPI_EXPORTED size_t qfxModelGetNumResults(QfxModel model);
+
+/* The dtype and shape of the index-th argument or result (`data` is NULL;
+ * `shape` lives as long as the model); non-zero if out of range. */
+QFX_CAPI_EXPORTED int qfxModelGetInput(QfxModel model, size_t index,
+                                       QfxTensor *signature);
+QFX_CAPI_EXPORTED int qfxModelGetResult(QfxModel model, size_t index,
+                                        QfxTensor *signature);
+
+/* Runs the model once on `inputs` and writes its results into the data of
+ * `results`: each must have its argument's or result's dtype and shape.
+ * Returns non-zero with the reason recorded in `session` otherwise. Models
+ * may run on several threads at once, each with its own session. */
+QFX_CAPI_EXPORTED int qfxModelRun(QfxSession session, QfxModel model,
+                                  const QfxTensor *inputs, size_t numInputs,
+                                  const QfxTensor *results, size_t numResults);
+
+/*===----------------------------------------------------------------------===*
+ * Compiling ahead of time
+ *===----------------------------------------------------------------------===*/
+
+/* Compiles one function of a module for `target` (NULL or "": host) to an
+ * object file or a shared library `outputPath` (.o or .so) with its C header
+ * (`headerPath`; NULL or "": the output with .h), as quant-compile does:
+ * `entry` as for qfxCalibrate, exported as `exportName` (NULL or "": its
+ * own name). Returns non-zero with the reason recorded, writing nothing. */
+QFX_CAPI_EXPORTED int qfxCompileToFile(QfxSession session, const char *source,
+                                       size_t length, const char *sourceName,
+                                       const char *entry, const char *target,
+                                       const char *exportName,
+                                       const char *outputPath,
+                                       const char *headerPath);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,9 @@
 #include "qfx-c/QFX.h"
 
 #include "qfx/InitQFX.h"
+#include "qfx/Runtime/AheadOfTime.h"
+#include "qfx/Runtime/Calibration.h"
+#include "qfx/Runtime/CompiledModel.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -15,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -91,8 +95,49 @@ struct QfxSessionImpl {
       record(note, index);
   }
 
-  void error(llvm::StringRef message) {
+  void error(const llvm::Twine &message) {
     records.push_back({QfxSeverityError, "unknown", message.str(), -1});
+  }
+
+  /// Records `error`'s message, prefixed with `sourceName`; returns 1.
+  int fail(const char *sourceName, llvm::Error error) {
+    std::string message = llvm::toString(std::move(error));
+    this->error(sourceName ? llvm::Twine(sourceName) + ": " + message
+                           : llvm::Twine(message));
+    return 1;
+  }
+
+  /// Parses MLIR source text; errors are recorded.
+  mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef function,
+                                          const char *source, size_t length,
+                                          const char *sourceName) {
+    if (!source) {
+      error(function + ": the source must not be NULL");
+      return nullptr;
+    }
+    mlir::ParserConfig config(context.get());
+    return mlir::parseSourceString<mlir::ModuleOp>(
+        llvm::StringRef(source, length), config,
+        sourceName ? sourceName : "<source>");
+  }
+
+  /// Prints `module` as quant-opt does into a new string `*output`.
+  int print(mlir::ModuleOp module, int printDebugInfo, char **output,
+            size_t *outputLength) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os, mlir::OpPrintingFlags().enableDebugInfo(
+                         printDebugInfo != 0, /*prettyForm=*/false));
+    // As mlir-opt prints it.
+    os << '\n';
+    *output = copyString(text);
+    if (!*output) {
+      error("out of memory");
+      return 1;
+    }
+    if (outputLength)
+      *outputLength = text.size();
+    return 0;
   }
 
   std::unique_ptr<mlir::MLIRContext> context;
@@ -100,6 +145,63 @@ struct QfxSessionImpl {
   // Stable addresses: QfxDiagnostic points into the records.
   std::deque<Record> records;
 };
+
+struct QfxModelImpl {
+  explicit QfxModelImpl(qfx::CompiledModel model)
+      : model(std::move(model)), entry(this->model.getEntry().str()) {}
+  qfx::CompiledModel model;
+  std::string entry;
+};
+
+static int getSignature(llvm::ArrayRef<qfx::TensorSignature> signatures,
+                        size_t index, QfxTensor *tensor) {
+  if (!tensor || index >= signatures.size())
+    return 1;
+  const qfx::TensorSignature &signature = signatures[index];
+  tensor->dtype = static_cast<QfxDType>(signature.dtype);
+  tensor->rank = signature.shape.size();
+  tensor->shape = signature.shape.data();
+  tensor->data = nullptr;
+  return 0;
+}
+
+/// Checks `given` against the signature of the model's arguments or
+/// results (`what`); collects their data.
+template <typename Pointer>
+static llvm::Error checkTensors(const QfxModelImpl &model, llvm::StringRef what,
+                                llvm::ArrayRef<qfx::TensorSignature> expected,
+                                const QfxTensor *given, size_t count,
+                                llvm::SmallVectorImpl<Pointer> &data) {
+  if (count != expected.size() || (!given && count != 0))
+    return llvm::createStringError(llvm::formatv("@{0} has {1} {2}, {3} given",
+                                                 model.entry, expected.size(),
+                                                 what, count));
+  for (size_t i = 0; i < count; ++i) {
+    const QfxTensor &tensor = given[i];
+    const qfx::TensorSignature &signature = expected[i];
+    bool sameShape =
+        tensor.rank == signature.shape.size() &&
+        (tensor.rank == 0 ||
+         (tensor.shape && std::equal(signature.shape.begin(),
+                                     signature.shape.end(), tensor.shape)));
+    if (static_cast<int>(tensor.dtype) != static_cast<int>(signature.dtype) ||
+        !sameShape || !tensor.data) {
+      std::string shape;
+      for (size_t d = 0; tensor.shape && d < tensor.rank; ++d)
+        shape += (d ? ", " : "") + std::to_string(tensor.shape[d]);
+      llvm::StringRef dtype =
+          static_cast<unsigned>(tensor.dtype) <= QfxDTypeInt64
+              ? qfx::getNpyDTypeName(static_cast<qfx::NpyDType>(tensor.dtype))
+              : "an unknown dtype";
+      return llvm::createStringError(
+          llvm::formatv("{0} {1} of @{2}: expected {3}, got {4}[{5}]{6}",
+                        what.drop_back(), i, model.entry, signature.describe(),
+                        dtype, shape, tensor.data ? "" : " without data"));
+    }
+    data.push_back(static_cast<Pointer>(tensor.data));
+  }
+  return llvm::Error::success();
+}
 
 extern "C" {
 
@@ -116,9 +218,8 @@ int qfxRunPipeline(QfxSession session, const char *source, size_t length,
     return 1;
   *output = nullptr;
   session->records.clear();
-  if (!source || !pipeline) {
-    session->error("qfxRunPipeline: the source and the pipeline must not be "
-                   "NULL");
+  if (!pipeline) {
+    session->error("qfxRunPipeline: the pipeline must not be NULL");
     return 1;
   }
   mlir::MLIRContext *context = session->context.get();
@@ -140,33 +241,15 @@ int qfxRunPipeline(QfxSession session, const char *source, size_t length,
     return 1;
   }
 
-  mlir::ParserConfig config(context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(
-          llvm::StringRef(source, length), config,
-          sourceName ? sourceName : "<source>");
+      session->parse("qfxRunPipeline", source, length, sourceName);
   if (!module)
     return 1;
-
   mlir::PassManager pm(context, parsed->getOpAnchorName());
   static_cast<mlir::OpPassManager &>(pm) = std::move(*parsed);
   if (mlir::failed(pm.run(*module)))
     return 1;
-
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(
-                        printDebugInfo != 0, /*prettyForm=*/false));
-  // As mlir-opt prints it.
-  os << '\n';
-  *output = copyString(text);
-  if (!*output) {
-    session->error("out of memory");
-    return 1;
-  }
-  if (outputLength)
-    *outputLength = text.size();
-  return 0;
+  return session->print(*module, printDebugInfo, output, outputLength);
 }
 
 size_t qfxGetNumDiagnostics(QfxSession session) {
@@ -186,5 +269,144 @@ int qfxGetDiagnostic(QfxSession session, size_t index,
 }
 
 void qfxFreeString(char *string) { std::free(string); }
+
+int qfxCalibrate(QfxSession session, const char *source, size_t length,
+                 const char *sourceName, const char *entry,
+                 const char *const *samplePaths, size_t numSamplePaths,
+                 QfxProgressCallback progress, void *userData,
+                 int printDebugInfo, char **output, size_t *outputLength) {
+  if (!session || !output)
+    return 1;
+  *output = nullptr;
+  session->records.clear();
+  if (!samplePaths && numSamplePaths != 0) {
+    session->error("qfxCalibrate: the sample paths must not be NULL");
+    return 1;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session->parse("qfxCalibrate", source, length, sourceName);
+  if (!module)
+    return 1;
+  qfx::CalibrationOptions options;
+  options.entry = entry ? entry : "";
+  if (progress)
+    options.progress = [progress, userData](int64_t done, int64_t total) {
+      progress(userData, done, total);
+    };
+  std::vector<std::string> paths(samplePaths, samplePaths + numSamplePaths);
+  if (llvm::Error error = qfx::calibrate(*module, paths, options))
+    return session->fail(sourceName, std::move(error));
+  return session->print(*module, printDebugInfo, output, outputLength);
+}
+
+int qfxModelCompile(QfxSession session, const char *source, size_t length,
+                    const char *sourceName, const char *entry,
+                    const char *target, QfxModel *model) {
+  if (!session || !model)
+    return 1;
+  *model = nullptr;
+  session->records.clear();
+  qfx::CompileOptions options;
+  options.entry = entry ? entry : "";
+  if (target && *target) {
+    const qfx::NativeTargetInfo *info = qfx::lookupNativeTarget(target);
+    if (!info || !qfx::isJitTarget(*info)) {
+      session->error(llvm::Twine("target '") + target + "': expected " +
+                     qfx::listNativeTargets(qfx::isJitTarget));
+      return 1;
+    }
+    options.codegenTarget = info->target;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session->parse("qfxModelCompile", source, length, sourceName);
+  if (!module)
+    return 1;
+  llvm::Expected<qfx::CompiledModel> compiled =
+      qfx::CompiledModel::compile(*module, options);
+  if (!compiled)
+    return session->fail(sourceName, compiled.takeError());
+  *model = new (std::nothrow) QfxModelImpl(std::move(*compiled));
+  if (!*model) {
+    session->error("out of memory");
+    return 1;
+  }
+  return 0;
+}
+
+void qfxModelDestroy(QfxModel model) { delete model; }
+
+const char *qfxModelGetEntry(QfxModel model) {
+  return model ? model->entry.c_str() : nullptr;
+}
+
+size_t qfxModelGetNumInputs(QfxModel model) {
+  return model ? model->model.getInputs().size() : 0;
+}
+
+size_t qfxModelGetNumResults(QfxModel model) {
+  return model ? model->model.getResults().size() : 0;
+}
+
+int qfxModelGetInput(QfxModel model, size_t index, QfxTensor *signature) {
+  return model ? getSignature(model->model.getInputs(), index, signature) : 1;
+}
+
+int qfxModelGetResult(QfxModel model, size_t index, QfxTensor *signature) {
+  return model ? getSignature(model->model.getResults(), index, signature) : 1;
+}
+
+int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
+                size_t numInputs, const QfxTensor *results, size_t numResults) {
+  if (!session)
+    return 1;
+  session->records.clear();
+  if (!model) {
+    session->error("qfxModelRun: the model must not be NULL");
+    return 1;
+  }
+  llvm::SmallVector<const void *> inputData;
+  llvm::SmallVector<void *> resultData;
+  if (llvm::Error error =
+          checkTensors(*model, "inputs", model->model.getInputs(), inputs,
+                       numInputs, inputData))
+    return session->fail(nullptr, std::move(error));
+  if (llvm::Error error =
+          checkTensors(*model, "results", model->model.getResults(), results,
+                       numResults, resultData))
+    return session->fail(nullptr, std::move(error));
+  if (llvm::Error error = model->model.run(inputData, resultData))
+    return session->fail(nullptr, std::move(error));
+  return 0;
+}
+
+int qfxCompileToFile(QfxSession session, const char *source, size_t length,
+                     const char *sourceName, const char *entry,
+                     const char *target, const char *exportName,
+                     const char *outputPath, const char *headerPath) {
+  if (!session)
+    return 1;
+  session->records.clear();
+  if (!outputPath) {
+    session->error("qfxCompileToFile: the output path must not be NULL");
+    return 1;
+  }
+  llvm::Expected<qfx::AotTarget> aotTarget =
+      qfx::lookupAotTarget(target && *target ? target : "host");
+  if (!aotTarget)
+    return session->fail(nullptr, aotTarget.takeError());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session->parse("qfxCompileToFile", source, length, sourceName);
+  if (!module)
+    return 1;
+  qfx::AotOptions options;
+  options.entry = entry ? entry : "";
+  options.exportName = exportName ? exportName : "";
+  options.outputPath = outputPath;
+  options.headerPath = headerPath ? headerPath : "";
+  options.sourceName = sourceName ? sourceName : "<source>";
+  if (llvm::Error error = qfx::compileAheadOfTime(*module, *aotTarget, options))
+    return session->fail(sourceName, std::move(error));
+  return 0;
+}
 
 } // extern "C"

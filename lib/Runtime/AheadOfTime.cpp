@@ -8,14 +8,22 @@
 
 #include "Support.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
@@ -212,4 +220,127 @@ std::string qfx::generateHeader(llvm::StringRef function,
      << ");\n}\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard
      << " */\n";
   return text;
+}
+
+//===----------------------------------------------------------------------===//
+// quant-compile
+//===----------------------------------------------------------------------===//
+
+static bool isIdentifier(llvm::StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// Links `object` into a shared library with clang (and lld), with MLIR's C
+/// runner utilities (memref copies) and the OpenMP runtime (the kernels'
+/// parallel loops) found where qfx was built against them.
+static llvm::Error linkSharedLibrary(llvm::StringRef object,
+                                     llvm::StringRef output) {
+  llvm::ErrorOr<std::string> clang = llvm::sys::findProgramByName("clang-22");
+  if (!clang)
+    clang = llvm::sys::findProgramByName("clang");
+  if (!clang)
+    return makeError("linking a shared library needs clang-22 (or clang) on "
+                     "PATH; write an object file (.o) to link it yourself");
+  llvm::StringRef runnerUtils = QFX_C_RUNNER_UTILS_LIBRARY;
+  std::string libFlag = "-L" + llvm::sys::path::parent_path(runnerUtils).str();
+  std::string rpath =
+      "-Wl,-rpath," + llvm::sys::path::parent_path(runnerUtils).str();
+  llvm::SmallVector<llvm::StringRef> args = {
+      *clang, "-shared", "-fuse-ld=lld",          "-o",  output,
+      object, libFlag,   "-lmlir_c_runner_utils", rpath, QFX_OPENMP_LIBRARY};
+  std::string message;
+  int status =
+      llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0, &message);
+  if (status != 0) {
+    llvm::sys::fs::remove(output);
+    return makeError("linking " + output + " failed" +
+                     (message.empty() ? "" : ": " + message));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error qfx::compileAheadOfTime(mlir::ModuleOp original,
+                                    const AotTarget &target,
+                                    const AotOptions &options) {
+  llvm::StringRef outputPath = options.outputPath;
+  bool shared = outputPath.ends_with(".so");
+  if (!shared && !outputPath.ends_with(".o"))
+    return makeError(outputPath + ": expected an object file (.o) or a "
+                                  "shared library (.so)");
+  if (!options.exportName.empty() && !isIdentifier(options.exportName))
+    return makeError("export name '" + options.exportName +
+                     "': expected a C identifier");
+  std::string headerPath = options.headerPath;
+  if (headerPath.empty()) {
+    llvm::SmallString<128> path(outputPath);
+    llvm::sys::path::replace_extension(path, ".h");
+    headerPath = path.str().str();
+  }
+
+  llvm::Expected<std::string> entry = findEntry(original, options.entry);
+  if (!entry)
+    return entry.takeError();
+  std::string name = options.exportName.empty() ? *entry : options.exportName;
+  if (!isIdentifier(name))
+    return makeError("@" + name +
+                     " is not a C identifier: export it under another name");
+  // Export under the name asked for: rename the entry (of a copy) first.
+  mlir::OwningOpRef<mlir::ModuleOp> module(original.clone());
+  if (name != *entry) {
+    if (module->lookupSymbol(name))
+      return makeError("cannot export @" + *entry + " as " + name +
+                       ": the module already has a @" + name);
+    auto function = module->lookupSymbol<mlir::func::FuncOp>(*entry);
+    if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(
+            function, mlir::StringAttr::get(module->getContext(), name),
+            *module)))
+      return makeError("cannot rename @" + *entry + " to @" + name);
+    mlir::SymbolTable::setSymbolName(function, name);
+  }
+  CompileOptions compileOptions;
+  compileOptions.entry = name;
+  compileOptions.codegenTarget = target.target;
+  llvm::Expected<LoweredModel> lowered =
+      lowerToLLVMDialect(*module, compileOptions);
+  if (!lowered)
+    return lowered.takeError();
+  llvm::Expected<std::string> object =
+      emitObject(*lowered->module, target, "_mlir_ciface_" + name);
+  if (!object)
+    return object.takeError();
+
+  // The header first, kept only once the output is written.
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> header =
+      mlir::openOutputFile(headerPath, &error);
+  if (!header)
+    return makeError(headerPath + ": " + error);
+  header->os() << generateHeader(name, lowered->inputs, lowered->results,
+                                 options.sourceName, target);
+  if (shared) {
+    llvm::SmallString<128> objectPath;
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "quant-compile", "o", fd, objectPath))
+      return makeError("cannot create a temporary object file: " +
+                       ec.message());
+    llvm::FileRemover removeObject(objectPath);
+    {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << *object;
+    }
+    if (llvm::Error err = linkSharedLibrary(objectPath, outputPath))
+      return err;
+  } else {
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        mlir::openOutputFile(outputPath, &error);
+    if (!output)
+      return makeError(outputPath + ": " + error);
+    output->os() << *object;
+    output->keep();
+  }
+  header->keep();
+  return llvm::Error::success();
 }

@@ -11,6 +11,10 @@
 #include "Support.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 using namespace qfx;
 
@@ -89,4 +93,126 @@ void Calibrator::writeStatistics() {
     llvm::cast<ObserveOp>(op).setStatsAttr(getObserverStatsAttr(
         op->getContext(), observer.getSpec().kind, observer.getState()));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Samples
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<SampleSource> SampleSource::open(llvm::StringRef path) {
+  SampleSource source;
+  source.path = path.str();
+  if (!llvm::sys::fs::is_directory(path)) {
+    auto reader = NpySampleReader::open(path);
+    if (!reader)
+      return reader.takeError();
+    source.reader.emplace(std::move(*reader));
+    return source;
+  }
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".npy"))
+      source.files.push_back(it->path());
+  if (ec)
+    return makeError(path + ": cannot list: " + ec.message());
+  if (source.files.empty())
+    return makeError(path + ": no .npy files in directory");
+  llvm::sort(source.files);
+  return source;
+}
+
+int64_t SampleSource::size() const {
+  return reader ? reader->getNumSamples() : static_cast<int64_t>(files.size());
+}
+
+llvm::Expected<NpyArray> SampleSource::get(int64_t index) const {
+  if (reader)
+    return reader->getSample(index);
+  return readNpy(files[index]);
+}
+
+std::string SampleSource::describe(int64_t index) const {
+  return reader ? path : files[index];
+}
+
+//===----------------------------------------------------------------------===//
+// Calibration
+//===----------------------------------------------------------------------===//
+
+/// The number of NaN and infinite values of a float array.
+static int64_t countNonFinite(const NpyArray &array) {
+  int64_t count = 0;
+  if (array.dtype == NpyDType::Float32) {
+    auto *values = reinterpret_cast<const float *>(array.data.data());
+    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+      count += !std::isfinite(values[i]);
+  } else if (array.dtype == NpyDType::Float16) {
+    auto *bits = reinterpret_cast<const uint16_t *>(array.data.data());
+    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+      count += (bits[i] & 0x7c00) == 0x7c00;
+  }
+  return count;
+}
+
+llvm::Error qfx::calibrate(mlir::ModuleOp module,
+                           llvm::ArrayRef<std::string> samplePaths,
+                           const CalibrationOptions &options) {
+  auto calibrator = Calibrator::create(module);
+  if (!calibrator)
+    return calibrator.takeError();
+  if (calibrator->getNumObserveOps() == 0)
+    return makeError("the model has no qfx.observe to calibrate");
+
+  CompileOptions compileOptions;
+  compileOptions.entry = options.entry;
+  compileOptions.calibrate = true;
+  auto model = CompiledModel::compile(module, compileOptions);
+  if (!model)
+    return model.takeError();
+  if (samplePaths.size() != model->getInputs().size())
+    return makeError(llvm::formatv("@{0} takes {1} inputs but {2} sample "
+                                   "sources are given",
+                                   model->getEntry(), model->getInputs().size(),
+                                   samplePaths.size()));
+
+  llvm::SmallVector<SampleSource> sources;
+  for (const std::string &path : samplePaths) {
+    auto source = SampleSource::open(path);
+    if (!source)
+      return source.takeError();
+    if (!sources.empty() && source->size() != sources.front().size())
+      return makeError(llvm::formatv("{0} has {1} samples but {2} has {3}",
+                                     path, source->size(), samplePaths.front(),
+                                     sources.front().size()));
+    sources.push_back(std::move(*source));
+  }
+
+  int64_t numSamples = sources.front().size();
+  for (int64_t sample = 0; sample < numSamples; ++sample) {
+    std::string sampleName = llvm::formatv("calibration sample {0}", sample);
+    llvm::SmallVector<NpyArray> inputs;
+    for (auto [argument, source] : llvm::enumerate(sources)) {
+      auto array = source.get(sample);
+      if (!array)
+        return array.takeError();
+      if (int64_t bad = countNonFinite(*array))
+        return makeError(llvm::formatv("{0} of input {1} ({2}) has {3} NaN or "
+                                       "infinite values",
+                                       sampleName, argument,
+                                       source.describe(sample), bad));
+      inputs.push_back(std::move(*array));
+    }
+    if (llvm::Error err = model->checkInputs(inputs))
+      return makeError(sampleName + ": " + llvm::toString(std::move(err)));
+    calibrator->setSampleName(sampleName);
+    if (auto outputs = model->run(inputs, &*calibrator); !outputs)
+      return outputs.takeError();
+    if (llvm::Error err = calibrator->takeError())
+      return err;
+    if (options.progress)
+      options.progress(sample + 1, numSamples);
+  }
+  calibrator->writeStatistics();
+  return llvm::Error::success();
 }

@@ -25,6 +25,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace qfx;
 using runtime::makeError;
@@ -199,6 +201,13 @@ private:
 CompiledModel::~CompiledModel() = default;
 CompiledModel::CompiledModel(CompiledModel &&) noexcept = default;
 
+bool qfx::isJitTarget(const NativeTargetInfo &target) {
+  if (target.triple.empty())
+    return true;
+  return llvm::Triple(target.triple).getArch() ==
+         llvm::Triple(llvm::sys::getProcessTriple()).getArch();
+}
+
 llvm::Expected<std::string> qfx::findEntry(mlir::ModuleOp module,
                                            llvm::StringRef name) {
   llvm::SmallVector<mlir::func::FuncOp> defined, candidates;
@@ -329,6 +338,13 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
       /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // The code calls MLIR's C runner utilities (memref copies) and the OpenMP
+  // runtime (the kernels' parallel loops). They are looked up in these
+  // libraries, not in the process's global symbols: a host that loaded qfx
+  // with RTLD_LOCAL (Python's ctypes) works too.
+  llvm::StringRef runtimeLibraries[] = {QFX_C_RUNNER_UTILS_LIBRARY,
+                                        QFX_OPENMP_LIBRARY};
+  engineOptions.sharedLibPaths = runtimeLibraries;
   auto engine = mlir::ExecutionEngine::create(*lowered->module, engineOptions);
   if (!engine)
     return makeError(
@@ -350,37 +366,41 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
 // Execution
 //===----------------------------------------------------------------------===//
 
-/// A ranked memref descriptor over an array's data: {allocated, aligned,
-/// offset, sizes[rank], strides[rank]}, all 64-bit on the hosts qfx targets.
-static std::vector<int64_t> makeDescriptor(const NpyArray &array) {
-  size_t rank = array.shape.size();
+/// A ranked memref descriptor over C-order data of `shape`: {allocated,
+/// aligned, offset, sizes[rank], strides[rank]}, all 64-bit on the hosts qfx
+/// targets.
+static std::vector<int64_t> makeDescriptor(const void *data,
+                                           llvm::ArrayRef<int64_t> shape) {
+  size_t rank = shape.size();
   std::vector<int64_t> descriptor(3 + 2 * rank);
-  auto address = reinterpret_cast<int64_t>(array.data.data());
+  auto address = reinterpret_cast<int64_t>(data);
   descriptor[0] = address;
   descriptor[1] = address;
   descriptor[2] = 0;
   int64_t stride = 1;
   for (size_t dim = rank; dim-- > 0;) {
-    descriptor[3 + dim] = array.shape[dim];
+    descriptor[3 + dim] = shape[dim];
     descriptor[3 + rank + dim] = stride;
-    stride *= array.shape[dim];
+    stride *= shape[dim];
   }
   return descriptor;
 }
 
-llvm::Expected<llvm::SmallVector<NpyArray>>
-CompiledModel::run(llvm::ArrayRef<NpyArray> given, ObservationSink *sink) {
-  llvm::SmallVector<NpyArray> outputs;
-  for (const TensorSignature &result : results)
-    outputs.emplace_back(result.dtype, result.shape);
-
+llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
+                               llvm::ArrayRef<void *> resultData,
+                               ObservationSink *sink) {
+  if (inputData.size() != inputs.size() || resultData.size() != results.size())
+    return makeError(llvm::formatv("@{0} takes {1} inputs and has {2} results; "
+                                   "{3} inputs and {4} results given",
+                                   entry, inputs.size(), results.size(),
+                                   inputData.size(), resultData.size()));
   // The C interface takes a pointer to each descriptor; the packed call
   // takes a pointer to each of those pointers.
   std::vector<std::vector<int64_t>> descriptors;
-  for (const NpyArray &array : given)
-    descriptors.push_back(makeDescriptor(array));
-  for (const NpyArray &array : outputs)
-    descriptors.push_back(makeDescriptor(array));
+  for (auto [data, signature] : llvm::zip_equal(inputData, inputs))
+    descriptors.push_back(makeDescriptor(data, signature.shape));
+  for (auto [data, signature] : llvm::zip_equal(resultData, results))
+    descriptors.push_back(makeDescriptor(data, signature.shape));
   llvm::SmallVector<void *> descriptorPointers;
   for (std::vector<int64_t> &descriptor : descriptors)
     descriptorPointers.push_back(descriptor.data());
@@ -391,7 +411,21 @@ CompiledModel::run(llvm::ArrayRef<NpyArray> given, ObservationSink *sink) {
   currentSink = sink;
   llvm::Error error = engine->invokePacked("_mlir_ciface_" + entry, packed);
   currentSink = nullptr;
-  if (error)
+  return error;
+}
+
+llvm::Expected<llvm::SmallVector<NpyArray>>
+CompiledModel::run(llvm::ArrayRef<NpyArray> given, ObservationSink *sink) {
+  llvm::SmallVector<NpyArray> outputs;
+  for (const TensorSignature &result : results)
+    outputs.emplace_back(result.dtype, result.shape);
+  llvm::SmallVector<const void *> inputData;
+  for (const NpyArray &array : given)
+    inputData.push_back(array.data.data());
+  llvm::SmallVector<void *> resultData;
+  for (NpyArray &array : outputs)
+    resultData.push_back(array.data.data());
+  if (llvm::Error error = run(inputData, resultData, sink))
     return std::move(error);
   return outputs;
 }

@@ -20,7 +20,7 @@ from typing import List, Optional, Tuple
 from qfx.tools import ToolError
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 1  # QFX_CAPI_VERSION
+_VERSION = 2  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 

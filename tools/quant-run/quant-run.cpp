@@ -26,7 +26,6 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -34,8 +33,6 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
 #include <chrono>
@@ -193,15 +190,6 @@ static int runComparison(mlir::ModuleOp baseline,
   return 0;
 }
 
-/// The JIT runs code for this machine's architecture: host, none and the
-/// targets of its triple's architecture.
-static bool runsHere(const qfx::NativeTargetInfo &target) {
-  if (target.triple.empty())
-    return true;
-  return llvm::Triple(target.triple).getArch() ==
-         llvm::Triple(llvm::sys::getProcessTriple()).getArch();
-}
-
 static int runBenchmark(qfx::CompiledModel &model,
                         llvm::ArrayRef<qfx::NpyArray> inputs) {
   using Clock = std::chrono::steady_clock;
@@ -235,157 +223,41 @@ static int runBenchmark(qfx::CompiledModel &model,
   return 0;
 }
 
-/// The calibration samples of one argument: slices of one .npy file, or one
-/// file per sample in a directory (sorted by name).
-class SampleSource {
-public:
-  static llvm::Expected<SampleSource> open(llvm::StringRef path) {
-    SampleSource source;
-    source.path = path.str();
-    if (!llvm::sys::fs::is_directory(path)) {
-      auto reader = qfx::NpySampleReader::open(path);
-      if (!reader)
-        return reader.takeError();
-      source.reader.emplace(std::move(*reader));
-      return source;
-    }
-    std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end;
-         it.increment(ec))
-      if (llvm::StringRef(it->path()).ends_with(".npy"))
-        source.files.push_back(it->path());
-    if (ec)
-      return llvm::createStringError(ec,
-                                     path + ": cannot list: " + ec.message());
-    if (source.files.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     path + ": no .npy files in directory");
-    llvm::sort(source.files);
-    return source;
-  }
-
-  int64_t size() const {
-    return reader ? reader->getNumSamples()
-                  : static_cast<int64_t>(files.size());
-  }
-
-  llvm::Expected<qfx::NpyArray> get(int64_t index) const {
-    if (reader)
-      return reader->getSample(index);
-    return qfx::readNpy(files[index]);
-  }
-
-  /// Names sample `index` of this source in errors.
-  std::string describe(int64_t index) const {
-    return reader ? path : files[index];
-  }
-
-private:
-  std::string path;
-  std::optional<qfx::NpySampleReader> reader;
-  std::vector<std::string> files;
-};
-
-/// The number of NaN and infinite values of a float array.
-static int64_t countNonFinite(const qfx::NpyArray &array) {
-  int64_t count = 0;
-  if (array.dtype == qfx::NpyDType::Float32) {
-    auto *values = reinterpret_cast<const float *>(array.data.data());
-    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
-      count += !std::isfinite(values[i]);
-  } else if (array.dtype == qfx::NpyDType::Float16) {
-    auto *bits = reinterpret_cast<const uint16_t *>(array.data.data());
-    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
-      count += (bits[i] & 0x7c00) == 0x7c00;
-  }
-  return count;
-}
-
-/// Calibrates the observers of `module` on the samples of
-/// --calibrate and writes the calibrated module to -o (or stdout).
+/// Calibrates the observers of `module` on the samples of --calibrate and
+/// writes the calibrated module to -o (or stdout).
 static int runCalibration(mlir::ModuleOp module) {
   if (!inputPaths.empty() || benchRuns > 0)
     return fail("--calibrate cannot be combined with --input or --bench");
   if (outputPaths.size() > 1)
     return fail("with --calibrate, -o names one file: the calibrated module");
 
-  auto calibrator = qfx::Calibrator::create(module);
-  if (!calibrator)
-    return fail(calibrator.takeError());
-  if (calibrator->getNumObserveOps() == 0)
-    return fail(modelPath + ": the model has no qfx.observe to calibrate");
-
-  qfx::CompileOptions options;
+  qfx::CalibrationOptions options;
   options.entry = entry;
-  options.calibrate = true;
-  auto model = qfx::CompiledModel::compile(module, options);
-  if (!model)
-    return fail(model.takeError());
-  if (calibrationPaths.size() != model->getInputs().size())
-    return fail(llvm::formatv("@{0} takes {1} inputs, --calibrate names {2}",
-                              model->getEntry(), model->getInputs().size(),
-                              calibrationPaths.size())
-                    .str());
-
-  llvm::SmallVector<SampleSource> sources;
-  for (const std::string &path : calibrationPaths) {
-    auto source = SampleSource::open(path);
-    if (!source)
-      return fail(source.takeError());
-    if (!sources.empty() && source->size() != sources.front().size())
-      return fail(llvm::formatv("{0} has {1} samples but {2} has {3}", path,
-                                source->size(), calibrationPaths.front(),
-                                sources.front().size())
-                      .str());
-    sources.push_back(std::move(*source));
-  }
-
-  using Clock = std::chrono::steady_clock;
-  bool showProgress = llvm::errs().is_displayed();
-  auto start = Clock::now(), lastProgress = start;
-  int64_t numSamples = sources.front().size();
-  for (int64_t sample = 0; sample < numSamples; ++sample) {
-    std::string sampleName = llvm::formatv("calibration sample {0}", sample);
-    llvm::SmallVector<qfx::NpyArray> inputs;
-    for (auto [argument, source] : llvm::enumerate(sources)) {
-      auto array = source.get(sample);
-      if (!array)
-        return fail(array.takeError());
-      if (int64_t bad = countNonFinite(*array))
-        return fail(llvm::formatv("{0} of input {1} ({2}) has {3} NaN or "
-                                  "infinite values",
-                                  sampleName, argument, source.describe(sample),
-                                  bad)
-                        .str());
-      inputs.push_back(std::move(*array));
-    }
-    if (llvm::Error err = model->checkInputs(inputs))
-      return fail(sampleName + ": " + llvm::toString(std::move(err)));
-    calibrator->setSampleName(sampleName);
-    if (auto outputs = model->run(inputs, &*calibrator); !outputs)
-      return fail(outputs.takeError());
-    if (llvm::Error err = calibrator->takeError())
-      return fail(std::move(err));
-    auto now = Clock::now();
-    if (showProgress && (now - lastProgress > std::chrono::milliseconds(200) ||
-                         sample + 1 == numSamples)) {
+  if (llvm::errs().is_displayed()) {
+    using Clock = std::chrono::steady_clock;
+    options.progress = [start = Clock::now(), last = Clock::time_point()](
+                           int64_t done, int64_t total) mutable {
+      auto now = Clock::now();
+      if (now - last < std::chrono::milliseconds(200) && done != total)
+        return;
+      last = now;
       double seconds = std::chrono::duration<double>(now - start).count();
       llvm::errs() << llvm::formatv(
-          "\rcalibrating: {0}/{1} samples, {2:f1} samples/s", sample + 1,
-          numSamples, (sample + 1) / std::max(seconds, 1e-9));
-      lastProgress = now;
-    }
+          "\rcalibrating: {0}/{1} samples, {2:f1} samples/s", done, total,
+          done / std::max(seconds, 1e-9));
+      if (done == total)
+        llvm::errs() << "\n";
+    };
   }
-  if (showProgress)
-    llvm::errs() << "\n";
+  if (llvm::Error err = qfx::calibrate(module, calibrationPaths, options))
+    return fail(modelPath + ": " + llvm::toString(std::move(err)));
 
-  calibrator->writeStatistics();
   std::string error;
   auto output = mlir::openOutputFile(
       outputPaths.empty() ? std::string("-") : outputPaths.front(), &error);
   if (!output)
     return fail(error);
-  // Keep the locations: later stages key on the module names in them.
+  // With locations, as quant-opt writes its output.
   module.print(output->os(), mlir::OpPrintingFlags().enableDebugInfo());
   output->os() << "\n";
   output->keep();
@@ -404,9 +276,9 @@ int main(int argc, char **argv) {
       "quant-run: JIT-compile and run a model at any qfx pipeline stage\n");
 
   const qfx::NativeTargetInfo *target = qfx::lookupNativeTarget(codegenTarget);
-  if (!target || !runsHere(*target))
+  if (!target || !qfx::isJitTarget(*target))
     return fail("--codegen=" + codegenTarget + ": expected " +
-                qfx::listNativeTargets(runsHere));
+                qfx::listNativeTargets(qfx::isJitTarget));
   if (emulateAmx && target->target != qfx::NativeTarget::X86Amx)
     return fail("--emulate-amx needs --codegen=x86-64-amx");
   if (printPipeline) {

@@ -56,6 +56,30 @@ std::string generateHeader(llvm::StringRef function,
                            llvm::ArrayRef<TensorSignature> results,
                            llvm::StringRef source, const AotTarget &target);
 
+/// What compileAheadOfTime writes.
+struct AotOptions {
+  /// The function to compile; empty: the module's only public function.
+  std::string entry;
+  /// The name it is exported under (_mlir_ciface_NAME and the header's
+  /// qfx_NAME); empty: the entry's name. A C identifier.
+  std::string exportName;
+  /// An object file (.o) or a shared library (.so, linked with clang).
+  std::string outputPath;
+  /// The C header; empty: the output path with .h.
+  std::string headerPath;
+  /// What the header says it was compiled from.
+  std::string sourceName;
+};
+
+/// quant-compile: lowers `options.entry` of `module` (cloned, not changed)
+/// with qfx-lower-to-native for `target`, compiles it at -O3 and writes the
+/// object file or shared library and its C header. A shared library links
+/// MLIR's C runner utilities and the OpenMP runtime, found at run time where
+/// qfx found them. Errors carry the MLIR diagnostics; nothing is left behind
+/// on failure.
+llvm::Error compileAheadOfTime(mlir::ModuleOp module, const AotTarget &target,
+                               const AotOptions &options);
+
 } // namespace qfx
 
 #endif // QFX_RUNTIME_AHEADOFTIME_H

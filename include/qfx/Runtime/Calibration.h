@@ -15,10 +15,15 @@
 
 #include "qfx/Numerics/Observer.h"
 #include "qfx/Runtime/CompiledModel.h"
+#include "qfx/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace qfx {
 
@@ -59,6 +64,44 @@ private:
   std::string sampleName;
   std::optional<std::string> firstError;
 };
+
+/// The calibration samples of one argument: the slices of one .npy file
+/// along its leading axis, or one .npy file per sample in a directory
+/// (sorted by name).
+class SampleSource {
+public:
+  static llvm::Expected<SampleSource> open(llvm::StringRef path);
+
+  int64_t size() const;
+  /// Sample `index` (0 <= index < size()).
+  llvm::Expected<NpyArray> get(int64_t index) const;
+  /// Names sample `index` in errors: the file it comes from.
+  std::string describe(int64_t index) const;
+
+private:
+  std::string path;
+  std::optional<NpySampleReader> reader;
+  std::vector<std::string> files;
+};
+
+/// Options of calibrate.
+struct CalibrationOptions {
+  /// The function to run; empty: the module's only public function.
+  std::string entry;
+  /// Called after each sample with the samples done and their total.
+  std::function<void(int64_t done, int64_t total)> progress;
+};
+
+/// Calibrates the observers of `module` on samples and writes their
+/// statistics into its qfx.observe ops: compiles the entry with `calibrate`,
+/// then runs it on every sample, `samplePaths` naming one SampleSource per
+/// argument (all with the same number of samples). Errors name the sample,
+/// the argument and its file: a NaN or infinite input, a wrong dtype or
+/// shape, observers that cannot take the data. `module` is changed only on
+/// success.
+llvm::Error calibrate(mlir::ModuleOp module,
+                      llvm::ArrayRef<std::string> samplePaths,
+                      const CalibrationOptions &options = {});
 
 } // namespace qfx
 

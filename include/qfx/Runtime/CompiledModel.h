@@ -60,7 +60,6 @@ struct CompileOptions {
   bool emulateAmx = false;
 };
 
-/// A function of a module, compiled and ready to run.
 /// A model's entry function lowered to the LLVM dialect with a C interface
 /// (`_mlir_ciface_ENTRY`, taking one memref descriptor per input, then one
 /// per result), and its signature.
@@ -70,6 +69,10 @@ struct LoweredModel {
   std::string entry;
   llvm::SmallVector<TensorSignature> inputs, results;
 };
+
+/// Whether CompiledModel runs code of `target` here: host, none and the
+/// targets of this machine's architecture.
+bool isJitTarget(const NativeTargetInfo &target);
 
 /// The name of the function to run: `name` if `module` defines it, for an
 /// empty name the module's only public function with a body; errors name
@@ -82,14 +85,15 @@ llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
 llvm::Expected<LoweredModel> lowerToLLVMDialect(mlir::ModuleOp module,
                                                 const CompileOptions &options);
 
+/// A function of a module, compiled and ready to run.
 class CompiledModel {
 public:
   ~CompiledModel();
   CompiledModel(CompiledModel &&) noexcept;
 
-  /// The entry function's argument and result types.
   /// The name of the function compiled.
   llvm::StringRef getEntry() const { return entry; }
+  /// The entry function's argument and result types.
   llvm::ArrayRef<TensorSignature> getInputs() const { return inputs; }
   llvm::ArrayRef<TensorSignature> getResults() const { return results; }
 
@@ -101,6 +105,13 @@ public:
   /// compiled with `calibrate` hands every observed tensor to `sink`.
   llvm::Expected<llvm::SmallVector<NpyArray>>
   run(llvm::ArrayRef<NpyArray> inputs, ObservationSink *sink = nullptr);
+
+  /// Runs the function once on the C-order data of each input, writing
+  /// each result's C-order data to `results`: the buffers must have the
+  /// signature's dtypes and shapes (nothing checks them; only their counts).
+  llvm::Error run(llvm::ArrayRef<const void *> inputs,
+                  llvm::ArrayRef<void *> results,
+                  ObservationSink *sink = nullptr);
 
   /// Compiles `options.entry` of `module` (which is cloned, not changed).
   /// The pipeline names qfx and upstream passes: the tool must have called

@@ -1,0 +1,166 @@
+/* A C client of libQFXCAPI.so's calibration, JIT and ahead-of-time calls:
+ *   run-model run MODEL.mlir ENTRY TARGET  compile, print the signature, run
+ *                                          on inputs x[i] = 0.5 * i + k
+ *                                          (argument k), print the results,
+ *                                          then run once with a wrong shape
+ *   run-model calibrate MODEL.mlir SAMPLES...  print progress, then the
+ *                                              calibrated module
+ *   run-model compile MODEL.mlir OUT.so|OUT.o  compile ahead of time
+ * ENTRY and TARGET may be "" (the default). Each call's diagnostics are
+ * printed as records. */
+#include "qfx-c/QFX.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *severities[] = {"error", "warning", "note", "remark"};
+static const char *dtypes[] = {"float32", "float16", "int8",
+                               "uint8",   "int32",   "int64"};
+static const size_t dtypeSizes[] = {4, 2, 1, 1, 4, 8};
+
+static void printDiagnostics(QfxSession session) {
+  for (size_t d = 0; d < qfxGetNumDiagnostics(session); ++d) {
+    QfxDiagnostic diagnostic;
+    if (qfxGetDiagnostic(session, d, &diagnostic) == 0)
+      printf("diagnostic %zu: %s at %s: %s\n", d,
+             severities[diagnostic.severity], diagnostic.location,
+             diagnostic.message);
+  }
+}
+
+static size_t countElements(const QfxTensor *tensor) {
+  size_t count = 1;
+  for (size_t d = 0; d < tensor->rank; ++d)
+    count *= (size_t)tensor->shape[d];
+  return count;
+}
+
+static void printTensor(const char *what, size_t index,
+                        const QfxTensor *tensor) {
+  printf("%s %zu: %s[", what, index, dtypes[tensor->dtype]);
+  for (size_t d = 0; d < tensor->rank; ++d)
+    printf("%s%lld", d ? ", " : "", (long long)tensor->shape[d]);
+  printf("]");
+  if (tensor->data) {
+    printf(" =");
+    for (size_t i = 0; i < countElements(tensor); ++i) {
+      if (tensor->dtype == QfxDTypeFloat32)
+        printf(" %g", ((const float *)tensor->data)[i]);
+      else if (tensor->dtype == QfxDTypeInt32)
+        printf(" %d", ((const int *)tensor->data)[i]);
+    }
+  }
+  printf("\n");
+}
+
+static int run(QfxSession session, const char *text, size_t length,
+               const char *path, const char *entry, const char *target) {
+  QfxModel model = NULL;
+  int status = qfxModelCompile(session, text, length, path, entry, target,
+                               &model);
+  printf("compile: status %d\n", status);
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  printf("entry @%s\n", qfxModelGetEntry(model));
+  size_t numInputs = qfxModelGetNumInputs(model);
+  size_t numResults = qfxModelGetNumResults(model);
+  QfxTensor *inputs = calloc(numInputs + 1, sizeof(QfxTensor));
+  QfxTensor *results = calloc(numResults + 1, sizeof(QfxTensor));
+  for (size_t k = 0; k < numInputs; ++k) {
+    if (qfxModelGetInput(model, k, &inputs[k]) != 0)
+      return 3;
+    printTensor("input", k, &inputs[k]);
+    float *data = malloc(countElements(&inputs[k]) * sizeof(float));
+    for (size_t i = 0; i < countElements(&inputs[k]); ++i)
+      data[i] = 0.5f * (float)i + (float)k;
+    inputs[k].data = data;
+  }
+  for (size_t k = 0; k < numResults; ++k) {
+    if (qfxModelGetResult(model, k, &results[k]) != 0)
+      return 3;
+    printTensor("result", k, &results[k]);
+    results[k].data =
+        calloc(countElements(&results[k]), dtypeSizes[results[k].dtype]);
+  }
+  if (qfxModelGetInput(model, numInputs, &inputs[numInputs]) == 0)
+    return 4;
+  status = qfxModelRun(session, model, inputs, numInputs, results, numResults);
+  printf("run: status %d\n", status);
+  printDiagnostics(session);
+  for (size_t k = 0; k < numResults && status == 0; ++k)
+    printTensor("result", k, &results[k]);
+
+  /* The first input with its dimensions reversed: a wrong shape. */
+  if (numInputs > 0 && inputs[0].rank == 2) {
+    QfxTensor right = inputs[0];
+    int64_t reversed[2] = {right.shape[1], right.shape[0]};
+    inputs[0].shape = reversed;
+    printf("wrong shape: status %d\n",
+           qfxModelRun(session, model, inputs, numInputs, results,
+                       numResults));
+    printDiagnostics(session);
+    inputs[0] = right;
+  }
+  printf("too few inputs: status %d\n",
+         qfxModelRun(session, model, inputs, 0, results, numResults));
+  printDiagnostics(session);
+  for (size_t k = 0; k < numInputs; ++k)
+    free(inputs[k].data);
+  for (size_t k = 0; k < numResults; ++k)
+    free(results[k].data);
+  free(inputs);
+  free(results);
+  qfxModelDestroy(model);
+  return 0;
+}
+
+static void progress(void *userData, int64_t done, int64_t total) {
+  ++*(int *)userData;
+  printf("progress %lld/%lld\n", (long long)done, (long long)total);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: run-model run|calibrate|compile MODEL.mlir ...\n");
+    return 2;
+  }
+  FILE *file = fopen(argv[2], "rb");
+  if (!file)
+    return 2;
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  char *text = malloc((size_t)size + 1);
+  if (!text || fread(text, 1, (size_t)size, file) != (size_t)size)
+    return 2;
+  text[size] = '\0';
+  fclose(file);
+  size_t length = (size_t)size;
+
+  QfxSession session = qfxSessionCreate();
+  int status = 2;
+  if (strcmp(argv[1], "run") == 0 && argc == 5) {
+    status = run(session, text, length, argv[2], argv[3], argv[4]);
+  } else if (strcmp(argv[1], "calibrate") == 0) {
+    char *output = NULL;
+    int calls = 0;
+    status = qfxCalibrate(session, text, length, argv[2], NULL,
+                          (const char *const *)(argv + 3), (size_t)(argc - 3),
+                          progress, &calls, 1, &output, NULL);
+    printf("calibrate: status %d after %d progress calls\n", status, calls);
+    printDiagnostics(session);
+    if (status == 0)
+      printf("output:\n%s", output);
+    qfxFreeString(output);
+  } else if (strcmp(argv[1], "compile") == 0) {
+    status = qfxCompileToFile(session, text, length, argv[2], NULL, NULL,
+                              NULL, argv[3], NULL);
+    printf("compile: status %d\n", status);
+    printDiagnostics(session);
+  }
+  qfxSessionDestroy(session);
+  free(text);
+  return status;
+}
