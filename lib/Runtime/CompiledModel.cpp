@@ -394,11 +394,21 @@ llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
                                    "{3} inputs and {4} results given",
                                    entry, inputs.size(), results.size(),
                                    inputData.size(), resultData.size()));
+  // The code runs on copies of the inputs: bufferization may let it write
+  // into its arguments, and the caller's data must not change.
+  std::vector<std::vector<uint8_t>> copies;
+  std::vector<std::vector<int64_t>> descriptors;
+  for (auto [data, signature] : llvm::zip_equal(inputData, inputs)) {
+    size_t bytes = getNpyDTypeSize(signature.dtype);
+    for (int64_t size : signature.shape)
+      bytes *= size;
+    const auto *begin = static_cast<const uint8_t *>(data);
+    copies.emplace_back(begin, begin + bytes);
+    descriptors.push_back(
+        makeDescriptor(copies.back().data(), signature.shape));
+  }
   // The C interface takes a pointer to each descriptor; the packed call
   // takes a pointer to each of those pointers.
-  std::vector<std::vector<int64_t>> descriptors;
-  for (auto [data, signature] : llvm::zip_equal(inputData, inputs))
-    descriptors.push_back(makeDescriptor(data, signature.shape));
   for (auto [data, signature] : llvm::zip_equal(resultData, results))
     descriptors.push_back(makeDescriptor(data, signature.shape));
   llvm::SmallVector<void *> descriptorPointers;

@@ -1,11 +1,12 @@
 """qfx: PyTorch's graph-mode post-training quantization, compiled with MLIR.
 
-The package drives qfx's command-line tools (quant-opt, quant-run and
-quant-compile). Its configuration API (qfx.config, re-exported here) mirrors
-torch.ao.quantization and writes the JSON quant-opt reads; prepare_fx /
-convert_fx take a PyTorch model to an int8 TOSA program, which the quantized
-model runs compiled ahead of time (a shared library called through ctypes);
-see docs/python.md.
+The package calls qfx's library in-process through its C API (qfx._capi,
+libQFXCAPI.so, loaded with ctypes). Its configuration API (qfx.config,
+re-exported here) mirrors torch.ao.quantization and writes the JSON the
+passes read; prepare_fx / convert_fx take a PyTorch model to an int8 TOSA
+program, which the quantized model runs compiled in this process (or, after
+save / load, as a shared library compiled ahead of time); see
+docs/python.md. `quant_opt` and `find_tool` run the command-line tools.
 """
 
 from typing import Any, List

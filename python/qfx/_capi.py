@@ -1,10 +1,16 @@
 """qfx's C API (include/qfx-c/QFX.h, libQFXCAPI.so) through ctypes: pass
-pipelines run in this process, as IREE's Python runtime loads its C API.
+pipelines, calibration, JIT-compiled models and ahead-of-time compilation
+run in this process, as IREE's Python runtime loads its C API.
 
-`run_pipeline(mlir, pipeline)` parses IR text, runs a textual pass pipeline
-anchored on builtin.module and returns the printed result; diagnostics come
-back as records and, on failure, in a `ToolError` whose text is laid out as
-`quant-opt` prints them.
+- `run_pipeline(mlir, pipeline)` parses IR text, runs a textual pass
+  pipeline anchored on builtin.module and returns the printed result.
+- `calibrate(mlir, sample_paths)` is `quant-run --calibrate`.
+- `Model(mlir)` is a function compiled as quant-run compiles it; calling it
+  runs it on NumPy arrays.
+- `compile_to_file(mlir, output)` is `quant-compile`.
+
+Diagnostics come back as records and, on failure, in a `ToolError` whose
+text is laid out as the tools print them.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ import pathlib
 import shutil
 import threading
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from qfx.tools import ToolError
 
@@ -23,6 +31,9 @@ _LIBRARY_NAME = "libQFXCAPI.so"
 _VERSION = 2  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
+# QfxDType's values index this.
+_DTYPES = (np.float32, np.float16, np.int8, np.uint8, np.int32, np.int64)
+_PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,11 @@ class _QfxDiagnostic(ctypes.Structure):
                 ("message", ctypes.c_char_p), ("parent", ctypes.c_long)]
 
 
+class _QfxTensor(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_size_t),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("data", ctypes.c_void_p)]
+
+
 def _candidates() -> List[pathlib.Path]:
     """$QFX_BUILD_DIR/lib, the source tree's build/lib, then the lib/ beside
     the bin/ of the quant-opt on PATH (an installed qfx: cmake --install)."""
@@ -69,6 +85,10 @@ def _candidates() -> List[pathlib.Path]:
 
 
 def _load() -> ctypes.CDLL:
+    # The kernels' OpenMP threads spin between parallel regions instead of
+    # sleeping, as in quant-run (libomp reads this when the first compiled
+    # model starts it), unless the user chose.
+    os.environ.setdefault("OMP_WAIT_POLICY", "active")
     places = _candidates()
     for place in places:
         if place.is_file():
@@ -95,6 +115,31 @@ def _load() -> ctypes.CDLL:
     library.qfxGetDiagnostic.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
                                          ctypes.POINTER(_QfxDiagnostic)]
     library.qfxFreeString.argtypes = [ctypes.c_void_p]
+    source = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p]
+    library.qfxCalibrate.restype = ctypes.c_int
+    library.qfxCalibrate.argtypes = source + [
+        ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _PROGRESS,
+        ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(ctypes.c_size_t)]
+    library.qfxModelCompile.restype = ctypes.c_int
+    library.qfxModelCompile.argtypes = source + [ctypes.c_char_p, ctypes.c_char_p,
+                                                 ctypes.POINTER(ctypes.c_void_p)]
+    library.qfxModelDestroy.argtypes = [ctypes.c_void_p]
+    library.qfxModelGetEntry.restype = ctypes.c_char_p
+    library.qfxModelGetEntry.argtypes = [ctypes.c_void_p]
+    for name in ("qfxModelGetNumInputs", "qfxModelGetNumResults"):
+        getattr(library, name).restype = ctypes.c_size_t
+        getattr(library, name).argtypes = [ctypes.c_void_p]
+    for name in ("qfxModelGetInput", "qfxModelGetResult"):
+        getattr(library, name).restype = ctypes.c_int
+        getattr(library, name).argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                           ctypes.POINTER(_QfxTensor)]
+    library.qfxModelRun.restype = ctypes.c_int
+    library.qfxModelRun.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.POINTER(_QfxTensor), ctypes.c_size_t,
+                                    ctypes.POINTER(_QfxTensor), ctypes.c_size_t]
+    library.qfxCompileToFile.restype = ctypes.c_int
+    library.qfxCompileToFile.argtypes = source + [ctypes.c_char_p] * 5
     return library
 
 
@@ -140,6 +185,17 @@ def quote_option(value: str) -> str:
     return f'"{value}"'
 
 
+def _take_string(library: ctypes.CDLL, output: ctypes.c_void_p, length: int) -> str:
+    try:
+        return ctypes.string_at(output, length).decode()
+    finally:
+        library.qfxFreeString(output)
+
+
+def _optional(text: Optional[str]) -> Optional[bytes]:
+    return text.encode() if text else None
+
+
 def run_pipeline(mlir: str, pipeline: str, source_name: str = "<source>",
                  debug_info: bool = True) -> Tuple[str, List[Diagnostic]]:
     """Runs `pipeline` ("builtin.module(qfx-fuse,qfx-prepare{...})") over the
@@ -156,8 +212,121 @@ def run_pipeline(mlir: str, pipeline: str, source_name: str = "<source>",
     diagnostics = _diagnostics(library, session)
     if status != 0:
         raise ToolError(f"qfx pipeline {pipeline}", status, format_diagnostics(diagnostics))
-    try:
-        text = ctypes.string_at(output, length.value).decode()
-    finally:
-        library.qfxFreeString(output)
-    return text, diagnostics
+    return _take_string(library, output, length.value), diagnostics
+
+
+def calibrate(mlir: str, sample_paths: Sequence[str], source_name: str = "<source>",
+              entry: Optional[str] = None,
+              progress: Optional[Callable[[int, int], None]] = None) -> str:
+    """`quant-run --calibrate`: calibrates the observers of the observed IR
+    `mlir` on samples (per argument, a .npy file whose leading axis indexes
+    samples or a directory of .npy files, one per sample) and returns the
+    calibrated IR, with locations. `progress(done, total)` is called after
+    each sample. ToolError names a bad sample, file or observer."""
+    library, session = _Session.get()
+    source = mlir.encode()
+    paths = (ctypes.c_char_p * len(sample_paths))(*[str(p).encode() for p in sample_paths])
+    callback = _PROGRESS(lambda _, done, total: progress(done, total)) if progress else \
+        _PROGRESS()
+    output = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    status = library.qfxCalibrate(session, source, len(source), source_name.encode(),
+                                  _optional(entry), paths, len(sample_paths), callback, None, 1,
+                                  ctypes.byref(output), ctypes.byref(length))
+    if status != 0:
+        raise ToolError("qfx calibration", status,
+                        format_diagnostics(_diagnostics(library, session)))
+    return _take_string(library, output, length.value)
+
+
+def _signature(library: ctypes.CDLL, handle: int, getter: str,
+               count: int) -> List[Tuple[type, Tuple[int, ...]]]:
+    specs = []
+    for index in range(count):
+        tensor = _QfxTensor()
+        if getattr(library, getter)(handle, index, ctypes.byref(tensor)) != 0:
+            raise AssertionError(f"{getter}({index}) failed")
+        specs.append((_DTYPES[tensor.dtype], tuple(tensor.shape[d] for d in range(tensor.rank))))
+    return specs
+
+
+class Model:
+    """A function of a model's IR compiled to native code in this process,
+    as quant-run compiles it: `entry` (default: the module's only public
+    function), the int8 kernels for `target` (default: this machine).
+    `inputs` and `results` list each tensor's NumPy dtype and shape. Calls
+    take arrays of those dtypes and shapes and return new arrays, or write
+    into `results` given. ToolError if it does not compile or run."""
+
+    def __init__(self, mlir: str, source_name: str = "<source>", entry: Optional[str] = None,
+                 target: Optional[str] = None):
+        library, session = _Session.get()
+        self._library = library
+        source = mlir.encode()
+        handle = ctypes.c_void_p()
+        status = library.qfxModelCompile(session, source, len(source), source_name.encode(),
+                                         _optional(entry), _optional(target),
+                                         ctypes.byref(handle))
+        if status != 0:
+            raise ToolError(f"qfx JIT compilation of {source_name}", status,
+                            format_diagnostics(_diagnostics(library, session)))
+        self._handle = handle.value
+        self.entry = library.qfxModelGetEntry(self._handle).decode()
+        self.inputs = _signature(library, self._handle, "qfxModelGetInput",
+                                 library.qfxModelGetNumInputs(self._handle))
+        self.results = _signature(library, self._handle, "qfxModelGetResult",
+                                  library.qfxModelGetNumResults(self._handle))
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._library.qfxModelDestroy(handle)
+            self._handle = None
+
+    @staticmethod
+    def _tensors(arrays: Sequence[np.ndarray]) -> ctypes.Array:
+        tensors = (_QfxTensor * max(len(arrays), 1))()
+        for tensor, array in zip(tensors, arrays):
+            dtype = next((k for k, t in enumerate(_DTYPES) if array.dtype == t), None)
+            if dtype is None:
+                raise TypeError(f"the compiled model does not take {array.dtype} arrays")
+            tensor.dtype = dtype
+            tensor.rank = array.ndim
+            tensor.shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+            tensor.data = array.ctypes.data
+        return tensors
+
+    def __call__(self, inputs: Sequence[np.ndarray],
+                 results: Optional[Sequence[np.ndarray]] = None) -> List[np.ndarray]:
+        inputs = [np.ascontiguousarray(a) for a in inputs]
+        if results is None:
+            results = [np.empty(shape, dtype) for dtype, shape in self.results]
+        for array in results:
+            if not array.flags.c_contiguous or not array.flags.writeable:
+                raise ValueError("the compiled model writes its results into writable C-order "
+                                 "arrays")
+        library, session = _Session.get()
+        status = library.qfxModelRun(session, self._handle, self._tensors(inputs), len(inputs),
+                                     self._tensors(results), len(results))
+        if status != 0:
+            raise ToolError(f"qfx model @{self.entry}", status,
+                            format_diagnostics(_diagnostics(library, session)))
+        return list(results)
+
+
+def compile_to_file(mlir: str, output: str, header: Optional[str] = None,
+                    source_name: str = "<source>", entry: Optional[str] = None,
+                    target: Optional[str] = None, export_name: Optional[str] = None) -> None:
+    """`quant-compile`: compiles `entry` of `mlir` for `target` (default
+    host) to an object file or shared library `output` and its C header
+    (`header`, default `output` with .h), exported as `export_name`.
+    ToolError with the diagnostics if it fails; nothing is written then."""
+    library, session = _Session.get()
+    source = mlir.encode()
+    status = library.qfxCompileToFile(session, source, len(source), source_name.encode(),
+                                      _optional(entry), _optional(target),
+                                      _optional(export_name), str(output).encode(),
+                                      _optional(str(header) if header else None))
+    if status != 0:
+        raise ToolError("qfx compilation", status,
+                        format_diagnostics(_diagnostics(library, session)))

@@ -1,6 +1,6 @@
 """PyTorch-style post-training quantization: `prepare_fx` and `convert_fx`.
 
-The API of `torch.ao.quantization.quantize_fx`, over qfx's tools:
+The API of `torch.ao.quantization.quantize_fx`, over qfx's library:
 
     prepared = qfx.prepare_fx(model, qconfig_mapping, example_inputs)
     for x in calibration_data:
@@ -8,15 +8,15 @@ The API of `torch.ao.quantization.quantize_fx`, over qfx's tools:
     quantized = qfx.convert_fx(prepared)     # calibrate, convert, lower to int8
     y = quantized(x)
 
-`prepare_fx` exports the eval-mode model to float TOSA (`qfx.export_tosa`),
-writes the QConfigMapping and the BackendConfig to a working directory and
-runs `qfx-fuse` and `qfx-prepare` (observed.mlir) in this process, through
-qfx's C API (`qfx._capi`). Calls of the
-prepared model record their inputs as calibration samples (one `.npy` file
-per sample and argument, so memory does not grow) and return the float
-model's outputs. `convert_fx` runs one `quant-run --calibrate` over all
-recorded samples and `qfx-convert`, giving the reference model. Calibration
-(`quant-run`) and compilation (`quant-compile`) still run the tools.
+Everything runs in this process, through qfx's C API (`qfx._capi`); no tool
+is started. `prepare_fx` exports the eval-mode model to float TOSA
+(`qfx.export_tosa`), writes the QConfigMapping and the BackendConfig to a
+working directory and runs `qfx-fuse` and `qfx-prepare` (observed.mlir).
+Calls of the prepared model record their inputs as calibration samples (one
+`.npy` file per sample and argument, so memory does not grow) and return the
+float model's outputs. `convert_fx` calibrates on all recorded samples
+(calibrated.mlir, as `quant-run --calibrate`), runs `qfx-convert`
+(reference.mlir) and `qfx-lower` (int8.mlir) and compiles the int8 program.
 
 What runs where, and what it costs:
 
@@ -24,36 +24,29 @@ What runs where, and what it costs:
   takes inputs of exactly those shapes (float32, torch tensors or NumPy
   arrays) and returns torch tensors when given torch tensors, NumPy arrays
   otherwise.
-- A call of the prepared model runs the float model with `quant-run`,
-  which JIT-compiles it each time: about 0.3-0.5 s per call for small
-  models, almost all of it compilation. `run_samples(samples)` runs many
-  samples (stacked along a new leading axis) in one quant-run process and
-  one compilation, through a wrapper function that loops over the samples
-  and calls the model's `@main`.
-- The quantized model is compiled once: `convert_fx` compiles int8.mlir
-  with `quant-compile --target=host` into a shared library (libmodel.so,
-  with its C header model.h) in the working directory, and calls and
-  `run_samples` run it in-process through ctypes (`qfx._compiled`): no
-  tool runs per call. `save` writes the library; `load` uses it when it
-  can (same int8.mlir, a CPU with the features it was compiled for) and
-  compiles int8.mlir again otherwise.
-- The prepared model's calls return the outputs of the float TOSA model run
-  by quant-run (`outputs="jit"`, the default). For a calibration loop that
-  ignores them, `prepare_fx(..., outputs=None)` (or setting
-  `prepared.outputs = None`) makes calls only record their inputs, with no
-  compilation at all; `outputs="torch"` returns the PyTorch model's own
-  float outputs (which the exported model matches to about 1e-5).
+- A stage runs as quant-run runs it: JIT-compiled once in this process
+  (linalg loops compiled by LLVM at -O3 for this machine's CPU, and
+  qfx-codegen's kernels for the Linear and Conv2d layers' int8 chains on
+  CPUs that have them: AVX-512 VNNI, else AVX2; SMMLA or SDOT on AArch64),
+  then called on the arrays' memory. `run_samples(samples)` runs many
+  samples (stacked along a new leading axis) one after another through it.
+- The prepared model's calls return the outputs of the float TOSA model
+  (`outputs="jit"`, the default), compiled at the first call. For a
+  calibration loop that ignores them, `prepare_fx(..., outputs=None)` (or
+  setting `prepared.outputs = None`) makes calls only record their inputs,
+  with no compilation at all; `outputs="torch"` returns the PyTorch model's
+  own float outputs (which the exported model matches to about 1e-5).
 - The quantized model runs the int8 program: `convert_fx` lowers the
-  reference model with `qfx-lower{backend=B}` (the backend the
-  model was prepared with) to int8 TOSA (int8.mlir): integer convolutions
-  and matmuls with int32 accumulators, `tosa.rescale` requantization,
-  integer pooling and lookup tables, quantizing the float inputs once and
-  dequantizing the outputs once. Its outputs are those of PyTorch's
-  quantized (`convert_fx`) model. quant-compile lowers it like quant-run:
-  linalg loops compiled by LLVM at -O3 for this machine's CPU, except the
-  Linear, Conv2d and depthwise Conv2d layers' int8 chains, which run
-  qfx-codegen's kernels (AVX-512 VNNI, else AVX2; SMMLA or SDOT on
-  AArch64) on CPUs that have them.
+  reference model with `qfx-lower{backend=B}` (the backend the model was
+  prepared with) to int8 TOSA (int8.mlir): integer convolutions and matmuls
+  with int32 accumulators, `tosa.rescale` requantization, integer pooling
+  and lookup tables, quantizing the float inputs once and dequantizing the
+  outputs once. Its outputs are those of PyTorch's quantized (`convert_fx`)
+  model. `save` also compiles it ahead of time into a shared library
+  (libmodel.so, with its C header model.h; as `quant-compile --target=host`,
+  which starts clang to link it), and `load` uses that library when it can
+  (same int8.mlir, a CPU with the features it was compiled for) and
+  JIT-compiles int8.mlir otherwise. Both give the same outputs, bit for bit.
 - A pattern qfx-lower cannot lower (no backend pattern for the op, a
   weight it cannot use, ...) stays as in the reference model: dequantize,
   float op, quantize. qfx-lower says so in a "runs in float" remark;
@@ -68,7 +61,6 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -82,7 +74,7 @@ from qfx import _compiled
 from qfx import config as _config
 from qfx.exporter import export_with_outputs
 from qfx import _capi
-from qfx.tools import ToolError, find_tool
+from qfx.tools import ToolError
 
 __all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
            "FloatOpWarning"]
@@ -93,7 +85,6 @@ _FORMAT = "qfx-quantized-model"
 # Version 1 (before the int8 stage): float, observed, calibrated, reference.
 _VERSION = 2
 _BACKEND_FILE = "backend_config.json"
-_BATCHED_ENTRY = "qfx_run_samples"
 _OUTPUT_MODES = ("jit", "torch", None)
 
 
@@ -125,19 +116,6 @@ def _to_numpy(x: Any, what: str) -> np.ndarray:
 
 def _shape_text(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
-
-
-def _tensor_type(shape: Sequence[int], lead: Optional[int] = None) -> str:
-    dims = ([lead] if lead is not None else []) + list(shape)
-    return "tensor<" + "".join(f"{d}x" for d in dims) + "f32>"
-
-
-def _run(tool: str, args: List[str], cwd: pathlib.Path) -> str:
-    result = subprocess.run([str(find_tool(tool)), *args], cwd=cwd,
-                            capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise ToolError(tool, result.returncode, result.stderr)
-    return result.stdout
 
 
 class FloatOpWarning(UserWarning):
@@ -252,13 +230,26 @@ def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[Floa
 
 
 def _compile(directory: pathlib.Path) -> dict:
-    """Compiles int8.mlir in `directory` with `quant-compile --target=host
-    --name=qfx_model -o libmodel.so --header=model.h`; returns the record of
-    it the manifest keeps."""
-    _run("quant-compile", ["int8.mlir", f"--target={_compiled.TARGET}",
-                           f"--name={_compiled.FUNCTION}", "-o", _compiled.LIBRARY,
-                           f"--header={_compiled.HEADER}"], directory)
-    return _compiled.compile_record(directory / "int8.mlir")
+    """Compiles int8.mlir in `directory` ahead of time into libmodel.so and
+    model.h (`quant-compile --target=host --name=qfx_model`); returns the
+    record of it the manifest keeps."""
+    source = directory / "int8.mlir"
+    _capi.compile_to_file(source.read_text(), directory / _compiled.LIBRARY,
+                          header=directory / _compiled.HEADER, source_name="int8.mlir",
+                          target=_compiled.TARGET, export_name=_compiled.FUNCTION)
+    return _compiled.compile_record(source)
+
+
+def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.Model:
+    """The stage's @main compiled in this process, checked to take and
+    return float32 tensors of the model's shapes."""
+    model = _capi.Model((directory / f"{stage}.mlir").read_text(), f"{stage}.mlir")
+    expected = ([(np.float32, s) for s in signature.inputs],
+                [(np.float32, s) for s in signature.outputs])
+    if (model.inputs, model.results) != expected:
+        raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
+                         f"({signature.inputs} -> {signature.outputs})")
+    return model
 
 
 def _open_library(directory: pathlib.Path, signature: "_Signature") -> _compiled.CompiledFunction:
@@ -368,114 +359,6 @@ class _Signature:
         return outputs[0] if self.single_output else tuple(outputs)
 
 
-def _batched_wrapper(signature: _Signature, count: int) -> str:
-    """A function taking `count` samples of every input stacked along a new
-    leading axis, calling @main on each in an scf.for loop and returning
-    every output stacked the same way."""
-    ins = [_tensor_type(s, count) for s in signature.inputs]
-    outs = [_tensor_type(s, count) for s in signature.outputs]
-    lines = [f"  func.func @{_BATCHED_ENTRY}("
-             + ", ".join(f"%in{i}: {t}" for i, t in enumerate(ins))
-             + ") -> (" + ", ".join(outs) + ") {",
-             "    %c0 = arith.constant 0 : index",
-             "    %c1 = arith.constant 1 : index",
-             f"    %cn = arith.constant {count} : index"]
-    for k, t in enumerate(outs):
-        lines.append(f"    %init{k} = tensor.empty() : {t}")
-    accs = ", ".join(f"%acc{k} = %init{k}" for k in range(len(outs)))
-    lines.append(f"    %r:{len(outs)} = scf.for %i = %c0 to %cn step %c1 iter_args({accs}) -> ("
-                 + ", ".join(outs) + ") {")
-    for k, (shape, t) in enumerate(zip(signature.inputs, ins)):
-        offsets = ", ".join(["%i"] + ["0"] * len(shape))
-        sizes = ", ".join(["1"] + [str(d) for d in shape])
-        strides = ", ".join(["1"] * (len(shape) + 1))
-        lines.append(f"      %x{k} = tensor.extract_slice %in{k}[{offsets}] [{sizes}] [{strides}] "
-                     f": {t} to {_tensor_type(shape)}")
-    arg_types = ", ".join(_tensor_type(s) for s in signature.inputs)
-    res_types = ", ".join(_tensor_type(s) for s in signature.outputs)
-    args = ", ".join(f"%x{k}" for k in range(len(signature.inputs)))
-    lines.append(f"      %y:{len(outs)} = func.call @main({args}) : ({arg_types}) -> ({res_types})")
-    yields = []
-    for k, (shape, t) in enumerate(zip(signature.outputs, outs)):
-        offsets = ", ".join(["%i"] + ["0"] * len(shape))
-        sizes = ", ".join(["1"] + [str(d) for d in shape])
-        strides = ", ".join(["1"] * (len(shape) + 1))
-        lines.append(f"      %z{k} = tensor.insert_slice %y#{k} into %acc{k}[{offsets}] [{sizes}] "
-                     f"[{strides}] : {_tensor_type(shape)} into {t}")
-        yields.append(f"%z{k}")
-    lines.append(f"      scf.yield {', '.join(yields)} : {', '.join(outs)}")
-    lines.append("    }")
-    lines.append("    return " + ", ".join(f"%r#{k}" for k in range(len(outs)))
-                 + " : " + ", ".join(outs))
-    lines.append("  }")
-    return "\n".join(lines) + "\n"
-
-
-_MODULE_END = re.compile(r"^\}.*$", re.MULTILINE)
-
-
-def _with_batched_entry(mlir: str, signature: _Signature, count: int) -> str:
-    """`mlir` with the wrapper function added to its module: before the
-    module's closing brace (the last line starting with '}'), or at the end
-    when the functions are at the top level without `module {`."""
-    wrapper = _batched_wrapper(signature, count)
-    if not re.search(r"^module\b", mlir, re.MULTILINE):
-        return mlir.rstrip("\n") + "\n" + wrapper
-    ends = list(_MODULE_END.finditer(mlir))
-    if not ends:
-        raise ValueError("cannot find the end of the module in the model's IR")
-    at = ends[-1].start()
-    return mlir[:at] + wrapper + mlir[at:]
-
-
-class _Runner:
-    """Runs one stage (IR text) of a model with quant-run in a scratch
-    directory under `workdir`."""
-
-    def __init__(self, workdir: pathlib.Path, signature: _Signature):
-        self.workdir = workdir
-        self.signature = signature
-        self._counter = 0
-
-    def _scratch(self) -> pathlib.Path:
-        self._counter += 1
-        path = self.workdir / "runs" / f"run{self._counter:06d}"
-        path.mkdir(parents=True)
-        return path
-
-    def run_one(self, mlir_path: pathlib.Path, arrays: List[np.ndarray]) -> List[np.ndarray]:
-        scratch = self._scratch()
-        try:
-            inputs = []
-            for k, a in enumerate(arrays):
-                np.save(scratch / f"in{k}.npy", a)
-                inputs.append(str(scratch / f"in{k}.npy"))
-            outputs = [str(scratch / f"out{k}.npy") for k in range(len(self.signature.outputs))]
-            _run("quant-run", [str(mlir_path), "--input=" + ",".join(inputs),
-                               "-o", ",".join(outputs)], self.workdir)
-            return [np.load(o) for o in outputs]
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-    def run_samples(self, mlir_path: pathlib.Path, arrays: List[np.ndarray]) -> List[np.ndarray]:
-        count = arrays[0].shape[0]
-        scratch = self._scratch()
-        try:
-            model = scratch / "batched.mlir"
-            model.write_text(_with_batched_entry(mlir_path.read_text(), self.signature, count))
-            inputs = []
-            for k, a in enumerate(arrays):
-                np.save(scratch / f"in{k}.npy", a)
-                inputs.append(str(scratch / f"in{k}.npy"))
-            outputs = [str(scratch / f"out{k}.npy") for k in range(len(self.signature.outputs))]
-            _run("quant-run", [str(model), f"--entry={_BATCHED_ENTRY}",
-                               "--input=" + ",".join(inputs), "-o", ",".join(outputs)],
-                 self.workdir)
-            return [np.load(o) for o in outputs]
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-
 def _make_workdir(workdir: Any, owner: Any) -> pathlib.Path:
     if workdir is not None:
         path = pathlib.Path(workdir).resolve()
@@ -537,7 +420,14 @@ class _Model:
     def __init__(self, workdir: pathlib.Path, signature: _Signature):
         self.workdir = workdir
         self.signature = signature
-        self._runner = _Runner(workdir, signature)
+        self._function: Any = None
+
+    def _run(self, arrays: List[np.ndarray],
+             outputs: Optional[List[np.ndarray]] = None) -> List[np.ndarray]:
+        """Runs the stage (`_run_stage`), compiled at the first run."""
+        if self._function is None:
+            self._function = _jit(self.workdir, self._run_stage, self.signature)
+        return self._function(arrays, outputs)
 
     def _stage_path(self, stage: str) -> pathlib.Path:
         if stage not in STAGES:
@@ -556,14 +446,18 @@ class _Model:
         return self._stage_path(stage).read_text()
 
     def run_samples(self, samples: Any) -> Any:
-        """Runs many samples in one quant-run call (one JIT compilation):
-        `samples` holds, per input, an array (or tensor) whose leading axis
-        indexes samples, each of the input's shape — a single array for a
-        one-input model, else a tuple. Returns the outputs stacked the same
-        way (torch tensors if given torch tensors). Records nothing."""
+        """Runs many samples: `samples` holds, per input, an array (or
+        tensor) whose leading axis indexes samples, each of the input's shape
+        — a single array for a one-input model, else a tuple. Returns the
+        outputs stacked the same way (torch tensors if given torch tensors).
+        The samples run one after another through the compiled stage (the
+        float model for a prepared model, which records nothing)."""
         inputs = _as_tuple(samples)
         arrays = self.signature.check_inputs(inputs, "run_samples", lead=-1)
-        outputs = self._runner.run_samples(self._stage_path(self._run_stage), arrays)
+        count = arrays[0].shape[0]
+        outputs = [np.empty((count,) + shape, np.float32) for shape in self.signature.outputs]
+        for index in range(count):
+            self._run([a[index] for a in arrays], [o[index] for o in outputs])
         return self.signature.wrap_outputs(outputs, any(map(_is_torch_tensor, inputs)))
 
     def _run_one(self, inputs: tuple, what: str) -> Tuple[List[np.ndarray], bool]:
@@ -577,8 +471,8 @@ class PreparedModel(_Model):
     Calling it with inputs of the shapes of `example_inputs` records them as a
     calibration sample for `convert_fx` and returns the float outputs:
 
-    - `outputs="jit"` (default): the float TOSA model run by quant-run. Each
-      call JIT-compiles the model again (about 0.3-0.5 s for small models).
+    - `outputs="jit"` (default): the float TOSA model's, compiled in this
+      process at the first call (as quant-run compiles it).
     - `outputs=None`: returns None; only records (no compilation; the
       cheapest calibration loop).
     - `outputs="torch"`: the PyTorch model's float outputs.
@@ -625,7 +519,7 @@ class PreparedModel(_Model):
                 result = self._model(*[torch.from_numpy(a) for a in arrays])
             outs = [t.detach().numpy() for t in _as_tuple(result)]
         else:
-            outs = self._runner.run_one(self._stage_path("float"), arrays)
+            outs = self._run(arrays)
         return self.signature.wrap_outputs(outs, as_torch)
 
     def __repr__(self) -> str:
@@ -641,13 +535,13 @@ class QuantizedModel(_Model):
     the float inputs are quantized once, convolutions and matmuls run on int8
     values with int32 accumulators, `tosa.rescale` requantizes between
     layers, and the outputs are dequantized once. Its outputs are those of
-    PyTorch's quantized (`convert_fx`) model. The program is compiled once,
-    by `quant-compile --target=host` into libmodel.so in the working
-    directory, and each call runs that library in-process through ctypes
-    (its outputs equal quant-run's bit for bit). The code is quant-run's
-    lowering for this CPU: linalg loops compiled by LLVM, and qfx-codegen's
-    kernels (AVX-512 VNNI or AArch64 SDOT) for Linear and Conv2d layers on
-    CPUs that have them; none yet for depthwise convolutions.
+    PyTorch's quantized (`convert_fx`) model. The program is compiled once
+    in this process, as quant-run compiles it, or is the library `save`
+    compiled ahead of time when `qfx.load` can use it (the same code: their
+    outputs are equal bit for bit). The code is quant-run's lowering for
+    this CPU: linalg loops compiled by LLVM, and qfx-codegen's kernels
+    (AVX-512 VNNI or AArch64 SDOT) for Linear, Conv2d and depthwise Conv2d
+    layers on CPUs that have them.
 
     Calls take inputs of exactly the shapes of `example_inputs` (the
     compiled function's shapes are static); `run_samples` runs samples
@@ -669,42 +563,34 @@ class QuantizedModel(_Model):
     _run_stage = "int8"
 
     def __init__(self, workdir: pathlib.Path, signature: _Signature, backend_option: str,
-                 remarks: str, float_ops: List[FloatOp], compiled: dict,
-                 library: Optional[_compiled.CompiledFunction] = None):
+                 remarks: str, float_ops: List[FloatOp], compiled: Optional[dict] = None,
+                 library: Any = None):
+        """`compiled`: the record of a saved libmodel.so; `library`: the int8
+        program (the loaded library, or int8.mlir compiled in-process);
+        without it, int8.mlir is compiled here."""
         super().__init__(workdir, signature)
         self.backend_config = backend_option
         self.remarks = remarks
         self.float_ops = list(float_ops)
-        self._compile_record = dict(compiled)
-        self._library = library if library is not None else _open_library(workdir, signature)
+        self._compile_record = dict(compiled) if compiled else None
+        self._function = library if library is not None else _jit(workdir, "int8", signature)
 
     def __call__(self, *inputs: Any) -> Any:
         arrays, as_torch = self._run_one(inputs, "quantized model")
-        return self.signature.wrap_outputs(self._library(arrays), as_torch)
-
-    def run_samples(self, samples: Any) -> Any:
-        """Runs many samples: `samples` holds, per input, an array (or
-        tensor) whose leading axis indexes samples, each of the input's shape
-        — a single array for a one-input model, else a tuple. Returns the
-        outputs stacked the same way (torch tensors if given torch tensors).
-        The samples run one after another through the compiled library."""
-        inputs = _as_tuple(samples)
-        arrays = self.signature.check_inputs(inputs, "run_samples", lead=-1)
-        count = arrays[0].shape[0]
-        outputs = [np.empty((count,) + shape, np.float32) for shape in self.signature.outputs]
-        for index in range(count):
-            self._library([a[index] for a in arrays], [o[index] for o in outputs])
-        return self.signature.wrap_outputs(outputs, any(map(_is_torch_tensor, inputs)))
+        return self.signature.wrap_outputs(self._run(arrays), as_torch)
 
     def save(self, directory: Any) -> None:
         """Writes float.mlir, observed.mlir, calibrated.mlir, reference.mlir,
-        int8.mlir, the compiled int8 program (libmodel.so and its header
-        model.h), backend_config.json (for a BackendConfig object) and
+        int8.mlir, the int8 program compiled ahead of time for this machine
+        (libmodel.so and its header model.h, compiled at the first save),
+        backend_config.json (for a BackendConfig object) and
         qfx_model.json (input and output shapes and dtypes, the backend,
         qfx-lower's remarks, what the library was compiled from and for) to
         `directory`, created if needed."""
         directory = pathlib.Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        if self._compile_record is None:
+            self._compile_record = _compile(self.workdir)
         for stage in STAGES:
             shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
         for name in (_compiled.LIBRARY, _compiled.HEADER):
@@ -813,12 +699,11 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     `qfx.prepare_fx` prepared or of one PyTorch's `prepare_fx` prepared.
 
     A `qfx.prepare_fx` model (`example_inputs` and `backend_config` must be
-    None: it has both) is calibrated on every sample it has recorded, in one
-    `quant-run --calibrate` (calibrated.mlir), converted with
-    `qfx-convert` (reference.mlir), lowered with
-    `qfx-lower{backend=B}` (int8.mlir), B being the backend given
-    to `prepare_fx`, and compiled with `quant-compile --target=host`
-    (libmodel.so and model.h), which the quantized model calls. The prepared
+    None: it has both) is calibrated on every sample it has recorded, as
+    `quant-run --calibrate` calibrates (calibrated.mlir; progress on a
+    terminal's stderr), converted with `qfx-convert` (reference.mlir),
+    lowered with `qfx-lower{backend=B}` (int8.mlir), B being the backend
+    given to `prepare_fx`, and compiled, all in this process. The prepared
     model stays usable: more calls record more samples, and converting again
     calibrates from scratch on all of them. ValueError if nothing was
     recorded.
@@ -857,9 +742,10 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     directory = _make_workdir(None, quantized)
     for stage in ("float", "observed"):
         shutil.copyfile(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
-    sources = ",".join(str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs)))
-    _run("quant-run", ["observed.mlir", f"--calibrate={sources}", "-o", "calibrated.mlir"],
-         directory)
+    sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
+    calibrated = _capi.calibrate((directory / "observed.mlir").read_text(), sources,
+                                 source_name="observed.mlir", progress=_progress_printer())
+    (directory / "calibrated.mlir").write_text(calibrated)
     backend_option = prepared.backend_config
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
@@ -868,15 +754,37 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     return quantized
 
 
+def _progress_printer() -> Optional[Any]:
+    """A calibration progress callback that rewrites one line of a terminal
+    stderr at most five times a second (quant-run's); None when stderr is
+    not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    import time
+    start = time.monotonic()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.2 and done != total:
+            return
+        last[0] = now
+        rate = done / max(now - start, 1e-9)
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\rcalibrating: {done}/{total} samples, {rate:.1f} samples/s{end}")
+        sys.stderr.flush()
+
+    return progress
+
+
 def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
                        signature: _Signature, backend_option: str) -> None:
-    """calibrated.mlir in `directory` -> reference.mlir, int8.mlir and the
-    compiled library; initializes `quantized` over them."""
+    """calibrated.mlir in `directory` -> reference.mlir, int8.mlir, compiled
+    in-process; initializes `quantized` over them."""
     _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
     remarks, float_ops = _lower(directory, backend_option)
-    record = _compile(directory)
     QuantizedModel.__init__(quantized, directory, signature, backend_option, remarks,
-                            float_ops, record)
+                            float_ops)
 
 
 def _is_torch_prepared(model: Any) -> bool:
@@ -929,9 +837,8 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     int8.mlir (its SHA-256) on a machine of the same architecture whose CPU
     features this one has, its header states @main's signature, and it
     loads. Otherwise (directories saved before qfx compiled models, a
-    changed int8.mlir, another CPU) int8.mlir is compiled again with
-    `quant-compile`; if that fails too, the error (`qfx.ToolError`, or
-    FileNotFoundError without quant-compile) says why neither worked.
+    changed int8.mlir, another CPU) int8.mlir is compiled in this process;
+    if that fails too, the error (`qfx.ToolError`) says why neither worked.
     """
     directory = pathlib.Path(directory)
     manifest_path = directory / _MANIFEST
@@ -968,7 +875,7 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
         backend_option = _write_backend_config(backend_config, work, "load")
         remarks, float_ops = _lower(work, backend_option)
         _warn_float_ops(float_ops, stacklevel=2)
-        record, library = _compile(work), None
+        record, library = None, None
     else:
         backend_option = manifest["backend"]
         if backend_option == _BACKEND_FILE:
@@ -1005,11 +912,12 @@ def _saved_library_problem(directory: pathlib.Path, record: Any,
 
 
 def _load_library(directory: pathlib.Path, record: Any, work: pathlib.Path,
-                  signature: _Signature) -> Tuple[dict, _compiled.CompiledFunction]:
+                  signature: _Signature) -> Tuple[Optional[dict], Any]:
     """The compiled int8 program for a model being loaded from `directory`
-    into `work`: the saved libmodel.so when it was compiled from this
-    int8.mlir for a CPU like this one and loads, else int8.mlir compiled again
-    with quant-compile. If neither works, the error says why for both."""
+    into `work`, and the record of the library: the saved libmodel.so when
+    it was compiled from this int8.mlir for a CPU like this one and loads,
+    else int8.mlir compiled in this process (no record: `save` compiles a
+    library). If neither works, the error says why for both."""
     problem = _saved_library_problem(directory, record, work)
     if problem is None:
         shutil.copyfile(directory / _compiled.LIBRARY, work / _compiled.LIBRARY)
@@ -1022,10 +930,9 @@ def _load_library(directory: pathlib.Path, record: Any, work: pathlib.Path,
             (work / name).unlink()
     why = f"{directory}: cannot use the saved {_compiled.LIBRARY}: {problem}"
     try:
-        record = _compile(work)
-        return record, _open_library(work, signature)
+        return None, _jit(work, "int8", signature)
     except ToolError as error:
         raise ToolError(error.tool, error.returncode,
-                        f"{why}; compiling int8.mlir again failed:\n{error.diagnostics}") from None
-    except (OSError, ValueError) as error:
-        raise type(error)(f"{why}; compiling int8.mlir again failed: {error}") from None
+                        f"{why}; compiling int8.mlir failed:\n{error.diagnostics}") from None
+    except ValueError as error:
+        raise ValueError(f"{why}; compiling int8.mlir failed: {error}") from None

@@ -1,10 +1,11 @@
-"""qfx's C API from Python (qfx._capi): pipelines in this process."""
+"""qfx's C API from Python (qfx._capi): pipelines, calibration, JIT-compiled
+models and ahead-of-time compilation in this process."""
 
 import pathlib
 import subprocess
 
+import numpy as np
 import pytest
-import torch
 
 import qfx
 from qfx import _capi
@@ -12,6 +13,7 @@ from qfx import _capi
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "example" / "mlp.mlir"
 RESIDUAL = ROOT / "test" / "Inputs" / "models" / "residual.mlir"
+RUNTIME = ROOT / "test" / "Runtime" / "Inputs"
 
 
 def test_run_pipeline_gives_quant_opts_result():
@@ -52,34 +54,51 @@ def test_run_pipeline_errors_are_tool_errors():
         _capi.quote_option('a"b')
 
 
-class _MLP(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(16, 8)
-        self.relu = torch.nn.ReLU()
-        self.fc2 = torch.nn.Linear(8, 4)
+def test_calibrate_gives_quant_runs_module(tmp_path):
+    observed = RUNTIME / "observed.mlir"
+    samples = RUNTIME / "calib-samples.npy"
+    seen = []
+    text = _capi.calibrate(observed.read_text(), [str(samples)], source_name=str(observed),
+                           progress=lambda done, total: seen.append((done, total)))
+    count = np.load(samples).shape[0]
+    assert seen == [(k + 1, count) for k in range(count)]
+    subprocess.run([str(qfx.find_tool("quant-run")), str(observed), f"--calibrate={samples}",
+                    "-o", str(tmp_path / "calibrated.mlir")], check=True)
+    assert text == (tmp_path / "calibrated.mlir").read_text()
+    bad = np.zeros((2, 2, 3), np.float32)
+    bad[1, 0, 0] = np.inf
+    np.save(tmp_path / "bad.npy", bad)
+    with pytest.raises(qfx.ToolError, match=r"calibration sample 1 of input 0 \(.*bad.npy\) has "
+                       "1 NaN or infinite values"):
+        _capi.calibrate(observed.read_text(), [str(tmp_path / "bad.npy")])
 
-    def forward(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
+
+def test_model_runs_in_process():
+    model = _capi.Model((RUNTIME / "add.mlir").read_text(), entry="main")
+    assert model.entry == "main"
+    assert model.inputs == [(np.float32, (2, 3))] * 2
+    assert model.results == [(np.float32, (2, 3)), (np.int32, (2, 3))]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) * 0.5
+    y = x + 1
+    total, cast = model([x, y])
+    np.testing.assert_array_equal(total, x + y)
+    np.testing.assert_array_equal(cast, (x + y).astype(np.int32))
+    # The inputs are left alone, a transposed view is taken as its values.
+    assert np.array_equal(x, np.arange(6, dtype=np.float32).reshape(2, 3) * 0.5)
+    np.testing.assert_array_equal(model([x, np.ascontiguousarray(y.T).T])[0], x + y)
+    with pytest.raises(qfx.ToolError, match="several public functions"):
+        _capi.Model((RUNTIME / "add.mlir").read_text())
+    with pytest.raises(qfx.ToolError, match="target 'sparc': expected host"):
+        _capi.Model((RUNTIME / "add.mlir").read_text(), entry="main", target="sparc")
 
 
-def test_prepare_and_convert_run_no_quant_opt(monkeypatch):
-    """qfx-fuse, qfx-prepare, qfx-convert and qfx-lower run in this process:
-    no quant-opt is started (calibration and compilation still run
-    quant-run and quant-compile)."""
-    started = []
-    run = subprocess.run
-
-    def record(args, *rest, **kwargs):
-        started.append(pathlib.Path(str(args[0])).name)
-        return run(args, *rest, **kwargs)
-
-    monkeypatch.setattr(subprocess, "run", record)
-    torch.manual_seed(0)
-    model = _MLP().eval()
-    prepared = qfx.prepare_fx(model, "default:x86", (torch.zeros(2, 16),), outputs=None)
-    prepared(torch.randn(2, 16))
-    quantized = qfx.convert_fx(prepared)
-    assert quantized(torch.randn(2, 16)).shape == (2, 4)
-    assert "quant-opt" not in started
-    assert started, "the test records nothing"
+def test_compile_to_file_gives_quant_compiles_library(tmp_path):
+    source = RUNTIME / "forward.mlir"
+    _capi.compile_to_file(source.read_text(), tmp_path / "capi.so", source_name=str(source))
+    subprocess.run([str(qfx.find_tool("quant-compile")), str(source), "-o",
+                    str(tmp_path / "tool.so")], check=True)
+    assert (tmp_path / "capi.h").read_text() == (tmp_path / "tool.h").read_text()
+    assert (tmp_path / "capi.so").stat().st_size > 0
+    with pytest.raises(qfx.ToolError, match=r"bad.exe: expected an object file"):
+        _capi.compile_to_file(source.read_text(), tmp_path / "bad.exe")
+    assert not (tmp_path / "bad.exe").exists() and not (tmp_path / "bad.h").exists()

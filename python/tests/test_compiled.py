@@ -1,11 +1,12 @@
-"""The quantized model's compiled int8 program: quant-compile's shared library
-called in-process through ctypes.
+"""The quantized model's compiled int8 program.
 
-convert_fx compiles int8.mlir once (libmodel.so, model.h); calls and
-run_samples run the library, with no tool per call; save writes it and load
-uses it as saved when it can, and compiles int8.mlir again otherwise. The
-outputs equal quant-run's bit for bit (also checked for every parity model
-in test_quantize_fx.py). Needs torch (Debian's python3-torch: run with
+convert_fx compiles int8.mlir once, in this process (qfx's C API, as
+quant-run compiles it); calls and run_samples run it, with no tool and no
+process. save also compiles it ahead of time (libmodel.so, model.h, as
+quant-compile does) and load uses that library, called through ctypes, when
+it can, and compiles int8.mlir in-process otherwise. The outputs equal
+quant-run's bit for bit (also checked for every parity model in
+test_quantize_fx.py). Needs torch (Debian's python3-torch: run with
 /usr/bin/python3).
 """
 
@@ -22,6 +23,7 @@ import pytest
 import torch
 
 import qfx
+from qfx import _capi
 from qfx import _compiled
 from qfx import quantize_fx
 
@@ -70,29 +72,40 @@ def no_tools(monkeypatch):
 
 @pytest.fixture
 def compile_count(monkeypatch):
-    """Counts quant-compile runs."""
+    """Counts the in-process compilations of a stage (quantize_fx._jit)."""
     calls = []
-    real = quantize_fx._run
+    real = quantize_fx._jit
 
-    def run(tool, args, cwd):
-        if tool == "quant-compile":
-            calls.append(args)
-        return real(tool, args, cwd)
-    monkeypatch.setattr(quantize_fx, "_run", run)
+    def jit(directory, stage, signature):
+        calls.append(stage)
+        return real(directory, stage, signature)
+    monkeypatch.setattr(quantize_fx, "_jit", jit)
     return calls
 
 
-# ----- convert_fx compiles, calls run the library ----------------------------------
+# ----- convert_fx compiles, calls run the program ----------------------------------
 
 
-def test_convert_fx_compiles_the_int8_program(mlp):
-    header = (mlp.workdir / "model.h").read_text()
-    assert "void _mlir_ciface_qfx_model(qfx_memref_2d *in0, qfx_memref_2d *out0);" in header
-    assert " *   in0: float32[4, 16]\n" in header and " *   out0: float32[4, 6] (written)" in header
-    assert (mlp.workdir / "libmodel.so").is_file()
-    assert mlp._library.name == "qfx_model"
-    assert mlp._library.inputs == [_compiled.TensorSpec("float32", (4, 16))]
-    assert mlp._library.outputs == [_compiled.TensorSpec("float32", (4, 6))]
+def test_convert_fx_compiles_the_int8_program_in_process(mlp):
+    assert isinstance(mlp._function, _capi.Model) and mlp._function.entry == "main"
+    assert mlp._function.inputs == [(np.float32, (4, 16))]
+    assert mlp._function.results == [(np.float32, (4, 6))]
+    assert not (mlp.workdir / "libmodel.so").exists()  # save compiles it
+
+
+def test_prepare_fx_and_convert_fx_start_no_process(no_tools):
+    # Exporting, preparing, the prepared model's float outputs, calibrating,
+    # converting, lowering and compiling all run in this process.
+    torch.manual_seed(11)
+    model = MLP().eval()
+    prepared = qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16),))
+    xs = samples((4, 16), 4, seed=12)
+    for x in xs:
+        y = prepared(x)
+        np.testing.assert_allclose(y, model(torch.from_numpy(x)).detach().numpy(), atol=1e-5)
+    assert prepared.run_samples(xs).shape == (4, 4, 6)
+    quantized = qfx.convert_fx(prepared)
+    assert quantized(xs[0]).shape == (4, 6)
 
 
 def test_calls_run_no_tool(mlp, no_tools):
@@ -107,12 +120,17 @@ def test_calls_run_no_tool(mlp, no_tools):
     assert isinstance(mlp.run_samples(torch.from_numpy(xs)), torch.Tensor)
 
 
-def test_outputs_are_quant_runs_bit_for_bit(mlp):
+def test_outputs_are_quant_runs_bit_for_bit(mlp, tmp_path):
     xs = samples((4, 16), 6, seed=3)
-    theirs = mlp._runner.run_samples(mlp.workdir / "int8.mlir", [xs])[0]
-    assert same_bits(mlp.run_samples(xs), theirs)
-    (one,) = mlp._runner.run_one(mlp.workdir / "int8.mlir", [xs[0]])
-    assert same_bits(mlp(xs[0]), one)
+    np.save(tmp_path / "x.npy", xs[0])
+    subprocess.run([str(qfx.find_tool("quant-run")), str(mlp.workdir / "int8.mlir"),
+                    f"--input={tmp_path / 'x.npy'}", "-o", str(tmp_path / "y.npy")], check=True)
+    assert same_bits(mlp(xs[0]), np.load(tmp_path / "y.npy"))
+    # The library save compiles ahead of time computes the same.
+    mlp.save(tmp_path / "saved")
+    loaded = qfx.load(tmp_path / "saved")
+    assert isinstance(loaded._function, _compiled.CompiledFunction)
+    assert same_bits(loaded.run_samples(xs), mlp.run_samples(xs))
 
 
 def test_inputs_are_left_alone_and_any_layout_is_taken(mlp):
@@ -149,12 +167,19 @@ def test_bad_inputs_give_clear_errors(mlp, no_tools):
         mlp.run_samples(np.zeros((4, 16), np.float32))
     with pytest.raises(ValueError, match="no samples"):
         mlp.run_samples(np.zeros((0, 4, 16), np.float32))
-    # The library's own check, below the model's.
-    with pytest.raises(ValueError, match=r"input 0 must be float32\[4, 16\], got float64\[4, 16\]"):
-        mlp._library([np.zeros((4, 16))])
-    with pytest.raises(ValueError, match=r"output 0 must be a writable C-contiguous "
-                       r"float32\[4, 6\]"):
-        mlp._library([np.zeros((4, 16), np.float32)], [np.zeros((6, 4), np.float32).T])
+    # The compiled program's own checks (the C API's), below the model's.
+    with pytest.raises(qfx.ToolError, match=r"input 0 of @main: expected float32\[4, 16\], "
+                       r"got int32\[4, 16\]"):
+        mlp._function([np.zeros((4, 16), np.int32)])
+    with pytest.raises(qfx.ToolError, match=r"result 0 of @main: expected float32\[4, 6\], "
+                       r"got float32\[6, 4\]"):
+        mlp._function([np.zeros((4, 16), np.float32)], [np.zeros((6, 4), np.float32)])
+    with pytest.raises(qfx.ToolError, match=r"@main has 1 inputs, 2 given"):
+        mlp._function([np.zeros((4, 16), np.float32)] * 2)
+    with pytest.raises(TypeError, match="does not take float64 arrays"):
+        mlp._function([np.zeros((4, 16))])
+    with pytest.raises(ValueError, match="writable C-order arrays"):
+        mlp._function([np.zeros((4, 16), np.float32)], [np.zeros((6, 4), np.float32).T])
 
 
 # ----- save and load ----------------------------------------------------------------
@@ -163,6 +188,9 @@ def test_bad_inputs_give_clear_errors(mlp, no_tools):
 def test_save_writes_the_library_and_load_uses_it(mlp, tmp_path, monkeypatch):
     mlp.save(tmp_path / "saved")
     saved = tmp_path / "saved"
+    header = (saved / "model.h").read_text()
+    assert "void _mlir_ciface_qfx_model(qfx_memref_2d *in0, qfx_memref_2d *out0);" in header
+    assert " *   in0: float32[4, 16]\n" in header and " *   out0: float32[4, 6] (written)" in header
     assert (saved / "libmodel.so").read_bytes() == (mlp.workdir / "libmodel.so").read_bytes()
     assert (saved / "model.h").read_text() == (mlp.workdir / "model.h").read_text()
     manifest = json.loads((saved / "qfx_model.json").read_text())
@@ -182,7 +210,10 @@ def test_save_writes_the_library_and_load_uses_it(mlp, tmp_path, monkeypatch):
         loaded = qfx.load(saved)
         assert same_bits(loaded.run_samples(xs), mlp.run_samples(xs))
         assert same_bits(loaded(xs[0]), mlp(xs[0]))
-    assert loaded._library.library == loaded.workdir / "libmodel.so"
+    assert loaded._function.library == loaded.workdir / "libmodel.so"
+    assert loaded._function.name == "qfx_model"
+    assert loaded._function.inputs == [_compiled.TensorSpec("float32", (4, 16))]
+    assert loaded._function.outputs == [_compiled.TensorSpec("float32", (4, 6))]
     assert loaded._compile_record == record
     # The directory may go: the library was copied to the working directory.
     shutil.rmtree(saved)
@@ -248,8 +279,8 @@ def break_wrong_function(saved, manifest):
     (break_header_disagrees, r"model.h declares .*float32\[4, 17\]"),
     (break_wrong_function, "libmodel.so does not export _mlir_ciface_qfx_model"),
 ])
-def test_load_compiles_again_when_the_library_cannot_be_used(mlp, tmp_path, compile_count,
-                                                             monkeypatch, damage, why):
+def test_load_compiles_when_the_library_cannot_be_used(mlp, tmp_path, compile_count,
+                                                       monkeypatch, damage, why):
     saved = tmp_path / "saved"
     mlp.save(saved)
     manifest = json.loads((saved / "qfx_model.json").read_text())
@@ -257,30 +288,29 @@ def test_load_compiles_again_when_the_library_cannot_be_used(mlp, tmp_path, comp
     (saved / "qfx_model.json").write_text(json.dumps(manifest))
 
     loaded = qfx.load(saved)
-    assert len(compile_count) == 1  # int8.mlir compiled again
+    assert compile_count == ["int8"]  # int8.mlir compiled in-process
+    assert loaded._compile_record is None
     xs = samples((4, 16), 3, seed=6)
     assert same_bits(loaded.run_samples(xs), mlp.run_samples(xs))
+    # Saving it again writes a library load takes as it is.
+    loaded.save(tmp_path / "fixed")
     record = loaded._compile_record
     assert record["source_sha256"] == _compiled.source_digest(loaded.workdir / "int8.mlir")
     assert record["cpu_flags"] == _compiled.cpu_description()["cpu_flags"]
-    # Saving it again writes a library load takes as it is.
-    loaded.save(tmp_path / "fixed")
     del compile_count[:]
     qfx.load(tmp_path / "fixed")
     assert compile_count == []
 
-    # Without quant-compile neither works: the error says why for both.
-    monkeypatch.setattr(quantize_fx, "find_tool", _no_tool)
-    with pytest.raises(FileNotFoundError) as failure:
+    # If compiling fails too, the error says why for both.
+    def fail(mlir, source_name):
+        raise qfx.ToolError(f"qfx JIT compilation of {source_name}", 1, "no memory left\n")
+    monkeypatch.setattr(_capi, "Model", fail)
+    with pytest.raises(qfx.ToolError) as failure:
         qfx.load(saved)
-    message = str(failure.value)
+    message = failure.value.diagnostics
     assert message.startswith(f"{saved}: cannot use the saved libmodel.so: ")
     assert re.search(why, message), message
-    assert "compiling int8.mlir again failed: cannot find the qfx tool 'quant-compile'" in message
-
-
-def _no_tool(name):
-    raise FileNotFoundError(f"cannot find the qfx tool '{name}'")
+    assert message.endswith("; compiling int8.mlir failed:\nno memory left\n")
 
 
 def test_load_of_a_version_1_directory_compiles(tmp_path, compile_count):
@@ -301,7 +331,7 @@ def test_load_of_a_version_1_directory_compiles(tmp_path, compile_count):
     (old / "qfx_model.json").write_text(json.dumps(manifest))
     del compile_count[:]
     loaded = qfx.load(old, backend_config="x86")
-    assert len(compile_count) == 1
+    assert compile_count == ["int8"]
     xs = samples((4, 16), 3, seed=10)
     assert same_bits(loaded.run_samples(xs), quantized.run_samples(xs))
 
@@ -373,11 +403,14 @@ def test_runs_here():
     assert "compiled for 'sparc'" in _compiled.runs_here(dict(here, machine="sparc"))
 
 
-def test_loading_makes_omp_threads_spin_unless_chosen(mlp, monkeypatch):
+def test_loading_makes_omp_threads_spin_unless_chosen(mlp, monkeypatch, tmp_path):
     # libomp's default (PASSIVE) puts the kernels' threads to sleep after
     # every parallel region; loading a compiled model asks for ACTIVE, as
-    # quant-run does, but leaves a policy the user set.
-    library = mlp._library
+    # quant-run does, but leaves a policy the user set. (qfx._capi asks the
+    # same when it loads the C API.)
+    mlp.save(tmp_path / "saved")
+    loaded = qfx.load(tmp_path / "saved")  # keeps its working directory
+    library = loaded._function
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     _compiled.CompiledFunction(library.library, library.name, library.inputs, library.outputs)
     assert os.environ["OMP_WAIT_POLICY"] == "active"

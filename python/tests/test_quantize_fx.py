@@ -2,9 +2,9 @@
 
 The same float model, QConfigMapping and calibration data go through
 torch.ao.quantization.quantize_fx (prepare_fx, calibrate, convert_fx; and
-convert_to_reference_fx) and through qfx (export, quant-opt --qfx-fuse
---qfx-prepare, quant-run --calibrate, --qfx-convert, --qfx-lower, quant-run of
-the int8 TOSA program). Every output of qfx's quantized model must be within
+convert_to_reference_fx) and through qfx (export, qfx-fuse, qfx-prepare,
+calibration, qfx-convert, qfx-lower and the int8 TOSA program, compiled and
+run in-process through qfx's C API). Every output of qfx's quantized model must be within
 one step of the output's quantization scale (read from PyTorch's converted
 model) of PyTorch's, and at least 99% of them equal. Needs torch (Debian's
 python3-torch: run with /usr/bin/python3).
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import pathlib
 import re
+import shutil
 import warnings
 
 import numpy as np
@@ -126,48 +127,55 @@ def same_bits(a, b):
         a.view(np.uint32), b.view(np.uint32))
 
 
-def quant_run_samples(quantized, arrays, *options):
-    """quant-run's outputs of int8.mlir on stacked samples (the batched
-    wrapper run_samples used before the library), with extra `options`."""
+def quant_run_one(quantized, arrays):
+    """quant-run's outputs of int8.mlir on one sample."""
     import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(scratch)
-        count = arrays[0].shape[0]
-        (scratch / "batched.mlir").write_text(qfx.quantize_fx._with_batched_entry(
-            quantized.mlir("int8"), quantized.signature, count))
-        inputs, outputs = [], []
+        inputs = []
         for k, a in enumerate(arrays):
             np.save(scratch / f"in{k}.npy", a)
             inputs.append(str(scratch / f"in{k}.npy"))
         outputs = [str(scratch / f"out{k}.npy") for k in range(len(quantized.signature.outputs))]
-        subprocess.run([str(qfx.find_tool("quant-run")), str(scratch / "batched.mlir"),
-                        "--entry=qfx_run_samples", "--input=" + ",".join(inputs),
-                        "-o", ",".join(outputs), *options], check=True, capture_output=True)
+        subprocess.run([str(qfx.find_tool("quant-run")), str(quantized.workdir / "int8.mlir"),
+                        "--input=" + ",".join(inputs), "-o", ",".join(outputs)],
+                       check=True, capture_output=True)
         return [np.load(o) for o in outputs]
 
 
 def check_compiled_is_quant_run(quantized, *stacked):
-    """The compiled library the quantized model calls (run_samples, and a
-    single call) computes what quant-run's JIT computes from int8.mlir, bit
-    for bit — with qfx-codegen's kernels for this machine (quant-run's
-    default, as quant-compile --target=host) and with the generic lowering
-    alone (--codegen=none). `stacked` holds, per input, samples along a new
-    leading axis."""
+    """The int8 program the quantized model runs (compiled in-process, as
+    quant-run compiles it) computes, bit for bit, what the library `save`
+    compiles ahead of time computes (as quant-compile --target=host), what
+    the generic lowering alone computes (quant-run --codegen=none), and, on
+    one sample, what quant-run computes. `stacked` holds, per input, samples
+    along a new leading axis."""
+    import tempfile
+
     arrays = [np.ascontiguousarray(t.numpy() if isinstance(t, torch.Tensor) else t)
               for t in stacked]
     ours = quantized.run_samples(tuple(arrays))
     ours = list(ours) if isinstance(ours, tuple) else [ours]
-    for options in ((), ("--codegen=none",)):
-        theirs = quant_run_samples(quantized, arrays, *options)
-        assert len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            assert same_bits(o, t), f"the compiled library and quant-run {options} differ"
+    with tempfile.TemporaryDirectory() as saved:
+        quantized.save(saved)
+        loaded = qfx.load(saved)
+        assert isinstance(loaded._function, qfx._compiled.CompiledFunction)
+        library = loaded.run_samples(tuple(arrays))
+    generic = qfx._capi.Model(quantized.mlir("int8"), target="none")
+    count = arrays[0].shape[0]
+    for k, (o, lib) in enumerate(zip(ours, list(library) if isinstance(library, tuple)
+                                     else [library])):
+        assert same_bits(o, lib), "the in-process program and the saved library differ"
+        for index in range(count):
+            theirs = generic([a[index] for a in arrays])[k]
+            assert same_bits(o[index], theirs), "the kernels and the generic lowering differ"
     first = [a[0] for a in arrays]
     one = quantized(*first)
     one = list(one) if isinstance(one, tuple) else [one]
-    for o, t in zip(one, quantized._runner.run_one(quantized.workdir / "int8.mlir", first)):
+    for o, r, t in zip(one, ours, quant_run_one(quantized, first)):
+        assert same_bits(o, r[0]), "a call and run_samples differ"
         assert same_bits(o, t), "a call and quant-run differ"
 
 
@@ -382,13 +390,22 @@ def test_save_and_load_round_trip(onednn, tmp_path):
     assert torch.equal(loaded.run_samples(tests), quantized.run_samples(tests))
     assert torch.equal(loaded(tests[0]), quantized(tests[0]))
 
+    # The saved library runs the loaded model; a saved model whose int8.mlir
+    # changed (or was saved on another CPU) is compiled in-process instead.
+    assert isinstance(loaded._function, qfx._compiled.CompiledFunction)
+    changed = tmp_path / "changed"
+    shutil.copytree(tmp_path / "saved", changed)
+    (changed / "int8.mlir").write_text(quantized.mlir("int8") + "\n")
+    recompiled = qfx.load(changed)
+    assert isinstance(recompiled._function, qfx._capi.Model)
+    assert torch.equal(recompiled(tests[0]), quantized(tests[0]))
     # A damaged int8.mlir: the saved library was compiled from another one,
-    # so load compiles it again, and quant-compile's diagnostics come back as
-    # a ToolError that also says why the saved library was not used.
+    # so load compiles it, and the parser's diagnostics come back as a
+    # ToolError that also says why the saved library was not used.
     (tmp_path / "saved" / "int8.mlir").write_text("func.func @main(")
     with pytest.raises(qfx.ToolError) as failure:
         qfx.load(tmp_path / "saved")
-    assert failure.value.tool == "quant-compile"
+    assert failure.value.tool == "qfx JIT compilation of int8.mlir"
     assert "int8.mlir changed after it was compiled" in failure.value.diagnostics
     assert "int8.mlir:1:16: error" in failure.value.diagnostics
     with pytest.raises(FileNotFoundError, match="qfx_model.json"):
@@ -789,11 +806,6 @@ def test_converting_again_calibrates_on_all_samples(onednn, tmp_path):
     all_at_once = qfx.convert_fx(fresh)
     assert second.mlir("calibrated") == all_at_once.mlir("calibrated")
     assert first.mlir("calibrated") != second.mlir("calibrated")
-    # The batched wrapper also works on IR without a `module {` around it.
-    bare = qfx.quantize_fx._with_batched_entry(
-        "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n",
-        qfx.quantize_fx._Signature([(2,)], [(2,)], True), 3)
-    assert "func.func @qfx_run_samples" in qfx.quant_opt(bare)
 
 
 def test_digits_example_through_the_python_api(onednn):

@@ -57,8 +57,8 @@ static void printTensor(const char *what, size_t index,
 static int run(QfxSession session, const char *text, size_t length,
                const char *path, const char *entry, const char *target) {
   QfxModel model = NULL;
-  int status = qfxModelCompile(session, text, length, path, entry, target,
-                               &model);
+  int status =
+      qfxModelCompile(session, text, length, path, entry, target, &model);
   printf("compile: status %d\n", status);
   printDiagnostics(session);
   if (status != 0)
@@ -98,8 +98,7 @@ static int run(QfxSession session, const char *text, size_t length,
     int64_t reversed[2] = {right.shape[1], right.shape[0]};
     inputs[0].shape = reversed;
     printf("wrong shape: status %d\n",
-           qfxModelRun(session, model, inputs, numInputs, results,
-                       numResults));
+           qfxModelRun(session, model, inputs, numInputs, results, numResults));
     printDiagnostics(session);
     inputs[0] = right;
   }
@@ -155,8 +154,8 @@ int main(int argc, char **argv) {
       printf("output:\n%s", output);
     qfxFreeString(output);
   } else if (strcmp(argv[1], "compile") == 0) {
-    status = qfxCompileToFile(session, text, length, argv[2], NULL, NULL,
-                              NULL, argv[3], NULL);
+    status = qfxCompileToFile(session, text, length, argv[2], NULL, NULL, NULL,
+                              argv[3], NULL);
     printf("compile: status %d\n", status);
     printDiagnostics(session);
   }
