@@ -62,8 +62,29 @@ for mode in "${MODES[@]}"; do
                   ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
                   QFX_TOOLS_ASAN_OPTIONS="$ASAN_OPTIONS")
     fi
-    env "${PYTEST_ENV[@]}" QFX_BUILD_DIR="$BUILD" /usr/bin/python3 -m pytest "$ROOT/python" -q \
-      -p no:cacheprovider --junitxml "$RESULTS/pytest.xml"
+    PYTEST_ARGS=("$ROOT/python" -q -p no:cacheprovider --junitxml "$RESULTS/pytest.xml")
+    if [ "$mode" = 1 ]; then
+      env "${PYTEST_ENV[@]}" QFX_BUILD_DIR="$BUILD" /usr/bin/python3 -m pytest "${PYTEST_ARGS[@]}"
+    else
+      # The plain build's Python tests run against an installed copy, outside
+      # the source tree: qfx installed with cmake --install, the package
+      # with pip, only the installed tools on PATH and no python/ on
+      # sys.path (conftest.py checks that the tests use the installed copy).
+      # The sanitizer run tests the source tree's.
+      INSTALLED="$BUILD/installed"
+      rm -rf "$INSTALLED" && mkdir -p "$INSTALLED"
+      if cmake --install "$BUILD" --prefix "$INSTALLED/prefix" >"$INSTALLED/install.log" &&
+         cp -rL "$ROOT/python" "$INSTALLED/python-src" &&
+         /usr/bin/python3 -m pip install --no-build-isolation --no-deps --no-index \
+           --target "$INSTALLED/site" "$INSTALLED/python-src" >"$INSTALLED/pip.log" 2>&1; then
+        env -u QFX_BUILD_DIR PATH="$INSTALLED/prefix/bin:$PATH" PYTHONPATH="$INSTALLED/site" \
+          QFX_TEST_INSTALLED="$INSTALLED" \
+          /usr/bin/python3 -m pytest -o pythonpath= "${PYTEST_ARGS[@]}"
+      else
+        echo "test.sh: installing qfx into $INSTALLED failed (see its logs)" >&2
+        false
+      fi
+    fi
     echo $? >"$RESULTS/pytest.status"
   )
   if [ -f "$RESULTS/setup-failed" ]; then

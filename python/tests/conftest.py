@@ -11,3 +11,19 @@ import os
 os.environ.pop("LD_PRELOAD", None)
 if "QFX_TOOLS_ASAN_OPTIONS" in os.environ:
     os.environ["ASAN_OPTIONS"] = os.environ.pop("QFX_TOOLS_ASAN_OPTIONS")
+
+# The plain run of utils/test.sh tests an installed copy (QFX_TEST_INSTALLED:
+# cmake --install'ed qfx in prefix/, the pip-installed package in site/):
+# the package, the C API and the tools must come from there.
+if "QFX_TEST_INSTALLED" in os.environ:
+    import pathlib
+
+    import qfx
+    from qfx import _capi
+
+    installed = pathlib.Path(os.environ["QFX_TEST_INSTALLED"]).resolve()
+    for what, path in (("the qfx package", qfx.__file__),
+                       ("quant-run", qfx.find_tool("quant-run")),
+                       ("the C API", _capi._Session.get()[0]._name)):
+        if not pathlib.Path(path).resolve().is_relative_to(installed):
+            raise RuntimeError(f"{what} is {path}, not the installed copy in {installed}")

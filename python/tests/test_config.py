@@ -51,18 +51,23 @@ SANITIZER_FLAGS = (["-fsanitize=address,undefined", "-fsanitize=fuzzer-no-link"]
 
 @pytest.fixture(scope="session")
 def cpp_config(tmp_path_factory):
-    """Runs fixtures/dump_config.cpp, built against the build tree's
-    QFXConfiguration library, and returns its JSON output."""
+    """Runs fixtures/dump_config.cpp, built against the build tree's (or
+    the installed) QFXConfiguration library, and returns its JSON output."""
     build = pathlib.Path(os.environ.get("QFX_BUILD_DIR", REPO / "build"))
     libs = [build / "lib" / "Config" / "libQFXConfiguration.a",
             build / "lib" / "Numerics" / "libQFXNumerics.a"]
+    includes = [REPO / "include", build / "include"]
+    if "QFX_TEST_INSTALLED" in os.environ:  # the installed libraries and headers
+        prefix = pathlib.Path(os.environ["QFX_TEST_INSTALLED"]) / "prefix"
+        libs = [prefix / "lib" / lib.name for lib in libs]
+        includes = [prefix / "include"]
     compiler = shutil.which("clang++-22") or shutil.which("clang++")
     assert compiler, "clang++-22 is needed to build the C++ preset dumper"
     for lib in libs:
         assert lib.is_file(), f"{lib} is missing: build qfx first"
     exe = tmp_path_factory.mktemp("dump_config") / "dump_config"
     subprocess.run(
-        [compiler, "-std=c++17", f"-I{REPO / 'include'}", f"-I{build / 'include'}",
+        [compiler, "-std=c++17", *[f"-I{path}" for path in includes],
          "-I/usr/lib/llvm-22/include", str(FIXTURES / "dump_config.cpp"), *map(str, libs),
          "-L/usr/lib/llvm-22/lib", "-lLLVM", "-Wl,-rpath,/usr/lib/llvm-22/lib",
          "-fuse-ld=lld", "-o", str(exe), *SANITIZER_FLAGS],
