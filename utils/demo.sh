@@ -52,20 +52,20 @@ echo "qfx demo: post-training int8 quantization of docs/example/digits"
 echo "(a 3-conv CNN trained on sklearn's 8x8 digits; test set: 360 held-out images)"
 
 step "1. prepare: fold batch norm and fuse conv+relu, then insert observers (PyTorch's default x86 QConfigMapping)"
-show "$QUANT_OPT" "$DIGITS/digits.mlir" --qfx-fuse -o "$OUT/fused.mlir"
-show "$QUANT_OPT" "$OUT/fused.mlir" "${PREPARE[1]}" -o "$OUT/observed.mlir"
+show "$QUANT_OPT" "$DIGITS/digits.mlir" --qfx-fuse --mlir-print-debuginfo -o "$OUT/fused.mlir"
+show "$QUANT_OPT" "$OUT/fused.mlir" "${PREPARE[1]}" --mlir-print-debuginfo -o "$OUT/observed.mlir"
 echo "   $(grep -c '= qfx.observe ' "$OUT/observed.mlir") observers"
 
 step "2. calibrate: run the observed model on 200 training images"
 show "$QUANT_RUN" "$OUT/observed.mlir" --calibrate="$DIGITS/calib.npy" -o "$OUT/calibrated.mlir"
 
 step "3. convert: observers become quantize/dequantize (the reference model)"
-show "$QUANT_OPT" "$OUT/calibrated.mlir" --qfx-convert -o "$OUT/reference.mlir"
+show "$QUANT_OPT" "$OUT/calibrated.mlir" --qfx-convert --mlir-print-debuginfo -o "$OUT/reference.mlir"
 
 step "4. lower: the reference model to int8 TOSA (integer conv/matmul, tosa.rescale)"
 # Patterns qfx-lower cannot lower stay in float, each with a "runs in float"
 # remark on stderr; every pattern of this model lowers.
-show "$QUANT_OPT" "$OUT/reference.mlir" --qfx-lower=backend=x86 -o "$OUT/int8.mlir" \
+show "$QUANT_OPT" "$OUT/reference.mlir" --qfx-lower=backend=x86 --mlir-print-debuginfo -o "$OUT/int8.mlir" \
   2> "$OUT/lower-remarks.txt"
 cat "$OUT/lower-remarks.txt"
 float_ops=$(grep -c 'runs in float' "$OUT/lower-remarks.txt" || true)
@@ -77,10 +77,10 @@ step "5. evaluate on the test set"
 # digits_eval.mlir is the same model exported with batch 360, so one quant-run
 # call runs the whole test set. It is prepared the same way and gets the
 # statistics of the batch-1 calibration above, then converted and lowered.
-show "$QUANT_OPT" "$DIGITS/digits_eval.mlir" "${PREPARE[@]}" -o "$OUT/observed-eval.mlir"
+show "$QUANT_OPT" "$DIGITS/digits_eval.mlir" "${PREPARE[@]}" --mlir-print-debuginfo -o "$OUT/observed-eval.mlir"
 "$PY" "$DEMO_PY" apply-stats "$OUT/calibrated.mlir" "$OUT/observed-eval.mlir" -o "$OUT/calibrated-eval.mlir"
-"$QUANT_OPT" "$OUT/calibrated-eval.mlir" --qfx-convert -o "$OUT/reference-eval.mlir"
-"$QUANT_OPT" "$OUT/reference-eval.mlir" --qfx-lower=backend=x86 -o "$OUT/int8-eval.mlir"
+"$QUANT_OPT" "$OUT/calibrated-eval.mlir" --qfx-convert --mlir-print-debuginfo -o "$OUT/reference-eval.mlir"
+"$QUANT_OPT" "$OUT/reference-eval.mlir" --qfx-lower=backend=x86 --mlir-print-debuginfo -o "$OUT/int8-eval.mlir"
 show "$QUANT_RUN" "$DIGITS/digits_eval.mlir" --input="$DIGITS/test_inputs.npy" -o "$OUT/float-logits.npy"
 show "$QUANT_RUN" "$OUT/reference-eval.mlir" --input="$DIGITS/test_inputs.npy" -o "$OUT/reference-logits.npy"
 show "$QUANT_RUN" "$OUT/int8-eval.mlir" --input="$DIGITS/test_inputs.npy" -o "$OUT/int8-logits.npy"

@@ -254,6 +254,7 @@ qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
     report.push_back(compareValues(llvm::formatv("output {0}", index).str(),
                                    "return", a.shape, toFloats(a),
                                    toFloats(b)));
+    report.back().isResult = true;
   }
   // Worst first; ties by name, so the order does not depend on the sort.
   llvm::sort(report, [](const ValueComparison &x, const ValueComparison &y) {

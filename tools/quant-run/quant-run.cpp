@@ -170,6 +170,13 @@ static int runComparison(mlir::ModuleOp baseline,
   auto report = qfx::compareStages(baseline, *compared, entry, inputs);
   if (!report)
     return fail(report.takeError());
+  if (llvm::all_of(*report, [](const qfx::ValueComparison &value) {
+        return value.isResult;
+      }))
+    llvm::WithColor::warning(llvm::errs(), "quant-run")
+        << "no value is named alike in both stages, only the results are "
+           "compared: values are matched by their ops' location names (write "
+           "stages with quant-opt --mlir-print-debuginfo to keep them)\n";
   llvm::outs() << "compare: " << comparePath << " against " << modelPath << ", "
                << report->size() << " values, worst first\n";
   llvm::outs() << llvm::formatv("{0,10}  {1,12}  {2,-14}  {3,-22}  {4}\n",

@@ -33,6 +33,8 @@ struct ValueComparison {
   /// 10 log10(sum(baseline^2) / sum((baseline - compared)^2)); +inf when
   /// they are equal.
   double sqnr = 0;
+  /// A result of the function, not a value matched by location.
+  bool isResult = false;
 };
 
 /// Runs `entry` (see findEntry; resolved in `baseline`) of both modules on
