@@ -91,6 +91,22 @@ QFX_CAPI_EXPORTED int qfxGetDiagnostic(QfxSession session, size_t index,
 QFX_CAPI_EXPORTED void qfxFreeString(char *string);
 
 /*===----------------------------------------------------------------------===*
+ * Configuration
+ *===----------------------------------------------------------------------===*/
+
+/* The library's built-in configuration as JSON (the format the passes
+ * read), in a new string `*output`: for `kind` "backend_config", the
+ * BackendConfig table `name` ("x86", "fbgemm", "qnnpack", "onednn",
+ * "tosa"); for "torch_to_tosa" (`name` ignored), the list of PyTorch
+ * patterns the tables translate and the TOSA pattern each becomes, with the
+ * TOSA pattern's own fields (root_op, input_roles, fused_op, fuser,
+ * reference_lowering). Returns non-zero with the reason recorded for an
+ * unknown kind or name. */
+QFX_CAPI_EXPORTED int qfxGetBuiltinConfig(QfxSession session, const char *kind,
+                                          const char *name, char **output,
+                                          size_t *outputLength);
+
+/*===----------------------------------------------------------------------===*
  * Calibration
  *===----------------------------------------------------------------------===*/
 

@@ -6,6 +6,8 @@
 
 #include "qfx-c/QFX.h"
 
+#include "qfx/Config/BackendConfig.h"
+#include "qfx/Config/ConfigJSON.h"
 #include "qfx/InitQFX.h"
 #include "qfx/Runtime/AheadOfTime.h"
 #include "qfx/Runtime/Calibration.h"
@@ -130,6 +132,11 @@ struct QfxSessionImpl {
                          printDebugInfo != 0, /*prettyForm=*/false));
     // As mlir-opt prints it.
     os << '\n';
+    return give(text, output, outputLength);
+  }
+
+  /// Copies `text` into a new string `*output`.
+  int give(llvm::StringRef text, char **output, size_t *outputLength) {
     *output = copyString(text);
     if (!*output) {
       error("out of memory");
@@ -269,6 +276,37 @@ int qfxGetDiagnostic(QfxSession session, size_t index,
 }
 
 void qfxFreeString(char *string) { std::free(string); }
+
+int qfxGetBuiltinConfig(QfxSession session, const char *kind, const char *name,
+                        char **output, size_t *outputLength) {
+  if (!session || !output)
+    return 1;
+  *output = nullptr;
+  session->records.clear();
+  llvm::StringRef kindName = kind ? kind : "";
+  llvm::json::Value value = nullptr;
+  if (kindName == "backend_config") {
+    std::optional<qfx::BackendConfig> table =
+        qfx::getBackendConfig(name ? name : "");
+    if (!table) {
+      session->error(llvm::Twine("no built-in backend config '") +
+                     (name ? name : "") +
+                     "': expected x86, fbgemm, qnnpack, onednn or tosa");
+      return 1;
+    }
+    value = qfx::backendConfigToJSON(*table);
+  } else if (kindName == "torch_to_tosa") {
+    value = qfx::torchToTOSAPatternsToJSON();
+  } else {
+    session->error("qfxGetBuiltinConfig: unknown kind '" + kindName +
+                   "': expected backend_config or torch_to_tosa");
+    return 1;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return session->give(text, output, outputLength);
+}
 
 int qfxCalibrate(QfxSession session, const char *source, size_t length,
                  const char *sourceName, const char *entry,

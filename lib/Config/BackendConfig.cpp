@@ -423,7 +423,9 @@ llvm::ArrayRef<TorchToTOSAPattern> qfx::getTorchToTOSAPatterns() {
     std::vector<TorchToTOSAPattern> result;
     for (const TOSAPatternSpec &spec : getTOSAPatternSpecs())
       for (const auto &torchPattern : spec.torchPatterns)
-        result.push_back({torchPattern, spec.tosaPattern});
+        result.push_back({torchPattern, spec.tosaPattern, spec.rootOp,
+                          spec.fusedOp, spec.fuser, spec.referenceLowering,
+                          spec.weight, spec.bias});
     return result;
   }();
   return patterns;

@@ -134,6 +134,50 @@ Value qfx::dtypeConfigToJSON(const DTypeConfig &config) {
   return object;
 }
 
+/// The TOSA-only fields of a pattern, as BackendPatternConfig's JSON names
+/// them.
+static void
+addTOSAFields(Object &object, std::optional<llvm::StringRef> rootOp,
+              std::optional<llvm::StringRef> fusedOp,
+              std::optional<llvm::StringRef> fuser,
+              std::optional<llvm::StringRef> referenceLowering,
+              llvm::ArrayRef<std::pair<InputRole, OperandRef>> roles) {
+  for (auto [key, value] :
+       {std::pair{"root_op", rootOp}, std::pair{"fused_op", fusedOp},
+        std::pair{"fuser", fuser},
+        std::pair{"reference_lowering", referenceLowering}})
+    if (value)
+      object[key] = value->str(); // a copy: json::Value keeps StringRefs
+  if (roles.empty())
+    return;
+  Object rolesObject;
+  for (const auto &[role, operand] : roles)
+    rolesObject[stringifyInputRole(role)] =
+        Array{operand.opIndex, operand.operandIndex};
+  object["input_roles"] = std::move(rolesObject);
+}
+
+Value qfx::torchToTOSAPatternsToJSON() {
+  auto optional = [](llvm::StringRef text) {
+    return text.empty() ? std::nullopt : std::optional<llvm::StringRef>(text);
+  };
+  Array patterns;
+  for (const TorchToTOSAPattern &pattern : getTorchToTOSAPatterns()) {
+    Object object{{"torch_pattern", Array(pattern.torchPattern)},
+                  {"tosa_pattern", Array(pattern.tosaPattern)}};
+    llvm::SmallVector<std::pair<InputRole, OperandRef>, 2> roles;
+    if (pattern.weight)
+      roles.push_back({InputRole::Weight, *pattern.weight});
+    if (pattern.bias)
+      roles.push_back({InputRole::Bias, *pattern.bias});
+    addTOSAFields(object, optional(pattern.rootOp), optional(pattern.fusedOp),
+                  optional(pattern.fuser), optional(pattern.referenceLowering),
+                  roles);
+    patterns.push_back(std::move(object));
+  }
+  return patterns;
+}
+
 Value qfx::backendPatternConfigToJSON(const BackendPatternConfig &c) {
   Object object;
   llvm::ArrayRef<std::string> pattern = c.getPattern();
@@ -146,21 +190,10 @@ Value qfx::backendPatternConfigToJSON(const BackendPatternConfig &c) {
   for (const DTypeConfig &config : c.getDTypeConfigs())
     dtypeConfigs.push_back(dtypeConfigToJSON(config));
   object["dtype_configs"] = std::move(dtypeConfigs);
-  if (c.getRootOp())
-    object["root_op"] = *c.getRootOp();
-  if (c.getFusedOp())
-    object["fused_op"] = *c.getFusedOp();
-  if (c.getFuser())
-    object["fuser"] = *c.getFuser();
-  if (c.getReferenceLowering())
-    object["reference_lowering"] = *c.getReferenceLowering();
-  if (!c.getInputRoles().empty()) {
-    Object roles;
-    for (const auto &[role, operand] : c.getInputRoles())
-      roles[stringifyInputRole(role)] =
-          Array{operand.opIndex, operand.operandIndex};
-    object["input_roles"] = std::move(roles);
-  }
+  llvm::SmallVector<std::pair<InputRole, OperandRef>, 2> roles(
+      c.getInputRoles().begin(), c.getInputRoles().end());
+  addTOSAFields(object, c.getRootOp(), c.getFusedOp(), c.getFuser(),
+                c.getReferenceLowering(), roles);
   if (!c.getNumTensorArgsToObservationType().empty()) {
     Object types;
     for (const auto &[count, type] : c.getNumTensorArgsToObservationType())
@@ -177,7 +210,8 @@ Value qfx::backendConfigToJSON(const BackendConfig &config) {
   Array configs;
   for (const BackendPatternConfig &c : config.getConfigs())
     configs.push_back(backendPatternConfigToJSON(c));
-  return Object{{"name", config.getName()}, {"configs", std::move(configs)}};
+  return Object{{"name", config.getName().str()},
+                {"configs", std::move(configs)}};
 }
 
 //===----------------------------------------------------------------------===//

@@ -29,7 +29,7 @@ __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
 def __getattr__(name: str) -> Any:
     # qfx.default_qconfig and the other QConfig and observer presets, read on
     # first use.
-    if name in _QCONFIG_PRESET_NAMES or name in _OBSERVER_PRESETS:
+    if name in _QCONFIG_PRESET_NAMES or name in _OBSERVER_PRESETS or name == "TORCH_TO_TOSA":
         return getattr(config, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

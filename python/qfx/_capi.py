@@ -8,6 +8,7 @@ run in this process, as IREE's Python runtime loads its C API.
 - `Model(mlir)` is a function compiled as quant-run compiles it; calling it
   runs it on NumPy arrays.
 - `compile_to_file(mlir, output)` is `quant-compile`.
+- `builtin_config(kind, name)` is the library's built-in configuration.
 
 Diagnostics come back as records and, on failure, in a `ToolError` whose
 text is laid out as the tools print them.
@@ -115,6 +116,10 @@ def _load() -> ctypes.CDLL:
     library.qfxGetDiagnostic.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
                                          ctypes.POINTER(_QfxDiagnostic)]
     library.qfxFreeString.argtypes = [ctypes.c_void_p]
+    library.qfxGetBuiltinConfig.restype = ctypes.c_int
+    library.qfxGetBuiltinConfig.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                            ctypes.POINTER(ctypes.c_void_p),
+                                            ctypes.POINTER(ctypes.c_size_t)]
     source = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p]
     library.qfxCalibrate.restype = ctypes.c_int
     library.qfxCalibrate.argtypes = source + [
@@ -213,6 +218,19 @@ def run_pipeline(mlir: str, pipeline: str, source_name: str = "<source>",
     if status != 0:
         raise ToolError(f"qfx pipeline {pipeline}", status, format_diagnostics(diagnostics))
     return _take_string(library, output, length.value), diagnostics
+
+
+def builtin_config(kind: str, name: str = "") -> str:
+    """qfxGetBuiltinConfig: the library's built-in configuration as JSON
+    text ("backend_config" NAME, or "torch_to_tosa"). ValueError for an
+    unknown kind or name."""
+    library, session = _Session.get()
+    output = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    if library.qfxGetBuiltinConfig(session, kind.encode(), name.encode(), ctypes.byref(output),
+                                   ctypes.byref(length)) != 0:
+        raise ValueError("; ".join(d.message for d in _diagnostics(library, session)))
+    return _take_string(library, output, length.value)
 
 
 def calibrate(mlir: str, sample_paths: Sequence[str], source_name: str = "<source>",

@@ -102,3 +102,27 @@ def test_compile_to_file_gives_quant_compiles_library(tmp_path):
     with pytest.raises(qfx.ToolError, match=r"bad.exe: expected an object file"):
         _capi.compile_to_file(source.read_text(), tmp_path / "bad.exe")
     assert not (tmp_path / "bad.exe").exists() and not (tmp_path / "bad.h").exists()
+
+
+def test_builtin_config_is_the_librarys():
+    import json
+
+    table = json.loads(_capi.builtin_config("backend_config", "x86"))
+    assert table["name"] == "x86" and table == qfx.get_backend_config("x86").to_dict()
+    patterns = json.loads(_capi.builtin_config("torch_to_tosa"))
+    conv_relu = [p for p in patterns
+                 if p["torch_pattern"] == ["torch.nn.Conv2d", "torch.nn.ReLU"]
+                 and p["tosa_pattern"] == ["tosa.conv2d", "tosa.clamp"]]
+    assert conv_relu == [{"torch_pattern": ["torch.nn.Conv2d", "torch.nn.ReLU"],
+                          "tosa_pattern": ["tosa.conv2d", "tosa.clamp"],
+                          "root_op": "tosa.conv2d", "fused_op": "conv2d_relu",
+                          "fuser": "sequence", "reference_lowering": "conv2d",
+                          "input_roles": {"weight": [0, 1], "bias": [0, 2]}}]
+    spec = next(s for s in qfx.torch_to_tosa() if s.tosa_pattern == ("tosa.conv2d", "tosa.clamp"))
+    assert ("torch.nn.functional.conv2d", "torch.nn.functional.relu") in spec.torch_patterns
+    assert (spec.weight, spec.bias, spec.fused_op) == ((0, 1), (0, 2), "conv2d_relu")
+    assert qfx.TORCH_TO_TOSA == qfx.torch_to_tosa()
+    with pytest.raises(ValueError, match="no built-in backend config 'arm'"):
+        _capi.builtin_config("backend_config", "arm")
+    with pytest.raises(ValueError, match="unknown kind 'tables'"):
+        _capi.builtin_config("tables")

@@ -84,7 +84,32 @@ def cpp_config(tmp_path_factory):
 
 @pytest.mark.parametrize("name", qfx.BACKEND_CONFIG_NAMES)
 def test_backend_tables_equal_the_cpp_tables(cpp_config, name):
+    # The Python tables are the library's (through the C API), and read back
+    # unchanged.
     assert qfx.get_backend_config(name).to_dict() == cpp_config("backend", name)
+
+
+# The golden table each built-in table translates; 1.13 has no onednn table
+# and prepare_fx uses the native one.
+GOLDEN_TABLES = {"x86": "x86", "fbgemm": "fbgemm", "qnnpack": "qnnpack", "onednn": "native"}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_TABLES))
+def test_backend_tables_are_pytorchs_over_tosa_patterns(name):
+    """lib/Config's hand-written x86, fbgemm, qnnpack and onednn tables are
+    PyTorch 1.13's own (its get_*_backend_config, dumped in the golden data)
+    carried over the torch -> TOSA correspondence."""
+    from qfx.config import _golden
+    from qfx.config.backend_config import torch_patterns_to_tosa
+
+    data = _golden.load("backend_configs.json")
+    torch_configs = []
+    for c in data[GOLDEN_TABLES[name]]:
+        config = {k: v for k, v in c.items() if k != "pattern"}
+        config["dtype_configs"] = [data["dtype_configs"][i] for i in c["dtype_configs"]]
+        torch_configs.append((tuple(c["pattern"]), config))
+    golden = torch_patterns_to_tosa(name, torch_configs)
+    assert qfx.get_backend_config(name).to_dict() == golden.to_dict()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -268,6 +268,11 @@ struct TorchToTOSAPattern {
   llvm::SmallVector<llvm::StringRef, kMaxPatternLength> torchPattern;
   /// The TOSA ops it becomes, in forward order.
   llvm::SmallVector<llvm::StringRef, kMaxPatternLength> tosaPattern;
+  /// The TOSA pattern's fields PyTorch's patterns do not have (as in its
+  /// BackendPatternConfig): the op that carries the weight, the weight and
+  /// bias operands, the fused op, the fuser and the reference lowering.
+  llvm::StringRef rootOp, fusedOp, fuser, referenceLowering;
+  std::optional<OperandRef> weight, bias;
 };
 
 /// The correspondence the built-in x86, qnnpack and onednn tables are written

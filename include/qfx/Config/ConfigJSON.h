@@ -39,6 +39,11 @@ llvm::json::Value dtypeConfigToJSON(const DTypeConfig &config);
 llvm::json::Value backendPatternConfigToJSON(const BackendPatternConfig &c);
 /// PyTorch's BackendConfig.to_dict().
 llvm::json::Value backendConfigToJSON(const BackendConfig &config);
+/// getTorchToTOSAPatterns(): a list of {"torch_pattern": [...],
+/// "tosa_pattern": [...]} with the TOSA pattern's "root_op", "fused_op",
+/// "fuser", "reference_lowering" and "input_roles" where set (as
+/// backendPatternConfigToJSON writes them).
+llvm::json::Value torchToTOSAPatternsToJSON();
 
 // The parsers take the document and the name of the file it came from (for
 // messages); errors read "<file>: <json path>: <what was expected>".

@@ -16,7 +16,6 @@ from qfx.config._torch import from_torch
 from qfx.config._types import DTYPES, QSCHEMES
 from qfx.config.backend_config import (
     BACKEND_CONFIG_NAMES,
-    TORCH_TO_TOSA,
     BackendConfig,
     BackendPatternConfig,
     DTypeConfig,
@@ -30,6 +29,7 @@ from qfx.config.backend_config import (
     get_qnnpack_backend_config,
     get_tosa_backend_config,
     get_x86_backend_config,
+    torch_to_tosa,
 )
 from qfx.config.observer import (
     FixedQParamsObserver,
@@ -72,11 +72,11 @@ __all__ = [
     "MovingAverageMinMaxObserver", "MovingAveragePerChannelMinMaxObserver", "NoopObserver",
     "OBSERVER_PRESETS", "ObservationType", "ObserverBase", "ObserverSpec", "PerChannelMinMaxObserver",
     "PlaceholderObserver", "QCONFIG_PRESET_NAMES", "QConfig", "QConfigMapping", "QSCHEMES",
-    "ReuseInputObserver", "TORCH_TO_TOSA", "TorchToTOSAPattern", "from_torch",
+    "ReuseInputObserver", "TorchToTOSAPattern", "from_torch",
     "get_backend_config", "get_default_qconfig", "get_default_qconfig_mapping",
     "get_fbgemm_backend_config", "get_native_backend_config", "get_onednn_backend_config",
     "get_observer_preset", "get_qconfig_preset", "get_qnnpack_backend_config", "get_tosa_backend_config",
-    "get_x86_backend_config", "quint8", "qint8", "qint32", "quint4x2", "float16", "float32",
+    "get_x86_backend_config", "torch_to_tosa", "quint8", "qint8", "qint32", "quint4x2", "float16", "float32",
     "per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric",
     "per_channel_affine_float_qparams",
 ]  # The QConfig and observer presets are module attributes too, read on first use.
@@ -89,6 +89,8 @@ def __getattr__(name: str) -> Any:
         return get_qconfig_preset(name)
     if name in OBSERVER_PRESETS:
         return get_observer_preset(name)
+    if name == "TORCH_TO_TOSA":  # torch_to_tosa(), read from the library
+        return torch_to_tosa()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

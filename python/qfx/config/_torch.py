@@ -5,7 +5,7 @@ C++ presets name them: classes `torch.nn.Conv2d`, functions
 `torch.nn.functional.conv2d`, `torch.add`, `operator.add`; tensor methods
 stay bare strings in a QConfigMapping ("reshape") and are `Tensor.reshape`
 in backend patterns. Backend patterns become TOSA patterns through
-backend_config.TORCH_TO_TOSA.
+backend_config.torch_to_tosa().
 """
 
 from __future__ import annotations

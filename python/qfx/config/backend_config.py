@@ -17,7 +17,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from qfx.config import _golden
 from qfx.config._types import (
     DTYPE_RANGES,
     QUANTIZED_DTYPES,
@@ -517,86 +516,38 @@ class TorchToTOSAPattern:
     reference_lowering: Optional[str] = None
 
 
-def _singles(*ops: str) -> Tuple[Tuple[str, ...], ...]:
-    return tuple((op,) for op in ops)
+def _builtin_json(kind: str, name: str = "") -> Any:
+    """qfx's library's built-in configuration (qfxGetBuiltinConfig)."""
+    from qfx import _capi  # the C API loads libMLIR: only when needed
+    return json.loads(_capi.builtin_config(kind, name))
 
 
-def _with_relu(roots: Sequence[str], relus: Sequence[str]) -> Tuple[Tuple[str, ...], ...]:
-    return tuple((root, relu) for root in roots for relu in relus)
+_torch_to_tosa: Optional[Tuple[TorchToTOSAPattern, ...]] = None
 
 
-def _build_torch_to_tosa() -> Tuple[TorchToTOSAPattern, ...]:
-    # docs/Config.md, "torch → TOSA correspondence"; the order is lib/Config's.
-    result: List[TorchToTOSAPattern] = []
-    module_and_functional_relu = ("torch.nn.ReLU", "torch.nn.functional.relu")
-    for tosa_op, module, functional, name in (
-            ("tosa.conv2d", "torch.nn.Conv2d", "torch.nn.functional.conv2d", "conv2d"),
-            ("tosa.depthwise_conv2d", "torch.nn.Conv2d", "torch.nn.functional.conv2d",
-             "depthwise_conv2d"),
-            ("tosa.conv3d", "torch.nn.Conv3d", "torch.nn.functional.conv3d", "conv3d")):
-        result.append(TorchToTOSAPattern((tosa_op,), _singles(module, functional), tosa_op,
-                                         (0, 1), (0, 2), reference_lowering=name))
-        result.append(TorchToTOSAPattern(
-            (tosa_op, "tosa.clamp"), _with_relu((module, functional), module_and_functional_relu),
-            tosa_op, (0, 1), (0, 2), name + "_relu", "sequence", name))
-    result.append(TorchToTOSAPattern(("tosa.transpose_conv2d",),
-                                     _singles("torch.nn.ConvTranspose2d"),
-                                     "tosa.transpose_conv2d", (0, 1), (0, 2),
-                                     reference_lowering="transpose_conv2d"))
-    linears = ("torch.nn.Linear", "torch.nn.functional.linear")
-    result.append(TorchToTOSAPattern(("tosa.matmul",), _singles(*linears), "tosa.matmul",
-                                     (0, 1), None, reference_lowering="linear"))
-    result.append(TorchToTOSAPattern(("tosa.matmul", "tosa.add"), _singles(*linears),
-                                     "tosa.matmul", (0, 1), (1, 1), "linear", "sequence", "linear"))
-    result.append(TorchToTOSAPattern(("tosa.matmul", "tosa.clamp"),
-                                     _with_relu(linears, module_and_functional_relu),
-                                     "tosa.matmul", (0, 1), None, "linear_relu", "sequence",
-                                     "linear"))
-    result.append(TorchToTOSAPattern(("tosa.matmul", "tosa.add", "tosa.clamp"),
-                                     _with_relu(linears, module_and_functional_relu),
-                                     "tosa.matmul", (0, 1), (1, 1), "linear_relu", "sequence",
-                                     "linear"))
-    all_relus = ("torch.nn.ReLU", "torch.nn.functional.relu", "torch.relu")
-    for tosa_op, ops, relu_name in (("tosa.add", ("operator.add", "torch.add"), "add_relu"),
-                                    ("tosa.mul", ("operator.mul", "torch.mul"), "mul_relu")):
-        result.append(TorchToTOSAPattern((tosa_op,), _singles(*ops)))
-        result.append(TorchToTOSAPattern((tosa_op, "tosa.clamp"), _with_relu(ops, all_relus),
-                                         fused_op=relu_name, fuser="sequence"))
-    result.append(TorchToTOSAPattern(("tosa.concat",), _singles("torch.cat")))
-    result.append(TorchToTOSAPattern(("tosa.sigmoid",), _singles(
-        "torch.nn.Sigmoid", "torch.sigmoid", "Tensor.sigmoid", "Tensor.sigmoid_")))
-    result.append(TorchToTOSAPattern(("tosa.tanh",), _singles(
-        "torch.nn.Tanh", "torch.tanh", "Tensor.tanh", "Tensor.tanh_")))
-    # PyTorch ops without a single TOSA op: qfx.composite ops named by the module.
-    result.append(TorchToTOSAPattern(("torch.nn.Hardsigmoid",), _singles(
-        "torch.nn.Hardsigmoid", "torch.nn.functional.hardsigmoid", "Tensor.hardsigmoid",
-        "Tensor.hardsigmoid_")))
-    for module, functional in (("torch.nn.Hardswish", "torch.nn.functional.hardswish"),
-                               ("torch.nn.ELU", "torch.nn.functional.elu"),
-                               ("torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu")):
-        result.append(TorchToTOSAPattern((module,), _singles(module, functional)))
-    for tosa_op, ops in (
-            ("tosa.avg_pool2d", ("torch.nn.AvgPool2d", "torch.nn.AdaptiveAvgPool2d",
-                                 "torch.nn.functional.adaptive_avg_pool2d",
-                                 "torch.nn.functional.avg_pool2d")),
-            ("tosa.max_pool2d", ("torch.nn.MaxPool2d", "torch.nn.functional.max_pool2d")),
-            ("torch.mean", ("torch.mean", "Tensor.mean")),
-            ("tosa.clamp", ("torch.nn.Hardtanh", "torch.nn.ReLU", "torch.nn.ReLU6",
-                            "torch.nn.functional.hardtanh", "torch.nn.functional.hardtanh_",
-                            "torch.nn.functional.relu", "torch.nn.functional.relu6",
-                            "torch.clamp", "Tensor.clamp", "Tensor.relu", "Tensor.relu_")),
-            ("tosa.identity", ("torch.nn.Identity",)),
-            ("tosa.reshape", ("torch.flatten", "torch.squeeze", "torch.unsqueeze",
-                              "Tensor.reshape", "Tensor.view", "Tensor.squeeze",
-                              "Tensor.unsqueeze")),
-            ("tosa.transpose", ("torch.transpose", "Tensor.transpose", "Tensor.permute")),
-            ("tosa.tile", ("Tensor.repeat",)),
-            ("tosa.resize", ("torch.nn.functional.interpolate",))):
-        result.append(TorchToTOSAPattern((tosa_op,), _singles(*ops)))
-    return tuple(result)
-
-
-TORCH_TO_TOSA: Tuple[TorchToTOSAPattern, ...] = _build_torch_to_tosa()
+def torch_to_tosa() -> Tuple[TorchToTOSAPattern, ...]:
+    """The torch → TOSA correspondence of the built-in tables
+    (docs/Config.md), from qfx's library (lib/Config): one entry per TOSA
+    pattern, in the library's order, with the PyTorch patterns that become
+    it."""
+    global _torch_to_tosa
+    if _torch_to_tosa is None:
+        grouped: Dict[Tuple[str, ...], Dict[str, Any]] = {}
+        for entry in _builtin_json("torch_to_tosa"):
+            tosa = tuple(entry["tosa_pattern"])
+            group = grouped.setdefault(tosa, {"entry": entry, "torch": []})
+            group["torch"].append(tuple(entry["torch_pattern"]))
+        result = []
+        for tosa, group in grouped.items():
+            entry = group["entry"]
+            roles = entry.get("input_roles", {})
+            result.append(TorchToTOSAPattern(
+                tosa, tuple(group["torch"]), entry.get("root_op"),
+                tuple(roles["weight"]) if "weight" in roles else None,
+                tuple(roles["bias"]) if "bias" in roles else None,
+                entry.get("fused_op"), entry.get("fuser"), entry.get("reference_lowering")))
+        _torch_to_tosa = tuple(result)
+    return _torch_to_tosa
 
 
 def torch_patterns_to_tosa(name: str, torch_configs: Sequence[Tuple[Tuple[str, ...], Dict[str, Any]]]
@@ -611,7 +562,7 @@ def torch_patterns_to_tosa(name: str, torch_configs: Sequence[Tuple[Tuple[str, .
     for pattern, config in torch_configs:
         by_pattern[tuple(pattern)] = config
     table = BackendConfig(name)
-    for spec in TORCH_TO_TOSA:
+    for spec in torch_to_tosa():
         found = [(p, by_pattern[p]) for p in spec.torch_patterns if p in by_pattern]
         if not found:
             continue
@@ -639,70 +590,17 @@ def torch_patterns_to_tosa(name: str, torch_configs: Sequence[Tuple[Tuple[str, .
 # --- Built-in tables ---------------------------------------------------------
 
 BACKEND_CONFIG_NAMES: Tuple[str, ...] = ("x86", "fbgemm", "qnnpack", "onednn", "tosa")
-# The golden table each qfx table translates; 1.13 has no onednn table and
-# prepare_fx uses the native one.
-_GOLDEN_TABLES = {"x86": "x86", "fbgemm": "fbgemm", "qnnpack": "qnnpack", "onednn": "native"}
-
-
-def _golden_table(name: str) -> BackendConfig:
-    data = _golden.load("backend_configs.json")
-    dtype_configs = data["dtype_configs"]
-    torch_configs = []
-    for c in data[_GOLDEN_TABLES[name]]:
-        config = {k: v for k, v in c.items() if k != "pattern"}
-        config["dtype_configs"] = [dtype_configs[i] for i in c["dtype_configs"]]
-        torch_configs.append((tuple(c["pattern"]), config))
-    return torch_patterns_to_tosa(name, torch_configs)
-
-
-def _tosa_table() -> BackendConfig:
-    """qfx's own table for portable int8 TOSA (docs/Config.md, "Built-in tables")."""
-    weight = {"dtype": "qint8", "quant_min_lower_bound": -127, "quant_max_upper_bound": 127}
-    weighted = {"input_dtype": "qint8", "output_dtype": "qint8", "weight_dtype": weight,
-                "bias_dtype": "qint32"}
-    default = {"input_dtype": "qint8", "output_dtype": "qint8"}
-    share = "output_share_observer_with_input"
-    different = "output_use_different_observer_as_input"
-
-    def fixed(scale: float, zero_point: int) -> Dict[str, Any]:
-        return {"observer": "FixedQParamsObserver", "dtype": "qint8", "quant_min": -128,
-                "quant_max": 127, "scale": scale, "zero_point": zero_point}
-
-    # The same pattern structure as the PyTorch tables, with qfx's dtypes per group.
-    torch_configs = []
-    for spec in TORCH_TO_TOSA:
-        op = spec.tosa_pattern[0]
-        if spec.weight is not None:
-            config: Dict[str, Any] = {"observation_type": different, "dtype_configs": [weighted]}
-        elif op in ("tosa.add", "tosa.mul"):
-            config = {"observation_type": different, "dtype_configs": [default],
-                      "num_tensor_args_to_observation_type": {"0": different, "1": share,
-                                                              "2": different}}
-        elif op in ("tosa.sigmoid", "torch.nn.Hardsigmoid"):
-            config = {"observation_type": different, "dtype_configs": [default],
-                      "overwrite_output_observer": fixed(1.0 / 256.0, -128)}
-        elif op == "tosa.tanh":
-            config = {"observation_type": different, "dtype_configs": [default],
-                      "overwrite_output_observer": fixed(2.0 / 256.0, 0)}
-        elif op in ("torch.nn.Hardswish", "torch.nn.ELU", "torch.nn.LeakyReLU"):
-            config = {"observation_type": different, "dtype_configs": [default]}
-        else:
-            config = {"observation_type": share, "dtype_configs": [default]}
-        torch_configs += [(pattern, config) for pattern in spec.torch_patterns]
-    table = torch_patterns_to_tosa("tosa", torch_configs)
-    for op in ("tosa.slice", "tosa.pad"):
-        table.set_backend_pattern_config(
-            BackendPatternConfig(op).set_observation_type(share)
-            .add_dtype_config(DTypeConfig(**default)))
-    return table
 
 
 def get_backend_config(name: str) -> BackendConfig:
-    """A built-in table: x86, fbgemm, qnnpack, onednn or tosa."""
+    """A built-in table: x86, fbgemm, qnnpack, onednn or tosa, as qfx's
+    library (lib/Config) defines it: PyTorch 1.13's get_x86_backend_config
+    and friends (onednn: the native table, which 1.13's prepare_fx uses) for
+    the patterns with a TOSA form, and qfx's own tosa table."""
     if name not in BACKEND_CONFIG_NAMES:
         raise ValueError(f"unknown backend config {name!r}; expected one of "
                          f"{', '.join(BACKEND_CONFIG_NAMES)}")
-    return _tosa_table() if name == "tosa" else _golden_table(name)
+    return BackendConfig.from_dict(_builtin_json("backend_config", name))
 
 
 def get_x86_backend_config() -> BackendConfig:
