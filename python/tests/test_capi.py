@@ -126,3 +126,46 @@ def test_builtin_config_is_the_librarys():
         _capi.builtin_config("backend_config", "arm")
     with pytest.raises(ValueError, match="unknown kind 'tables'"):
         _capi.builtin_config("tables")
+
+
+def test_a_model_runs_on_several_threads_at_once():
+    """One JIT-compiled model called from 4 threads at once (ctypes drops
+    the GIL; each thread has its own session for errors), each on its own
+    input, gives what serial calls give; a thread's bad call does not
+    disturb the others."""
+    import threading
+
+    # The residual test model in int8: qfx-codegen's kernels, on OpenMP
+    # threads of their own where the CPU has them.
+    models = ROOT / "test" / "Inputs" / "models"
+    observed, _ = _capi.run_pipeline(
+        RESIDUAL.read_text(),
+        "builtin.module(qfx-prepare-pipeline{qconfig-mapping=default:x86 backend=x86})")
+    calibrated = _capi.calibrate(observed, [str(models / "residual.calib.npy")])
+    int8, _ = _capi.run_pipeline(calibrated, "builtin.module(qfx-quantize-pipeline{backend=x86})")
+    assert "tosa.rescale" in int8
+    model = _capi.Model(int8)
+    rng = np.random.default_rng(5)
+    inputs = [rng.standard_normal(shape).astype(dtype) for dtype, shape in model.inputs]
+    per_thread = [[x * (t + 1) for x in inputs] for t in range(4)]
+    expected = [model(args) for args in per_thread]
+    failures = []
+
+    def work(t):
+        try:
+            for call in range(200):
+                if call % 50 == 0:  # an error in between changes nothing
+                    with pytest.raises(qfx.ToolError, match="0 given"):
+                        model([])
+                for got, want in zip(model(per_thread[t]), expected[t]):
+                    if not np.array_equal(got, want):
+                        failures.append((t, call))
+        except Exception as error:  # noqa: BLE001 - reported below
+            failures.append((t, repr(error)))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
