@@ -9,7 +9,7 @@
 # randomized; x86 default QConfigMapping, so histogram observers on the
 # activations) with `quant-run --calibrate=DIR` from a directory holding one
 # .npy file per sample, once per sample count, and prints quant-run's peak
-# resident memory (the kernel's ru_maxrss of that process) and its time.
+# resident memory (its VmHWM, polled) and its time.
 # Peak memory must not grow with the number of samples. Usage:
 #
 #   /usr/bin/python3 utils/bench/calibration_memory.py \
@@ -63,18 +63,40 @@ def write_samples(directory: pathlib.Path, count: int, size: int) -> None:
         np.save(directory / f"{index:05d}.npy", sample)
 
 
+def peak_rss_kib(pid: int) -> int:
+    """The process's peak resident memory so far (VmHWM), 0 if it is gone.
+    After exec this is quant-run's alone; ru_maxrss is not: the kernel folds
+    in the memory the child had before exec, i.e. this (large, torch-holding)
+    Python process's, which is what this script reported before."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def calibrate(quant_run: str, observed: pathlib.Path, samples: pathlib.Path,
               output: pathlib.Path) -> tuple:
-    """Runs one calibration; returns (peak RSS in MiB, seconds)."""
+    """Runs one calibration; returns (quant-run's peak RSS in MiB, seconds),
+    the peak read from /proc every 50 ms until it exits."""
     start = time.perf_counter()
     process = subprocess.Popen([quant_run, str(observed), f"--calibrate={samples}",
                                 "-o", str(output)])
-    _, status, usage = os.wait4(process.pid, 0)
+    peak = 0
+    while True:
+        pid, status = os.waitpid(process.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, peak_rss_kib(process.pid))
+        time.sleep(0.05)
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         sys.exit(f"quant-run --calibrate failed (exit {process.returncode})")
-    return usage.ru_maxrss / 1024, seconds
+    return peak / 1024, seconds
 
 
 def main() -> None:
