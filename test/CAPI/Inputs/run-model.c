@@ -10,6 +10,8 @@
  * printed as records. */
 #include "qfx-c/QFX.h"
 
+#include "read-file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,18 +127,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: run-model run|calibrate|compile MODEL.mlir ...\n");
     return 2;
   }
-  FILE *file = fopen(argv[2], "rb");
-  if (!file)
+  size_t length = 0;
+  char *text = readFile(argv[2], &length);
+  if (!text)
     return 2;
-  fseek(file, 0, SEEK_END);
-  long size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  char *text = malloc((size_t)size + 1);
-  if (!text || fread(text, 1, (size_t)size, file) != (size_t)size)
-    return 2;
-  text[size] = '\0';
-  fclose(file);
-  size_t length = (size_t)size;
 
   QfxSession session = qfxSessionCreate();
   int status = 2;

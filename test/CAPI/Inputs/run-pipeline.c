@@ -4,6 +4,8 @@
  * Each pipeline runs on the previous one's output, in one session. */
 #include "qfx-c/QFX.h"
 
+#include "read-file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +17,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: run-pipeline MODEL.mlir PIPELINE...\n");
     return 2;
   }
-  FILE *file = fopen(argv[1], "rb");
-  if (!file)
+  size_t length = 0;
+  char *text = readFile(argv[1], &length);
+  if (!text)
     return 2;
-  fseek(file, 0, SEEK_END);
-  long size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  char *text = malloc((size_t)size + 1);
-  if (!text || fread(text, 1, (size_t)size, file) != (size_t)size)
-    return 2;
-  text[size] = '\0';
-  fclose(file);
 
   printf("version %d\n", qfxGetCAPIVersion());
   QfxSession session = qfxSessionCreate();
   int status = 0;
-  size_t length = (size_t)size;
   for (int i = 2; i < argc && status == 0; ++i) {
     char *output = NULL;
     size_t outputLength = 0;
