@@ -243,7 +243,7 @@ def _compile(directory: pathlib.Path) -> dict:
 def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.Model:
     """The stage's @main compiled in this process, checked to take and
     return float32 tensors of the model's shapes."""
-    model = _capi.Model((directory / f"{stage}.mlir").read_text(), f"{stage}.mlir")
+    model = _capi.Model((directory / f"{stage}.mlir").read_text(), f"{stage}.mlir", entry="main")
     expected = ([(np.float32, s) for s in signature.inputs],
                 [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:

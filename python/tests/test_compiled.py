@@ -302,7 +302,7 @@ def test_load_compiles_when_the_library_cannot_be_used(mlp, tmp_path, compile_co
     assert compile_count == []
 
     # If compiling fails too, the error says why for both.
-    def fail(mlir, source_name):
+    def fail(mlir, source_name, entry=None):
         raise qfx.ToolError(f"qfx JIT compilation of {source_name}", 1, "no memory left\n")
     monkeypatch.setattr(_capi, "Model", fail)
     with pytest.raises(qfx.ToolError) as failure:
