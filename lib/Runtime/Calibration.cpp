@@ -164,18 +164,10 @@ llvm::Error qfx::calibrate(mlir::ModuleOp module,
   if (calibrator->getNumObserveOps() == 0)
     return makeError("the model has no qfx.observe to calibrate");
 
-  CompileOptions compileOptions;
-  compileOptions.entry = options.entry;
-  compileOptions.calibrate = true;
-  auto model = CompiledModel::compile(module, compileOptions);
-  if (!model)
-    return model.takeError();
-  if (samplePaths.size() != model->getInputs().size())
-    return makeError(llvm::formatv("@{0} takes {1} inputs but {2} sample "
-                                   "sources are given",
-                                   model->getEntry(), model->getInputs().size(),
-                                   samplePaths.size()));
-
+  // The samples are opened first: a missing or malformed file fails before
+  // the model is compiled.
+  if (samplePaths.empty())
+    return makeError("no sample sources given");
   llvm::SmallVector<SampleSource> sources;
   for (const std::string &path : samplePaths) {
     auto source = SampleSource::open(path);
@@ -187,6 +179,18 @@ llvm::Error qfx::calibrate(mlir::ModuleOp module,
                                      sources.front().size()));
     sources.push_back(std::move(*source));
   }
+
+  CompileOptions compileOptions;
+  compileOptions.entry = options.entry;
+  compileOptions.calibrate = true;
+  auto model = CompiledModel::compile(module, compileOptions);
+  if (!model)
+    return model.takeError();
+  if (samplePaths.size() != model->getInputs().size())
+    return makeError(llvm::formatv("@{0} takes {1} inputs but {2} sample "
+                                   "sources are given",
+                                   model->getEntry(), model->getInputs().size(),
+                                   samplePaths.size()));
 
   int64_t numSamples = sources.front().size();
   for (int64_t sample = 0; sample < numSamples; ++sample) {

@@ -57,7 +57,6 @@ What runs where, and what it costs:
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import re
 import shutil

@@ -71,6 +71,8 @@ def test_calibrate_gives_quant_runs_module(tmp_path):
     with pytest.raises(qfx.ToolError, match=r"calibration sample 1 of input 0 \(.*bad.npy\) has "
                        "1 NaN or infinite values"):
         _capi.calibrate(observed.read_text(), [str(tmp_path / "bad.npy")])
+    with pytest.raises(qfx.ToolError, match="no sample sources given"):
+        _capi.calibrate(observed.read_text(), [])
 
 
 def test_model_runs_in_process():
