@@ -382,6 +382,22 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
       result.push_back(
           {{module}, OpGroup::Default, singles({module, functional})});
 
+    // Batch norm that does not follow a conv (qfx-fuse folds it there): the
+    // composite, alone or with a ReLU.
+    for (auto [batchNorm, fusedOp] :
+         {std::pair{"torch.nn.BatchNorm2d", "bn_relu2d"},
+          std::pair{"torch.nn.BatchNorm3d", "bn_relu3d"}}) {
+      result.push_back({{batchNorm}, OpGroup::Default, singles({batchNorm})});
+      result.push_back({{batchNorm, "tosa.clamp"},
+                        OpGroup::Default,
+                        withRelu({batchNorm}, moduleAndFunctionalRelu),
+                        "",
+                        std::nullopt,
+                        std::nullopt,
+                        fusedOp,
+                        "sequence"});
+    }
+
     // Ops whose output shares the input's observer.
     struct Share {
       llvm::StringRef tosaOp;

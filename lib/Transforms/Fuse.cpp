@@ -143,8 +143,9 @@ struct PerChannelAffine {
 };
 
 /// Reads the longest chain of tosa.add / tosa.sub / tosa.mul (shift 0) by
-/// per-channel values computed from constants that follows `output`, each
-/// op the only user of the previous result and taking it as operand 0.
+/// per-channel values computed from constants, and of batch norm composites
+/// whose body is such a chain, that follows `output`, each op the only user
+/// of the previous result and taking it as operand 0.
 PerChannelAffine readAffineChain(Value output, int64_t rank, int64_t channels) {
   PerChannelAffine affine{std::vector<float>(channels, 1.0f),
                           std::vector<float>(channels, 0.0f),
@@ -152,9 +153,28 @@ PerChannelAffine readAffineChain(Value output, int64_t rank, int64_t channels) {
   Value current = output;
   while (current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
+    if (user->getNumOperands() == 0 || user->getOperand(0) != current)
+      break;
+    if (auto batchNorm = llvm::dyn_cast<CompositeOp>(user)) {
+      if (!batchNorm.isBatchNorm() || batchNorm->getNumResults() != 1)
+        break;
+      Block &body = batchNorm.getBody().front();
+      PerChannelAffine inner =
+          readAffineChain(body.getArgument(0), rank, channels);
+      auto yield = llvm::cast<YieldOp>(body.getTerminator());
+      if (inner.ops.empty() ||
+          yield.getValues() != inner.ops.back()->getResults())
+        break;
+      for (int64_t i = 0; i < channels; ++i) {
+        affine.scale[i] *= inner.scale[i];
+        affine.shift[i] = affine.shift[i] * inner.scale[i] + inner.shift[i];
+      }
+      affine.ops.push_back(user);
+      current = user->getResult(0);
+      continue;
+    }
     if (!llvm::isa<mlir::tosa::AddOp, mlir::tosa::SubOp, mlir::tosa::MulOp>(
-            user) ||
-        user->getOperand(0) != current)
+            user))
       break;
     if (auto mul = llvm::dyn_cast<mlir::tosa::MulOp>(user))
       if (!isZeroShift(mul.getShift()))
@@ -187,7 +207,8 @@ void eraseDeadTrees(ArrayRef<Operation *> roots) {
   llvm::SetVector<Operation *> worklist(roots.begin(), roots.end());
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    if (!op || !op->use_empty() || op->getNumRegions() != 0 ||
+    if (!op || !op->use_empty() ||
+        (op->getNumRegions() != 0 && !llvm::isa<CompositeOp>(op)) ||
         !mlir::isMemoryEffectFree(op))
       continue;
     for (Value operand : op->getOperands())
@@ -212,6 +233,8 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   // tensor with one value per channel (a lone add, or a multiplication by
   // a scalar, is an op of the model, as in PyTorch).
   bool scalesChannels = llvm::any_of(affine.ops, [&](Operation *op) {
+    if (llvm::isa<CompositeOp>(op))
+      return true;
     auto type =
         llvm::dyn_cast<mlir::RankedTensorType>(op->getOperand(1).getType());
     return llvm::isa<mlir::tosa::MulOp>(op) && type &&

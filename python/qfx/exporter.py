@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from qfx._tosa_text import FLOAT32_MAX, Tensor, TosaWriter, format_f32
+from qfx._tosa_text import FLOAT32_MAX, Tensor, TosaWriter, dense_f32, format_f32
 
 # torch is imported on the first export (it takes a second to load and the
 # rest of qfx does not need it); _load_torch() sets these module globals.
@@ -459,7 +459,14 @@ class _Exporter:
         return conv("conv2d", src, dense, bias, node.name)
 
     def m_batchnorm(self, node, m, x, loc, origin):
-        expected = (2, 3) if isinstance(m, nn.BatchNorm1d) else (4,)
+        """Eval-mode batch norm as the composite named by its module: the
+        body multiplies by invstd * weight and adds bias - mean * that, per
+        channel, as PyTorch's float kernel; the attributes carry the
+        parameters (PyTorch's quantized kernel computes its own per-channel
+        constants from them) and the channel `axis` of the operand as held.
+        After a conv or linear, qfx-fuse folds it into the weights."""
+        kind = next(k for k in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d) if isinstance(m, k))
+        expected = {nn.BatchNorm1d: (2, 3), nn.BatchNorm2d: (4,), nn.BatchNorm3d: (5,)}[kind]
         if x.rank not in expected:
             self.fail(node, f"{origin} expects rank {' or '.join(map(str, expected))}, got {x.rank}")
         if m.running_mean is None or m.running_var is None:
@@ -475,11 +482,24 @@ class _Exporter:
         plain_shape[1] = c
         scale = scale.cpu().numpy().astype(np.float32).reshape(plain_shape)
         shift = shift.cpu().numpy().astype(np.float32).reshape(plain_shape)
-        src = x.tensor
-        sc = self.const_in_layout(scale, x.layout, loc, f"{node.name}_scale")
-        y = self.w.mul(src, sc, src.shape, loc, origin)
-        sh = self.const_in_layout(shift, x.layout, loc, f"{node.name}_shift")
-        y = self.w.op("add", [y, sh], src.shape, loc, origin, hint=node.name)
+
+        def build(arg):
+            sc = self.const_in_layout(scale, x.layout, loc, f"{node.name}_scale")
+            y = self.w.mul(arg, sc, arg.shape, loc, None)
+            sh = self.const_in_layout(shift, x.layout, loc, f"{node.name}_shift")
+            return self.w.op("add", [y, sh], arg.shape, loc, None, hint="add")
+
+        def param(t):
+            return dense_f32(t.detach().float().cpu().numpy())
+
+        attrs = [f"axis = {x.layout.index(1)} : i64", f"eps = {format_f32(m.eps)} : f32",
+                 f"running_mean = {param(m.running_mean)}", f"running_var = {param(m.running_var)}"]
+        if m.weight is not None:
+            attrs.append(f"weight = {param(m.weight)}")
+        if m.bias is not None:
+            attrs.append(f"bias = {param(m.bias)}")
+        y = self.w.composite(_qualified_name(kind), x.tensor, loc, origin, build,
+                             ", ".join(attrs), hint=node.name)
         self.set_tensor(node, y, x.layout)
 
     def clamp(self, node, x: _Value, lo, hi, loc, origin):
@@ -1065,6 +1085,7 @@ def _load_torch() -> None:
         nn.Conv2d: _Exporter.m_conv2d,
         nn.BatchNorm1d: _Exporter.m_batchnorm,
         nn.BatchNorm2d: _Exporter.m_batchnorm,
+        nn.BatchNorm3d: _Exporter.m_batchnorm,
         nn.ReLU: _Exporter.m_relu,
         nn.ReLU6: _Exporter.m_relu6,
         nn.Hardtanh: _Exporter.m_hardtanh,

@@ -145,11 +145,6 @@ MODULE_CASES = [
     ("conv2d_depthwise_multiplier", lambda: nn.Conv2d(3, 6, 3, stride=2, groups=3), (2, 3, 7, 7),
      "torch.nn.Conv2d", "tosa.depthwise_conv2d"),
     ("conv2d_one_channel", lambda: nn.Conv2d(1, 4, 3), (2, 1, 6, 6), "torch.nn.Conv2d", "tosa.conv2d"),
-    ("batchnorm1d", lambda: randomized_bn(nn.BatchNorm1d(5)), (4, 5), "torch.nn.BatchNorm1d", "tosa.mul"),
-    ("batchnorm1d_3d", lambda: randomized_bn(nn.BatchNorm1d(5)), (2, 5, 7), "torch.nn.BatchNorm1d",
-     "tosa.mul"),
-    ("batchnorm2d", lambda: randomized_bn(nn.BatchNorm2d(4)), (2, 4, 3, 5), "torch.nn.BatchNorm2d",
-     "tosa.mul"),
     ("relu", nn.ReLU, (2, 3, 4, 4), "torch.nn.ReLU", "tosa.clamp"),
     ("relu6", nn.ReLU6, (2, 3, 4, 4), "torch.nn.ReLU6", "tosa.clamp"),
     ("hardtanh", lambda: nn.Hardtanh(-0.5, 0.75), (2, 7), "torch.nn.Hardtanh", "tosa.clamp"),
@@ -177,8 +172,6 @@ MODULE_CASES = [
     ("flatten", nn.Flatten, (2, 3, 4, 5), "torch.nn.Flatten", "tosa.reshape"),
     ("unflatten", lambda: nn.Unflatten(1, (2, 3)), (2, 6), "torch.nn.Unflatten", "tosa.reshape"),
     ("conv1d_groups", lambda: nn.Conv1d(4, 6, 2, groups=2), (2, 4, 5), "torch.nn.Conv1d", "tosa.conv2d"),
-    ("batchnorm2d_no_affine", lambda: nn.BatchNorm2d(3, affine=False), (2, 3, 2, 2), "torch.nn.BatchNorm2d",
-     "tosa.add"),
 ]
 
 
@@ -250,6 +243,45 @@ def test_activations_export_as_composites(case, tmp_path):
     assert not re.findall(r"qfx\.(?!origin|module_name|node_name)", inlined)
     validate(inlined)
     assert_matches_torch(model, x, text, tmp_path)
+
+
+BATCH_NORM_CASES = [
+    # (id, module, input shape, composite name, channel axis as held)
+    ("1d", lambda: randomized_bn(nn.BatchNorm1d(5)), (4, 5), "torch.nn.BatchNorm1d", 1),
+    ("1d_rank3", lambda: randomized_bn(nn.BatchNorm1d(5)), (2, 5, 7), "torch.nn.BatchNorm1d", 1),
+    ("2d", lambda: randomized_bn(nn.BatchNorm2d(4)), (2, 4, 3, 5), "torch.nn.BatchNorm2d", 1),
+    ("2d_no_affine", lambda: nn.BatchNorm2d(3, affine=False), (2, 3, 2, 2), "torch.nn.BatchNorm2d",
+     1),
+    ("3d", lambda: randomized_bn(nn.BatchNorm3d(3)), (2, 3, 2, 3, 4), "torch.nn.BatchNorm3d", 1),
+]
+
+
+@pytest.mark.parametrize("case", BATCH_NORM_CASES, ids=[c[0] for c in BATCH_NORM_CASES])
+def test_batch_norm_exports_as_a_composite_with_its_parameters(case, tmp_path):
+    # The body scales and shifts each channel as PyTorch's float kernel; the
+    # attributes carry what its quantized kernel computes from instead.
+    _, factory, shape, name, axis = case
+    torch.manual_seed(0)
+    bn = factory().eval()
+    model = Wrap(bn).eval()
+    x = torch.randn(*shape)
+    text = export_tosa(model, (x,))
+    validate(text)
+    line = next(line for line in text.splitlines() if "qfx.composite" in line)
+    assert f'qfx.composite "{name}"' in line and f'qfx.origin = "{name}"' in line, line
+    assert f"axis = {axis} : i64" in line and "eps = 9.99999975e-06 : f32" in line, line
+    assert "running_mean = dense<" in line and "running_var = dense<" in line
+    assert ("weight = dense<" in line) == bn.affine and ("bias = dense<" in line) == bn.affine
+    validate(qfx.quant_opt(text, "--qfx-inline-composites"))
+    assert_matches_torch(model, x, text, tmp_path)
+
+
+def test_conv_output_batch_norm_axis_is_the_held_channel_axis():
+    model = nn.Sequential(nn.Conv2d(3, 4, 1), nn.Identity(), randomized_bn(nn.BatchNorm2d(4)))
+    model[1] = nn.ReLU()
+    text = export_tosa(model.eval(), (torch.randn(1, 3, 5, 5),))
+    line = next(line for line in text.splitlines() if "qfx.composite" in line)
+    assert "axis = 3 : i64" in line and "(tensor<1x5x5x4xf32>)" in line, line
 
 
 def test_composite_attributes_hold_the_parameters():
@@ -340,10 +372,9 @@ def test_batch_norm_is_not_folded(tmp_path):
     kinds = [(op, origin, loc) for op, origin, loc in printed if origin]
     assert kinds == [
         ("tosa.conv2d", "torch.nn.Conv2d", '"0"'),
-        ("tosa.mul", "torch.nn.BatchNorm2d", '"1"'),
-        ("tosa.add", "torch.nn.BatchNorm2d", '"1"'),
         ("tosa.clamp", "torch.nn.ReLU", '"2"'),
     ]
+    assert 'qfx.composite "torch.nn.BatchNorm2d"' in text
     assert_matches_torch(model, x, text, tmp_path)
 
 
@@ -533,7 +564,8 @@ def test_small_resnet_mobilenet_style_network(tmp_path):
     located = {(op, origin, loc) for op, origin, loc in printed if origin}
     assert ("tosa.conv2d", "torch.nn.Conv2d", '"layer1.0.downsample.0"') in located
     assert ("tosa.depthwise_conv2d", "torch.nn.Conv2d", '"layer1.1.depthwise.0"') in located
-    assert ("tosa.add", "torch.nn.BatchNorm2d", '"layer1.0.downsample.1"') in located
+    assert re.search(r'qfx\.composite "torch\.nn\.BatchNorm2d" .*qfx\.module_name = '
+                     r'"layer1\.0\.downsample\.1"', text)
     # `out += ...` on an FX proxy is recorded as operator.add.
     assert ("tosa.add", "operator.add", '"layer1.0"("add")') in located
     # NHWC from the stem to the pool: one transpose in, none out (1x1 pool).

@@ -557,6 +557,59 @@ def test_grouped_conv_folds_batch_norm_and_matches_pytorch(onednn):
                  torch_model.fc.zero_point, model)
 
 
+class ConcatBatchNorm(nn.Module):
+    """DenseNet's layer input: a batch norm (+ ReLU) after a concat, which
+    PyTorch quantizes on its own (quantized::batch_norm2d)."""
+
+    def __init__(self, relu):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 13, 3, padding=1)
+        self.bn = nn.BatchNorm2d(16)
+        self.relu = relu
+
+    def forward(self, x):
+        return self.relu(self.bn(torch.cat([x, self.conv(x)], 1)))
+
+
+class BatchNorm3dModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm3d(5)
+
+    def forward(self, x):
+        return F.relu(self.bn(x))
+
+
+def randomize_batch_norm(bn):
+    bn.running_mean.uniform_(-0.5, 0.5)
+    bn.running_var.uniform_(0.2, 2.0)
+    bn.weight.data.uniform_(-1.5, 1.5)
+    bn.bias.data.uniform_(-1.0, 1.0)
+    return bn
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda: ConcatBatchNorm(nn.ReLU()), (2, 3, 9, 9)),
+    (lambda: ConcatBatchNorm(nn.Identity()), (2, 3, 9, 9)),
+    (BatchNorm3dModel, (2, 5, 3, 4, 6)),
+], ids=["bn2d_relu", "bn2d", "bn3d_functional_relu"])
+def test_standalone_batch_norm_matches_pytorch(onednn, make, shape):
+    # A batch norm that follows no conv is the composite; its int8 form looks
+    # up per-channel tables computed as quantized::batch_norm computes
+    # (float alpha and beta, one fma, round half to even): equal to PyTorch
+    # on every output.
+    torch.manual_seed(7)
+    model = make().eval()
+    with torch.no_grad():
+        randomize_batch_norm(model.bn)
+    example = (torch.randn(*shape),)
+    quantized, torch_model = quantize_all_int8(model, example, samples(shape, 8, seed=60))
+    assert "tosa.gather" in quantized.mlir("int8")
+    ours, steps, equal = check_parity(quantized, torch_model, samples(shape, 8, seed=61),
+                                      torch_model.bn.scale, torch_model.bn.zero_point, model)
+    assert equal == 1.0
+
+
 class ConvMean(nn.Module):
     def __init__(self, mean):
         super().__init__()

@@ -214,3 +214,62 @@ func.func @not_batch_norm(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
   %m = tosa.mul %c2, %two, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
   return %m : tensor<1x3x3x2xf32>
 }
+
+// -----
+
+// The exporter's batch norm is a composite whose body scales and shifts each
+// channel: after a conv it folds as the loose ops do (same w', b' as
+// @conv_bn_relu) and disappears; with folding off it stays, and with the
+// ReLU it is a bn_relu2d region, as PyTorch fuses BatchNorm2d + ReLU.
+// CHECK-LABEL: func.func @conv_bn_composite_relu
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2.000000e+00, 4.000000e+00]]], {{\[\[\[}}3.000000e+01, 4.000000e+01]]]]> : tensor<2x1x1x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<[2.000000e+00, -1.000000e+01]> : tensor<2xf32>}>
+// CHECK: qfx.fused "conv2d_relu"(%arg0, %[[W]], %[[B]])
+// CHECK-NOT: qfx.composite
+// CHECK: return
+// NOFOLD-LABEL: func.func @conv_bn_composite_relu
+// NOFOLD: tosa.conv2d
+// NOFOLD: qfx.fused "bn_relu2d"
+// NOFOLD-NEXT: ^bb0
+// NOFOLD-NEXT: qfx.composite "torch.nn.BatchNorm2d"
+// NOFOLD: tosa.clamp
+func.func @conv_bn_composite_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %bn = qfx.composite "torch.nn.BatchNorm2d" (%c) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}, qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  ^bb0(%a: tensor<1x3x3x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[2.0, 10.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+    %t = "tosa.const"() <{values = dense<[[[[1.0, 0.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %y = tosa.add %m, %t : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32>
+    qfx.yield %y : tensor<1x3x3x2xf32>
+  }
+  %r = tosa.clamp %bn {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %r : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// After a concat (DenseNet) the batch norm does not fold: with its ReLU it
+// is a bn_relu2d region.
+// CHECK-LABEL: func.func @concat_bn_composite_relu
+// CHECK: tosa.concat
+// CHECK: qfx.fused "bn_relu2d"
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: qfx.composite "torch.nn.BatchNorm2d"
+// CHECK: tosa.clamp
+func.func @concat_bn_composite_relu(%x: tensor<1x3x3x1xf32>, %y: tensor<1x3x3x1xf32>) -> tensor<1x3x3x2xf32> {
+  %c = tosa.concat %x, %y {axis = 3 : i32} : (tensor<1x3x3x1xf32>, tensor<1x3x3x1xf32>) -> tensor<1x3x3x2xf32>
+  %bn = qfx.composite "torch.nn.BatchNorm2d" (%c) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  ^bb0(%a: tensor<1x3x3x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[2.0, 10.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+    qfx.yield %m : tensor<1x3x3x2xf32>
+  }
+  %r = tosa.clamp %bn {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %r : tensor<1x3x3x2xf32>
+}

@@ -139,6 +139,10 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       integers, with a rescale where input and output qparams differ.
     - sigmoid / tanh / clamp: a 256-entry `tosa.table` evaluated from the
       input and output qparams.
+    - batch norm on its own (a `torch.nn.BatchNorm2d` / `3d` composite, with
+      a fused ReLU): per channel, 256 outputs computed as PyTorch's
+      `quantized::batch_norm` (`rint(fma(alpha, q - zp_in, beta)) + zp_out`),
+      looked up with `tosa.gather`.
     - A dynamically quantized matmul (its input a `qfx.dequantize` of a
       `qfx.quantize` with run-time qparams): an int8 `tosa.matmul`, the
       input zero point's term subtracted with the weight's column sums, and

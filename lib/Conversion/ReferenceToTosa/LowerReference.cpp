@@ -221,6 +221,8 @@ private:
                              const ActQuant &out);
   Lowered<Value> lowerTable(OpBuilder &b, PatternBody &body,
                             const ActQuant &out);
+  Lowered<Value> lowerBatchNorm(OpBuilder &b, PatternBody &body,
+                                const ActQuant &out);
   Lowered<Value> lowerDataMovement(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out);
   Lowered<Value> lowerStatic(OpBuilder &b, PatternBody &body,
@@ -1203,6 +1205,131 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
                                tableConst);
 }
 
+/// A batch norm composite's parameters (its attributes), each per channel.
+struct BatchNormParams {
+  int64_t axis;
+  float eps;
+  std::vector<float> mean, var, weight, bias;
+};
+
+Lowered<BatchNormParams> getBatchNormParams(CompositeOp batchNorm) {
+  std::string name = batchNorm.getName().str();
+  auto type =
+      llvm::dyn_cast<RankedTensorType>(batchNorm.getInputs()[0].getType());
+  if (!type || !type.hasStaticShape())
+    return unsupported(name + "'s operand needs a static shape");
+  mlir::DictionaryAttr attrs = batchNorm.getCompositeAttributesAttr();
+  auto axis = attrs ? attrs.getAs<mlir::IntegerAttr>("axis") : nullptr;
+  auto eps = attrs ? attrs.getAs<mlir::FloatAttr>("eps") : nullptr;
+  if (!axis || axis.getInt() < 0 || axis.getInt() >= type.getRank() || !eps)
+    return unsupported(name + " needs composite_attributes 'axis' (an axis "
+                              "of its operand) and 'eps' (a float)");
+  BatchNormParams params{axis.getInt(),
+                         static_cast<float>(eps.getValueAsDouble()),
+                         {},
+                         {},
+                         {},
+                         {}};
+  int64_t channels = type.getDimSize(params.axis);
+  for (auto [key, values, fill] :
+       {std::tuple{"running_mean", &params.mean, std::optional<float>()},
+        std::tuple{"running_var", &params.var, std::optional<float>()},
+        std::tuple{"weight", &params.weight, std::optional<float>(1.0f)},
+        std::tuple{"bias", &params.bias, std::optional<float>(0.0f)}}) {
+    auto dense = attrs.getAs<mlir::DenseFPElementsAttr>(key);
+    if (!dense && fill) {
+      values->assign(channels, *fill);
+      continue;
+    }
+    if (!dense || !dense.getElementType().isF32() ||
+        dense.getNumElements() != channels)
+      return unsupported(name + "'s '" + key + "' must hold " +
+                         llvm::Twine(channels) + " float32 values");
+    values->assign(dense.getValues<float>().begin(),
+                   dense.getValues<float>().end());
+  }
+  return params;
+}
+
+/// Batch norm on its own (qfx-fuse folds it after a conv), with a fused ReLU
+/// if the pattern has one. PyTorch's quantized::batch_norm computes, per
+/// element of channel c, rint(fma(alpha_c, q - zp_in, beta_c)) + zp_out
+/// with alpha_c and beta_c from its compute_fused_params. Each channel's 256
+/// outputs are computed here and looked up with tosa.gather at
+/// 256 * c + q + 128, which is exact by construction.
+Lowered<Value> Lowering::lowerBatchNorm(OpBuilder &b, PatternBody &body,
+                                        const ActQuant &out) {
+  if (llvm::Error e = checkChain(body.ops))
+    return std::move(e);
+  auto batchNorm = llvm::cast<CompositeOp>(body.ops.front());
+  Location loc = body.root->getLoc();
+  Lowered<BatchNormParams> params = getBatchNormParams(batchNorm);
+  if (!params)
+    return params.takeError();
+  Lowered<Act> input = getAct(body.external(batchNorm.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  Lowered<std::pair<int64_t, int64_t>> range =
+      getClampRange(ArrayRef(body.ops).drop_front(), out);
+  if (!range)
+    return range.takeError();
+
+  int64_t channels = params->mean.size();
+  double ratio = input->quant.scale / out.scale;
+  int64_t outShift = out.isUnsigned ? 128 : 0;
+  QuantRange storage{kInt8Min + outShift, kInt8Max + outShift};
+  SmallVector<int8_t> table;
+  table.reserve(channels * 256);
+  for (int64_t c = 0; c < channels; ++c) {
+    // compute_fused_params: float arithmetic, the scales in double.
+    float invSigma =
+        static_cast<float>(1.0 / std::sqrt(params->var[c] + params->eps));
+    float weight = params->weight[c];
+    float alpha = static_cast<float>(double(invSigma * weight) * ratio);
+    float beta = static_cast<float>(
+        double(params->bias[c] - params->mean[c] * invSigma * weight) /
+        out.scale);
+    for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
+      float y = std::fma(alpha, float(q - input->quant.zeroPoint), beta);
+      int64_t level =
+          quantizeValue(y, 1.0, out.zeroPoint + outShift, storage) - outShift;
+      table.push_back(
+          static_cast<int8_t>(std::clamp(level, range->first, range->second)));
+    }
+  }
+
+  // index = x + 128 + 256 * c, in int32, as a [1, N] tensor.
+  auto inputType = llvm::cast<RankedTensorType>(input->value.getType());
+  Type i32 = b.getIntegerType(32);
+  SmallVector<int64_t> offsetShape(inputType.getRank(), 1);
+  offsetShape[params->axis] = channels;
+  SmallVector<int32_t> offsets;
+  for (int64_t c = 0; c < channels; ++c)
+    offsets.push_back(static_cast<int32_t>(128 + 256 * c));
+  auto offsetType = RankedTensorType::get(offsetShape, i32);
+  Value offsetConst = tosa::ConstOp::create(
+      b, loc, offsetType,
+      mlir::DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
+  Value index =
+      tosa::CastOp::create(b, loc, withElement(inputType, i32), input->value);
+  index = tosa::AddOp::create(b, loc, index.getType(), index, offsetConst);
+  int64_t count = inputType.getNumElements();
+  index =
+      tosa::ReshapeOp::create(b, loc, RankedTensorType::get({1, count}, i32),
+                              index, constShape(b, loc, {1, count}));
+  auto tableType =
+      RankedTensorType::get({1, channels * 256, 1}, b.getIntegerType(8));
+  Value tableConst = tosa::ConstOp::create(
+      b, loc, tableType,
+      mlir::DenseElementsAttr::get(tableType, ArrayRef<int8_t>(table)));
+  Value gathered = tosa::GatherOp::create(
+      b, loc, RankedTensorType::get({1, count, 1}, b.getIntegerType(8)),
+      tableConst, index);
+  return tosa::ReshapeOp::create(b, loc, inputType, gathered,
+                                 constShape(b, loc, inputType.getShape()))
+      .getResult();
+}
+
 Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
                                            const ActQuant &out) {
   if (body.ops.size() != 1)
@@ -1273,6 +1400,9 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
       return lowerConcat(b, body, *out);
     if (getPatternName(main) == kMeanComposite)
       return lowerMean(b, body, *out);
+    if (auto composite = llvm::dyn_cast<CompositeOp>(main);
+        composite && composite.isBatchNorm())
+      return lowerBatchNorm(b, body, *out);
     if (getUnaryFunction(main))
       return lowerTable(b, body, *out);
     if (isDataMovement(main))

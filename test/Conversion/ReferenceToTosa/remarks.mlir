@@ -171,3 +171,38 @@ func.func @mean_wrong_result(%arg0: tensor<2x4x!t>) -> tensor<2x2x!t> {
   %q = quant.qcast %m : tensor<2x2xf32> to tensor<2x2x!t>
   return %q : tensor<2x2x!t>
 }
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// A batch norm composite without its parameters.
+// CHECK-LABEL: func.func @batch_norm_no_parameters
+// CHECK: qfx.composite "torch.nn.BatchNorm2d"
+func.func @batch_norm_no_parameters(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2x2x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x2x!t> to tensor<1x2x2x2xf32>
+  // expected-remark @+1 {{runs in float: torch.nn.BatchNorm2d needs composite_attributes 'axis' (an axis of its operand) and 'eps' (a float)}}
+  %b = qfx.composite "torch.nn.BatchNorm2d" (%x) : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  ^bb0(%a: tensor<1x2x2x2xf32>):
+    qfx.yield %a : tensor<1x2x2x2xf32>
+  }
+  %q = quant.qcast %b : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
+  return %q : tensor<1x2x2x2x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:0>
+
+// A running_var with one value for two channels.
+// CHECK-LABEL: func.func @batch_norm_short_parameter
+func.func @batch_norm_short_parameter(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2x2x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x2x!t> to tensor<1x2x2x2xf32>
+  // expected-remark @+1 {{runs in float: torch.nn.BatchNorm2d's 'running_var' must hold 2 float32 values}}
+  %b = qfx.composite "torch.nn.BatchNorm2d" (%x) attributes {composite_attributes = {axis = 3 : i64, eps = 1.0e-05 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<1xf32>}} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  ^bb0(%a: tensor<1x2x2x2xf32>):
+    qfx.yield %a : tensor<1x2x2x2xf32>
+  }
+  %q = quant.qcast %b : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
+  return %q : tensor<1x2x2x2x!t>
+}

@@ -178,6 +178,13 @@ def QFX_CompositeOp : QFX_Op<"composite", [
     functional-type($inputs, $results) $body
   }];
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for an eval-mode batch norm, "torch.nn.BatchNorm1d" / "2d" /
+    /// "3d": a body that scales and shifts each channel, and attributes
+    /// `axis`, `eps`, `running_mean`, `running_var`, optional `weight` and
+    /// `bias`.
+    bool isBatchNorm() { return getName().starts_with("torch.nn.BatchNorm"); }
+  }];
 }
 
 def QFX_YieldOp : QFX_Op<"yield", [
