@@ -381,6 +381,10 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
           std::pair{"torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu"}})
       result.push_back(
           {{module}, OpGroup::Default, singles({module, functional})});
+    // Its slopes are constants of the body (PyTorch 1.13 has no functional
+    // pattern for it).
+    result.push_back(
+        {{"torch.nn.PReLU"}, OpGroup::Default, singles({"torch.nn.PReLU"})});
 
     // Batch norm that does not follow a conv (qfx-fuse folds it there): the
     // composite, alone or with a ReLU.

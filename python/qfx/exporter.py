@@ -583,6 +583,22 @@ class _Exporter:
             self.fail(node, f"GELU with approximate='{m.approximate}' is not supported")
         self.composite(node, x, "torch.nn.GELU", loc, origin)
 
+    def m_prelu(self, node, m, x, loc, origin):
+        """The composite "torch.nn.PReLU": x > 0 ? x : weight * x, one weight
+        or one per channel (dimension 1; tracing has checked the count), as a
+        constant of the body."""
+        weight = m.weight.detach().float().cpu().numpy()
+        shape = [1] * x.rank
+        if weight.size != 1:
+            shape[1] = weight.size
+
+        def build(arg):
+            slope = self.const_in_layout(weight.reshape(shape), x.layout, loc, f"{node.name}_weight")
+            return _positive_or(self.w, arg, self.w.mul(arg, slope, arg.shape, loc, None), loc)
+
+        y = self.w.composite("torch.nn.PReLU", x.tensor, loc, origin, build, hint=node.name)
+        self.set_tensor(node, y, x.layout)
+
     def m_identity(self, node, m, x, loc, origin):
         self.alias(node, x)
 
@@ -1095,6 +1111,7 @@ def _load_torch() -> None:
         nn.Hardsigmoid: _Exporter.m_hardsigmoid,
         nn.SiLU: _Exporter.m_silu,
         nn.LeakyReLU: _Exporter.m_leaky_relu,
+        nn.PReLU: _Exporter.m_prelu,
         nn.ELU: _Exporter.m_elu,
         nn.GELU: _Exporter.m_gelu,
         nn.MaxPool2d: _Exporter.m_maxpool2d,

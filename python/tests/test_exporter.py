@@ -206,6 +206,12 @@ def test_grouped_conv_is_one_conv2d_with_a_block_diagonal_weight():
     assert weight, text
 
 
+def _with_slopes(prelu, slopes):
+    with torch.no_grad():
+        prelu.weight.copy_(torch.tensor(slopes))
+    return prelu
+
+
 COMPOSITE_CASES = [
     # (id, model, composite name, qfx.origin)
     ("hardswish", Wrap(nn.Hardswish()), "torch.nn.Hardswish", "torch.nn.Hardswish"),
@@ -214,6 +220,9 @@ COMPOSITE_CASES = [
     ("elu", Wrap(nn.ELU(0.7)), "torch.nn.ELU", "torch.nn.ELU"),
     ("silu", Wrap(nn.SiLU()), "torch.nn.SiLU", "torch.nn.SiLU"),
     ("gelu", Wrap(nn.GELU()), "torch.nn.GELU", "torch.nn.GELU"),
+    ("prelu", Wrap(nn.PReLU()), "torch.nn.PReLU", "torch.nn.PReLU"),
+    ("prelu_per_channel", Wrap(_with_slopes(nn.PReLU(3), [0.1, -0.5, 2.0])), "torch.nn.PReLU",
+     "torch.nn.PReLU"),
     ("f_hardswish", Fn(F.hardswish), "torch.nn.Hardswish", "torch.nn.functional.hardswish"),
     ("f_hardsigmoid", Fn(F.hardsigmoid), "torch.nn.Hardsigmoid",
      "torch.nn.functional.hardsigmoid"),

@@ -610,6 +610,47 @@ def test_standalone_batch_norm_matches_pytorch(onednn, make, shape):
     assert equal == 1.0
 
 
+@pytest.mark.parametrize("parameters, shape", [(1, (2, 16)), (16, (2, 16)), (6, (2, 6, 5, 5))],
+                         ids=["one_slope", "per_channel_linear", "per_channel_conv"])
+def test_prelu_matches_pytorchs_reference_model(onednn, parameters, shape):
+    # The composite "torch.nn.PReLU" lowers to a table (one slope) or to
+    # per-channel tables looked up with tosa.gather: equal to PyTorch's
+    # reference model on every output. PyTorch 1.13's lowered model differs: QuantizedPReLU.from_reference quantizes the
+    # slopes with a weight observer it never runs (scale 1, zero point 0,
+    # quint8), so every slope becomes clamp(round(w), 0, 255); qfx keeps the
+    # slopes of the reference model (docs/convert-and-lower.md).
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.PReLU(parameters)).eval()
+    with torch.no_grad():
+        model[0].weight.uniform_(-1.5, 1.5)
+    calibration = samples(shape, 8, seed=3)
+    prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), outputs=None)
+    for x in calibration:
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    assert quantized.float_ops == []
+    int8 = quantized.mlir("int8")
+    assert ("tosa.gather" in int8) == (parameters > 1) and ("tosa.table" in int8) == (parameters == 1)
+    mapping = get_default_qconfig_mapping("x86")
+    reference = torch_quantized(model, mapping, (calibration[0],), calibration, reference=True)
+    lowered = torch_quantized(model, mapping, (calibration[0],), calibration)
+    tests = samples(shape, 4, seed=9)
+    ours = quantized.run_samples(torch.stack(tests))
+    with torch.no_grad():
+        assert torch.equal(ours, torch.stack([reference(x) for x in tests]))
+        # What PyTorch's lowered PReLU computes instead.
+        module = lowered._modules["0"]
+        slopes = module.weight.dequantize()
+        assert torch.equal(slopes, model[0].weight.round().clamp(0, 255))
+        scale, zero_point = float(getattr(lowered, "0_input_scale_0")), int(
+            getattr(lowered, "0_input_zero_point_0"))
+        for x in tests:
+            xq = torch.quantize_per_tensor(x, scale, zero_point, torch.quint8).dequantize()
+            y = torch.quantize_per_tensor(F.prelu(xq, slopes), module.scale, module.zero_point,
+                                          torch.quint8).dequantize()
+            assert torch.equal(lowered(x), y)
+
+
 class ConvMean(nn.Module):
     def __init__(self, mean):
         super().__init__()

@@ -137,8 +137,10 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       output.
     - max_pool2d / avg_pool2d / concat / reshape / transpose / slice: on the
       integers, with a rescale where input and output qparams differ.
-    - sigmoid / tanh / clamp: a 256-entry `tosa.table` evaluated from the
-      input and output qparams.
+    - sigmoid / tanh / clamp, and a `qfx.composite` with an elementwise
+      body: a 256-entry `tosa.table` evaluated from the input and output
+      qparams; with per-channel constants in the body (PReLU), one table per
+      channel looked up with `tosa.gather`.
     - batch norm on its own (a `torch.nn.BatchNorm2d` / `3d` composite, with
       a fused ReLU): per channel, 256 outputs computed as PyTorch's
       `quantized::batch_norm` (`rint(fma(alpha, q - zp_in, beta)) + zp_out`),

@@ -1102,35 +1102,81 @@ mlir::ValueRange getScalarOperands(Operation *op) {
   return op->getOperands();
 }
 
-/// The float value of a splat float constant.
-std::optional<float> getSplat(Value value) {
-  mlir::SplatElementsAttr splat;
-  if (!mlir::matchPattern(value, mlir::m_Constant(&splat)) ||
-      !llvm::isa<mlir::FloatType>(splat.getElementType()))
+/// The float function of one elementwise op or composite, evaluated per
+/// channel where its constants have one value per channel along `axis` (a
+/// PReLU's slopes).
+struct ElementwiseFunction {
+  std::function<float(float, int64_t)> apply; // (x, channel)
+  std::optional<int64_t> axis;
+  int64_t channels = 1;
+};
+
+/// The values of a float constant that is a splat, or that has one value per
+/// channel of `shape` along a single axis (all other dimensions 1). Sets
+/// `axis` and `channels` for the latter, failing if they disagree with
+/// earlier constants.
+std::optional<std::vector<float>>
+getElementwiseConstant(Value value, ArrayRef<int64_t> shape,
+                       ElementwiseFunction &function) {
+  mlir::DenseFPElementsAttr elements;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&elements)) ||
+      !elements.getElementType().isF32())
     return std::nullopt;
-  return splat.getSplatValue<mlir::APFloat>().convertToFloat();
+  std::vector<float> values(elements.getValues<float>().begin(),
+                            elements.getValues<float>().end());
+  if (elements.isSplat())
+    return std::vector<float>{values.front()};
+  ArrayRef<int64_t> constShape = elements.getType().getShape();
+  if (constShape.size() != shape.size())
+    return std::nullopt;
+  std::optional<int64_t> axis;
+  for (auto [d, size] : llvm::enumerate(constShape)) {
+    if (size == 1)
+      continue;
+    if (axis || size != shape[d] || mlir::ShapedType::isDynamic(size))
+      return std::nullopt;
+    axis = d;
+  }
+  if (!axis || (function.axis && *function.axis != *axis))
+    return std::nullopt;
+  function.axis = axis;
+  function.channels = constShape[*axis];
+  return values;
 }
 
 /// The float function an elementwise region computes from its one input: a
-/// qfx.composite body of ops evaluateScalar knows and splat constants.
-std::optional<std::function<float(float)>> getBodyFunction(Block &body) {
+/// qfx.composite body of ops evaluateScalar knows, splat constants and
+/// constants with one value per channel along one axis.
+std::optional<ElementwiseFunction> getBodyFunction(Block &body) {
   if (body.getNumArguments() != 1)
     return std::nullopt;
+  auto argType =
+      llvm::dyn_cast<RankedTensorType>(body.getArgument(0).getType());
   auto yield = llvm::cast<YieldOp>(body.getTerminator());
-  if (yield.getValues().size() != 1)
+  if (!argType || yield.getValues().size() != 1)
     return std::nullopt;
   Value output = yield.getValues()[0];
+  ElementwiseFunction function;
+  llvm::DenseMap<Value, std::vector<float>> constants;
+  for (Operation &op : body.without_terminator())
+    if (op.hasTrait<mlir::OpTrait::ConstantLike>())
+      if (std::optional<std::vector<float>> values = getElementwiseConstant(
+              op.getResult(0), argType.getShape(), function))
+        constants[op.getResult(0)] = std::move(*values);
   // Checks every op once, on a sample value; the function evaluates the
   // whole body for each input.
-  auto evaluate = [&body, output](float input) -> std::optional<float> {
+  auto evaluate = [&body, output, constants](
+                      float input, int64_t channel) -> std::optional<float> {
     llvm::DenseMap<Value, float> values;
     values[body.getArgument(0)] = input;
     for (Operation &op : body.without_terminator()) {
-      // Other constants (tosa.mul's shift, a non-splat tensor) get no value:
-      // an op that reads one as a scalar operand is not evaluated.
+      // Other constants (tosa.mul's shift, a tensor of another shape) get
+      // no value: an op that reads one as a scalar operand is not evaluated.
       if (op.hasTrait<mlir::OpTrait::ConstantLike>()) {
-        if (std::optional<float> splat = getSplat(op.getResult(0)))
-          values[op.getResult(0)] = *splat;
+        auto it = constants.find(op.getResult(0));
+        if (it != constants.end())
+          values[op.getResult(0)] =
+              it->second.size() == 1 ? it->second.front() : it->second[channel];
         continue;
       }
       if (op.getNumResults() != 1)
@@ -1150,15 +1196,18 @@ std::optional<std::function<float(float)>> getBodyFunction(Block &body) {
     auto it = values.find(output);
     return it == values.end() ? std::nullopt : std::optional(it->second);
   };
-  if (!evaluate(0.0f))
+  if (!evaluate(0.0f, 0))
     return std::nullopt;
-  return [evaluate](float x) { return *evaluate(x); };
+  function.apply = [evaluate](float x, int64_t channel) {
+    return *evaluate(x, channel);
+  };
+  return function;
 }
 
 /// The float function a table-lowered op computes, if it is one: a unary
 /// elementwise TOSA op, or a qfx.composite with an elementwise body whose
 /// result has its input's type.
-std::optional<std::function<float(float)>> getUnaryFunction(Operation *op) {
+std::optional<ElementwiseFunction> getUnaryFunction(Operation *op) {
   if (auto composite = llvm::dyn_cast<CompositeOp>(op)) {
     if (composite.getInputs().size() != 1 || op->getNumResults() != 1 ||
         composite.getInputs()[0].getType() != op->getResult(0).getType())
@@ -1168,7 +1217,43 @@ std::optional<std::function<float(float)>> getUnaryFunction(Operation *op) {
   if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
       !evaluateScalar(op, {0.0f}))
     return std::nullopt;
-  return [op](float x) { return *evaluateScalar(op, {x}); };
+  return ElementwiseFunction{
+      [op](float x, int64_t) { return *evaluateScalar(op, {x}); }};
+}
+
+/// Looks up each element of the int8 `input` of channel c (along `axis`) in
+/// the c-th 256-entry table of `tables` (entry q + 128 for q): tosa.gather
+/// from the concatenated tables at index q + 128 + 256 * c.
+Value lookUpPerChannel(OpBuilder &b, Location loc, Value input, int64_t axis,
+                       ArrayRef<int8_t> tables) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  Type i32 = b.getIntegerType(32);
+  int64_t channels = tables.size() / 256;
+  SmallVector<int64_t> offsetShape(inputType.getRank(), 1);
+  offsetShape[axis] = channels;
+  SmallVector<int32_t> offsets;
+  for (int64_t c = 0; c < channels; ++c)
+    offsets.push_back(static_cast<int32_t>(128 + 256 * c));
+  auto offsetType = RankedTensorType::get(offsetShape, i32);
+  Value offsetConst = tosa::ConstOp::create(
+      b, loc, offsetType,
+      mlir::DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
+  Value index =
+      tosa::CastOp::create(b, loc, withElement(inputType, i32), input);
+  index = tosa::AddOp::create(b, loc, index.getType(), index, offsetConst);
+  int64_t count = inputType.getNumElements();
+  index =
+      tosa::ReshapeOp::create(b, loc, RankedTensorType::get({1, count}, i32),
+                              index, constShape(b, loc, {1, count}));
+  auto tableType =
+      RankedTensorType::get({1, channels * 256, 1}, b.getIntegerType(8));
+  Value tableConst = tosa::ConstOp::create(
+      b, loc, tableType, mlir::DenseElementsAttr::get(tableType, tables));
+  Value gathered = tosa::GatherOp::create(
+      b, loc, RankedTensorType::get({1, count, 1}, b.getIntegerType(8)),
+      tableConst, index);
+  return tosa::ReshapeOp::create(b, loc, inputType, gathered,
+                                 constShape(b, loc, inputType.getShape()));
 }
 
 Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
@@ -1179,30 +1264,44 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
   Lowered<Act> input = getAct(body.external(body.ops.front()->getOperand(0)));
   if (!input)
     return input.takeError();
-  SmallVector<std::function<float(float)>> functions;
+  auto inputType = llvm::cast<RankedTensorType>(input->value.getType());
+  SmallVector<ElementwiseFunction> functions;
+  std::optional<int64_t> axis;
+  int64_t channels = 1;
   for (Operation *op : body.ops) {
-    std::optional<std::function<float(float)>> f = getUnaryFunction(op);
+    std::optional<ElementwiseFunction> f = getUnaryFunction(op);
     if (!f)
       return unsupported("'" + op->getName().getStringRef() +
                          "' has no table lowering");
-    functions.push_back(*f);
+    if (f->axis) {
+      if (axis && *axis != *f->axis)
+        return unsupported("the pattern's ops vary along different axes");
+      axis = f->axis;
+      channels = f->channels;
+    }
+    functions.push_back(std::move(*f));
   }
-  // Entry i is the output for the int8-domain input i - 128: dequantize as
-  // PyTorch does, apply the float ops, quantize to the output.
+  if (axis && !inputType.hasStaticShape())
+    return unsupported("a per-channel table needs a static shape");
+  // Entry i of channel c's table is the output for the int8-domain input
+  // i - 128: dequantize as PyTorch does, apply the float ops, quantize to
+  // the output.
   int64_t outShift = out.isUnsigned ? 128 : 0;
   QuantRange storage{kInt8Min + outShift, kInt8Max + outShift};
-  SmallVector<int8_t> table;
-  for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
-    float x = dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
-    for (const auto &f : functions)
-      x = f(x);
-    table.push_back(static_cast<int8_t>(
-        quantizeValue(x, out.scale, out.zeroPoint + outShift, storage) -
-        outShift));
-  }
-  Value tableConst = constant1D<int8_t>(b, loc, table, 8);
-  return tosa::TableOp::create(b, loc, input->value.getType(), input->value,
-                               tableConst);
+  SmallVector<int8_t> tables;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
+      float x = dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
+      for (const ElementwiseFunction &f : functions)
+        x = f.apply(x, c);
+      tables.push_back(static_cast<int8_t>(
+          quantizeValue(x, out.scale, out.zeroPoint + outShift, storage) -
+          outShift));
+    }
+  if (axis)
+    return lookUpPerChannel(b, loc, input->value, *axis, tables);
+  Value tableConst = constant1D<int8_t>(b, loc, tables, 8);
+  return tosa::TableOp::create(b, loc, inputType, input->value, tableConst);
 }
 
 /// A batch norm composite's parameters (its attributes), each per channel.
@@ -1298,36 +1397,7 @@ Lowered<Value> Lowering::lowerBatchNorm(OpBuilder &b, PatternBody &body,
     }
   }
 
-  // index = x + 128 + 256 * c, in int32, as a [1, N] tensor.
-  auto inputType = llvm::cast<RankedTensorType>(input->value.getType());
-  Type i32 = b.getIntegerType(32);
-  SmallVector<int64_t> offsetShape(inputType.getRank(), 1);
-  offsetShape[params->axis] = channels;
-  SmallVector<int32_t> offsets;
-  for (int64_t c = 0; c < channels; ++c)
-    offsets.push_back(static_cast<int32_t>(128 + 256 * c));
-  auto offsetType = RankedTensorType::get(offsetShape, i32);
-  Value offsetConst = tosa::ConstOp::create(
-      b, loc, offsetType,
-      mlir::DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
-  Value index =
-      tosa::CastOp::create(b, loc, withElement(inputType, i32), input->value);
-  index = tosa::AddOp::create(b, loc, index.getType(), index, offsetConst);
-  int64_t count = inputType.getNumElements();
-  index =
-      tosa::ReshapeOp::create(b, loc, RankedTensorType::get({1, count}, i32),
-                              index, constShape(b, loc, {1, count}));
-  auto tableType =
-      RankedTensorType::get({1, channels * 256, 1}, b.getIntegerType(8));
-  Value tableConst = tosa::ConstOp::create(
-      b, loc, tableType,
-      mlir::DenseElementsAttr::get(tableType, ArrayRef<int8_t>(table)));
-  Value gathered = tosa::GatherOp::create(
-      b, loc, RankedTensorType::get({1, count, 1}, b.getIntegerType(8)),
-      tableConst, index);
-  return tosa::ReshapeOp::create(b, loc, inputType, gathered,
-                                 constShape(b, loc, inputType.getShape()))
-      .getResult();
+  return lookUpPerChannel(b, loc, input->value, params->axis, table);
 }
 
 Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,

@@ -100,21 +100,22 @@ func.func @scale_range(%arg0: tensor<4x!t>) -> tensor<4x!quant.uniform<i8:f32, 4
 
 !t = !quant.uniform<i8:f32, 0.5:0>
 
-// A composite whose body is not elementwise on scalars (a non-splat
-// constant) has no table: it stays float, and the remark names it.
+// A composite whose body is not elementwise on scalars (a constant that
+// varies along two axes, not one value per channel) has no table: it stays
+// float, and the remark names it.
 // CHECK-LABEL: func.func @composite_not_elementwise
 // CHECK: qfx.composite "torch.nn.Hardswish"
-func.func @composite_not_elementwise(%arg0: tensor<4x!t>) -> tensor<4x!t> {
-  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+func.func @composite_not_elementwise(%arg0: tensor<2x2x!t>) -> tensor<2x2x!t> {
+  %x = quant.dcast %arg0 : tensor<2x2x!t> to tensor<2x2xf32>
   // expected-remark @+1 {{runs in float: 'qfx.composite "torch.nn.Hardswish"' has no int8 lowering}}
-  %h = qfx.composite "torch.nn.Hardswish" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%a: tensor<4xf32>):
-    %c = "tosa.const"() <{values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
-    %r = tosa.add %a, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    qfx.yield %r : tensor<4xf32>
+  %h = qfx.composite "torch.nn.Hardswish" (%x) : (tensor<2x2xf32>) -> tensor<2x2xf32> {
+  ^bb0(%a: tensor<2x2xf32>):
+    %c = "tosa.const"() <{values = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+    %r = tosa.add %a, %c : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    qfx.yield %r : tensor<2x2xf32>
   }
-  %q = quant.qcast %h : tensor<4xf32> to tensor<4x!t>
-  return %q : tensor<4x!t>
+  %q = quant.qcast %h : tensor<2x2xf32> to tensor<2x2x!t>
+  return %q : tensor<2x2x!t>
 }
 
 // -----
