@@ -247,36 +247,41 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     // Convolutions: tosa.conv2d / depthwise_conv2d / conv3d take (input,
     // weight, bias, input_zp, weight_zp). A depthwise torch.nn.Conv2d
     // (groups == channels) imports as tosa.depthwise_conv2d.
+    // A Conv1d is a conv2d (or depthwise_conv2d) over [N, 1, L, C].
     struct Conv {
-      llvm::StringRef tosaOp, module, functional, name, reluName;
+      llvm::StringRef tosaOp;
+      std::vector<llvm::StringRef> torchOps;
+      llvm::StringRef name, reluName;
     };
+    std::vector<llvm::StringRef> conv1dAnd2d = {
+        "torch.nn.Conv1d", "torch.nn.functional.conv1d", "torch.nn.Conv2d",
+        "torch.nn.functional.conv2d"};
     for (const Conv &conv :
-         {Conv{"tosa.conv2d", "torch.nn.Conv2d", "torch.nn.functional.conv2d",
-               "conv2d", "conv2d_relu"},
-          Conv{"tosa.depthwise_conv2d", "torch.nn.Conv2d",
-               "torch.nn.functional.conv2d", "depthwise_conv2d",
+         {Conv{"tosa.conv2d", conv1dAnd2d, "conv2d", "conv2d_relu"},
+          Conv{"tosa.depthwise_conv2d", conv1dAnd2d, "depthwise_conv2d",
                "depthwise_conv2d_relu"},
-          Conv{"tosa.conv3d", "torch.nn.Conv3d", "torch.nn.functional.conv3d",
-               "conv3d", "conv3d_relu"}}) {
+          Conv{"tosa.conv3d",
+               {"torch.nn.Conv3d", "torch.nn.functional.conv3d"},
+               "conv3d",
+               "conv3d_relu"}}) {
       result.push_back({{conv.tosaOp},
                         OpGroup::Conv,
-                        singles({conv.module, conv.functional}),
+                        singles(conv.torchOps),
                         conv.tosaOp,
                         convWeight,
                         convBias,
                         "",
                         "",
                         conv.name});
-      result.push_back(
-          {{conv.tosaOp, "tosa.clamp"},
-           OpGroup::Conv,
-           withRelu({conv.module, conv.functional}, moduleAndFunctionalRelu),
-           conv.tosaOp,
-           convWeight,
-           convBias,
-           conv.reluName,
-           "sequence",
-           conv.name});
+      result.push_back({{conv.tosaOp, "tosa.clamp"},
+                        OpGroup::Conv,
+                        withRelu(conv.torchOps, moduleAndFunctionalRelu),
+                        conv.tosaOp,
+                        convWeight,
+                        convBias,
+                        conv.reluName,
+                        "sequence",
+                        conv.name});
     }
     result.push_back({{"tosa.transpose_conv2d"},
                       OpGroup::Conv,

@@ -228,7 +228,25 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   int64_t channels = outputType.getDimSize(rank - 1);
   if (mlir::ShapedType::isDynamic(channels))
     return failure();
-  PerChannelAffine affine = readAffineChain(output, rank, channels);
+  // The exporter reshapes a Linear's result on a rank-2 input, and a
+  // Conv1d's, back to the input's rank; the batch norm follows that reshape,
+  // which keeps the channels last.
+  mlir::tosa::ReshapeOp reshape;
+  Value chainStart = output;
+  if (output.hasOneUse())
+    if (auto user =
+            llvm::dyn_cast<mlir::tosa::ReshapeOp>(*output.getUsers().begin())) {
+      auto type = llvm::cast<mlir::RankedTensorType>(user.getType());
+      if (type.getRank() > 0 &&
+          type.getDimSize(type.getRank() - 1) == channels) {
+        reshape = user;
+        chainStart = user.getResult();
+      }
+    }
+  PerChannelAffine affine = readAffineChain(
+      chainStart,
+      llvm::cast<mlir::RankedTensorType>(chainStart.getType()).getRank(),
+      channels);
   // A batch norm scales each channel: the chain must hold a tosa.mul by a
   // tensor with one value per channel (a lone add, or a multiplication by
   // a scalar, is an op of the model, as in PyTorch).
@@ -295,7 +313,7 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   producer->setOperand(1, createF32Constant(builder, weight.getLoc(),
                                             weightType, *weightValues));
   Operation *last = affine.ops.back();
-  Value folded = output;
+  Value folded = chainStart;
   if (bias) {
     auto biasType = llvm::cast<mlir::RankedTensorType>(bias.getType());
     Value newBias =
@@ -317,7 +335,10 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
                                          outputType, output, newBias);
     if (Attribute origin = producer->getAttr(QFXDialect::getOriginAttrName()))
       add->setAttr(QFXDialect::getOriginAttrName(), origin);
-    folded = add.getResult();
+    if (reshape)
+      reshape->setOperand(0, add.getResult());
+    else
+      folded = add.getResult();
   }
   last->getResult(0).replaceAllUsesWith(folded);
   // The affine ops, then what only they used (old weight and bias, the batch
@@ -355,9 +376,10 @@ void foldBatchNorms(mlir::FunctionOpInterface function) {
 // Fusion
 //===----------------------------------------------------------------------===//
 
-/// The exporter reshapes a Linear's rank-3 result back to the input's rank
-/// before the ReLU that follows it; PyTorch fuses Linear + ReLU. Moves such a
-/// clamp above the reshape (an elementwise op commutes with a reshape), so
+/// The exporter reshapes a Linear's rank-3 result (and a Conv1d's rank-4
+/// one) back to the input's rank before the ReLU that follows it; PyTorch
+/// fuses Linear + ReLU and Conv1d + ReLU. Moves such a clamp above the
+/// reshape (an elementwise op commutes with a reshape), so
 /// that matmul, add and clamp form a chain.
 void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
   SmallVector<mlir::tosa::ClampOp> clamps;
@@ -367,8 +389,9 @@ void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
     if (!reshape || !reshape.getResult().hasOneUse())
       continue;
     Operation *producer = reshape.getInput1().getDefiningOp();
-    if (!llvm::isa_and_nonnull<mlir::tosa::AddOp, mlir::tosa::MatMulOp>(
-            producer))
+    if (!llvm::isa_and_nonnull<mlir::tosa::AddOp, mlir::tosa::MatMulOp,
+                               mlir::tosa::Conv2DOp,
+                               mlir::tosa::DepthwiseConv2DOp>(producer))
       continue;
     OpBuilder builder(clamp);
     Operation *moved = builder.clone(*clamp);

@@ -651,6 +651,29 @@ def test_prelu_matches_pytorchs_reference_model(onednn, parameters, shape):
             assert torch.equal(lowered(x), y)
 
 
+@pytest.mark.parametrize("make, shape", [
+    (lambda: nn.Sequential(nn.Linear(16, 12), nn.BatchNorm1d(12), nn.Linear(12, 4)), (4, 16)),
+    (lambda: nn.Sequential(nn.Conv1d(3, 8, 3), nn.BatchNorm1d(8), nn.ReLU(), nn.Conv1d(8, 4, 1)),
+     (2, 3, 20)),
+    (lambda: nn.Sequential(nn.Conv1d(4, 4, 3, groups=4), nn.BatchNorm1d(4), nn.ReLU()), (2, 4, 12)),
+], ids=["linear_bn1d", "conv1d_bn1d_relu", "depthwise_conv1d_bn1d_relu"])
+def test_batch_norm_1d_folds_and_matches_pytorch(onednn, make, shape):
+    # PyTorch fuses Linear + BatchNorm1d and Conv1d + BatchNorm1d (+ ReLU);
+    # the exporter's reshape after the Linear / Conv1d stands between them
+    # in TOSA, and qfx-fuse folds through it.
+    torch.manual_seed(2)
+    model = make().eval()
+    with torch.no_grad():
+        randomize_batch_norm(model[1])
+    quantized, torch_model = quantize_all_int8(model, (torch.randn(*shape),),
+                                               samples(shape, 8, seed=4))
+    assert "BatchNorm1d" not in quantized.mlir("int8")
+    last = [m for m in torch_model.modules() if hasattr(m, "scale")][-1]
+    ours, steps, equal = check_parity(quantized, torch_model, samples(shape, 8, seed=5),
+                                      last.scale, last.zero_point, model)
+    assert equal == 1.0
+
+
 class ConvMean(nn.Module):
     def __init__(self, mean):
         super().__init__()

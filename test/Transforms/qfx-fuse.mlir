@@ -273,3 +273,54 @@ func.func @concat_bn_composite_relu(%x: tensor<1x3x3x1xf32>, %y: tensor<1x3x3x1x
   %r = tosa.clamp %bn {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
   return %r : tensor<1x3x3x2xf32>
 }
+
+// -----
+
+// A Linear on a rank-2 input is reshaped back before its BatchNorm1d: the
+// batch norm folds through the reshape (the channels stay last), and a
+// matmul without bias gets the folded shift as its bias add, before the
+// reshape (weights as in @matmul_bn).
+// CHECK-LABEL: func.func @matmul_reshape_bn
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}2.000000e+00, 6.000000e+00], [6.000000e+00, 1.200000e+01]]]> : tensor<1x2x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}5.000000e+00, 6.000000e+00]]]> : tensor<1x1x2xf32>}>
+// CHECK: %[[F:.*]] = qfx.fused "linear"(%arg0, %[[W]], %[[B]])
+// CHECK: %[[R:.*]] = tosa.reshape %[[F]], %{{.*}} -> tensor<3x2xf32>
+// CHECK-NOT: qfx.composite
+// CHECK: return %[[R]]
+func.func @matmul_reshape_bn(%x: tensor<1x3x2xf32>) -> tensor<3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>}> : () -> tensor<1x2x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %mm = tosa.matmul %x, %w, %zp, %zp {qfx.origin = "torch.nn.Linear"} : (tensor<1x3x2xf32>, tensor<1x2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x2xf32>
+  %s = tosa.const_shape {values = dense<[3, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %mm, %s : (tensor<1x3x2xf32>, !tosa.shape<2>) -> tensor<3x2xf32>
+  %bn = qfx.composite "torch.nn.BatchNorm1d" (%r) attributes {composite_attributes = {axis = 1 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}} : (tensor<3x2xf32>) -> tensor<3x2xf32> {
+  ^bb0(%a: tensor<3x2xf32>):
+    %k = "tosa.const"() <{values = dense<[[2.0, 3.0]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %k, %sh : (tensor<3x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<3x2xf32>
+    %t = "tosa.const"() <{values = dense<[[5.0, 6.0]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+    %y = tosa.add %m, %t : (tensor<3x2xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+    qfx.yield %y : tensor<3x2xf32>
+  }
+  return %bn : tensor<3x2xf32>
+}
+
+// -----
+
+// A Conv1d is a conv2d over [N, 1, L, C] reshaped back to [N, L, C]; its
+// ReLU moves above that reshape so that conv2d + clamp is one region.
+// CHECK-LABEL: func.func @conv1d_reshape_relu
+// CHECK: %[[F:.*]] = qfx.fused "conv2d_relu"
+// CHECK: tosa.clamp {{.*}} -> tensor<1x1x3x2xf32>
+// CHECK: %[[R:.*]] = tosa.reshape %[[F]], %{{.*}} -> tensor<1x3x2xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @conv1d_reshape_relu(%x: tensor<1x1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.5> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.Conv1d"} : (tensor<1x1x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x3x2xf32>
+  %s = tosa.const_shape {values = dense<[1, 3, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %r = tosa.reshape %c, %s : (tensor<1x1x3x2xf32>, !tosa.shape<3>) -> tensor<1x3x2xf32>
+  %relu = tosa.clamp %r {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
+  return %relu : tensor<1x3x2xf32>
+}

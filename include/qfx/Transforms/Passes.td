@@ -183,13 +183,17 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
     BatchNorm: a chain of `tosa.mul`, `tosa.add` and `tosa.sub` by values
     that vary only along the output channel and are computed from constants
     (also through `tosa.rsqrt` and `tosa.reciprocal`: the `(x - mean) *
-    rsqrt(var + eps) * gamma + beta` form), each intermediate result used
-    once, and at least one multiplication by a per-channel tensor.
+    rsqrt(var + eps) * gamma + beta` form), and batch norm composites
+    (`qfx.composite "torch.nn.BatchNorm1d"`, `2d`, `3d`) whose body is such
+    a chain, each intermediate result used once, and at least one
+    multiplication by a per-channel tensor. The chain may start after a
+    reshape that keeps the channels last (a Linear on a rank-2 input, a
+    Conv1d). A batch norm that folds nowhere stays a composite.
 
     A ReLU (`tosa.clamp` to [0, +inf)) that follows a reshape of a
-    `tosa.matmul` or `tosa.add` result is moved above the reshape: the
-    exporter reshapes a Linear's result back before the ReLU that PyTorch
-    fuses with it.
+    `tosa.matmul`, `tosa.add`, `tosa.conv2d` or `tosa.depthwise_conv2d`
+    result is moved above the reshape: the exporter reshapes a Linear's and a
+    Conv1d's result back before the ReLU that PyTorch fuses with it.
 
     Then, for every BackendPatternConfig with a `fused_op`, matches its
     pattern (1 to 3 ops in forward order, each result operand 0 of the next
