@@ -21,7 +21,8 @@ namespace qfx {
 
 /// Registers qfx and the upstream dialects a pipeline needs (func, arith,
 /// math, tensor, tosa, quant, linalg, bufferization, memref, scf, vector,
-/// x86vector, amx, arm_neon, llvm) with their external interface models.
+/// x86vector, amx, arm_neon, llvm) with their external interface models,
+/// and qfx's QuantizableOpInterface models of the TOSA ops.
 void registerQFXDialects(mlir::DialectRegistry &registry);
 
 /// Registers qfx's passes, its named pipelines (qfx/Pipelines.h) and

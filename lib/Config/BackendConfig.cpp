@@ -335,109 +335,126 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                       "sequence",
                       "linear"});
 
+    // A row of an op without weights, int8-lowered by `lowering` (the name
+    // qfx-lower looks up; docs/convert-and-lower.md).
+    auto row = [](llvm::ArrayRef<llvm::StringRef> tosaPattern, OpGroup group,
+                  TorchPatterns torchPatterns, llvm::StringRef lowering,
+                  llvm::StringRef fusedOp = {}) {
+      TOSAPatternSpec spec{
+          llvm::SmallVector<llvm::StringRef, kMaxPatternLength>(tosaPattern),
+          group, std::move(torchPatterns)};
+      spec.referenceLowering = lowering;
+      if (!fusedOp.empty()) {
+        spec.fusedOp = fusedOp;
+        spec.fuser = "sequence";
+      }
+      return spec;
+    };
+
     // add and mul, alone and followed by a ReLU.
     llvm::StringRef allRelus[] = {"torch.nn.ReLU", "torch.nn.functional.relu",
                                   "torch.relu"};
-    for (auto [tosaOp, ops, reluName] :
+    for (auto [tosaOp, ops, lowering, reluName] :
          {std::tuple{
               llvm::StringRef("tosa.add"),
               std::array<llvm::StringRef, 2>{"operator.add", "torch.add"},
-              llvm::StringRef("add_relu")},
+              llvm::StringRef("add"), llvm::StringRef("add_relu")},
           std::tuple{
               llvm::StringRef("tosa.mul"),
               std::array<llvm::StringRef, 2>{"operator.mul", "torch.mul"},
-              llvm::StringRef("mul_relu")}}) {
-      result.push_back({{tosaOp}, OpGroup::Binary, singles(ops)});
-      result.push_back({{tosaOp, "tosa.clamp"},
-                        OpGroup::Binary,
-                        withRelu(ops, allRelus),
-                        "",
-                        std::nullopt,
-                        std::nullopt,
-                        reluName,
-                        "sequence"});
+              llvm::StringRef("mul"), llvm::StringRef("mul_relu")}}) {
+      result.push_back(row({tosaOp}, OpGroup::Binary, singles(ops), lowering));
+      result.push_back(row({tosaOp, "tosa.clamp"}, OpGroup::Binary,
+                           withRelu(ops, allRelus), lowering, reluName));
     }
 
-    result.push_back({{"tosa.concat"}, OpGroup::Cat, singles({"torch.cat"})});
+    result.push_back(
+        row({"tosa.concat"}, OpGroup::Cat, singles({"torch.cat"}), "cat"));
 
-    TOSAPatternSpec sigmoid{{"tosa.sigmoid"},
-                            OpGroup::FixedQParams,
-                            singles({"torch.nn.Sigmoid", "torch.sigmoid",
-                                     "Tensor.sigmoid", "Tensor.sigmoid_"})};
+    // Elementwise ops: a 256-entry table. Fixed qparams for sigmoid and
+    // hardsigmoid ([0, 1]) and tanh ([-1, 1]).
+    TOSAPatternSpec sigmoid =
+        row({"tosa.sigmoid"}, OpGroup::FixedQParams,
+            singles({"torch.nn.Sigmoid", "torch.sigmoid", "Tensor.sigmoid",
+                     "Tensor.sigmoid_"}),
+            "table");
     sigmoid.fixedRange0To1 = true;
     result.push_back(sigmoid);
-    result.push_back({{"tosa.tanh"},
-                      OpGroup::FixedQParams,
-                      singles({"torch.nn.Tanh", "torch.tanh", "Tensor.tanh",
-                               "Tensor.tanh_"})});
+    result.push_back(row(
+        {"tosa.tanh"}, OpGroup::FixedQParams,
+        singles({"torch.nn.Tanh", "torch.tanh", "Tensor.tanh", "Tensor.tanh_"}),
+        "table"));
 
     // PyTorch ops that have no single TOSA op: the exporter writes them as
     // qfx.composite ops named by the module.
-    TOSAPatternSpec hardsigmoid{
-        {"torch.nn.Hardsigmoid"},
-        OpGroup::FixedQParams,
-        singles({"torch.nn.Hardsigmoid", "torch.nn.functional.hardsigmoid",
-                 "Tensor.hardsigmoid", "Tensor.hardsigmoid_"})};
+    TOSAPatternSpec hardsigmoid =
+        row({"torch.nn.Hardsigmoid"}, OpGroup::FixedQParams,
+            singles({"torch.nn.Hardsigmoid", "torch.nn.functional.hardsigmoid",
+                     "Tensor.hardsigmoid", "Tensor.hardsigmoid_"}),
+            "table");
     hardsigmoid.fixedRange0To1 = true;
     result.push_back(hardsigmoid);
     for (auto [module, functional] :
          {std::pair{"torch.nn.Hardswish", "torch.nn.functional.hardswish"},
           std::pair{"torch.nn.ELU", "torch.nn.functional.elu"},
           std::pair{"torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu"}})
-      result.push_back(
-          {{module}, OpGroup::Default, singles({module, functional})});
+      result.push_back(row({module}, OpGroup::Default,
+                           singles({module, functional}), "table"));
     // Its slopes are constants of the body (PyTorch 1.13 has no functional
-    // pattern for it).
-    result.push_back(
-        {{"torch.nn.PReLU"}, OpGroup::Default, singles({"torch.nn.PReLU"})});
+    // pattern for it): one table per channel.
+    result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,
+                         singles({"torch.nn.PReLU"}), "table"));
 
     // Batch norm that does not follow a conv (qfx-fuse folds it there): the
     // composite, alone or with a ReLU.
     for (auto [batchNorm, fusedOp] :
          {std::pair{"torch.nn.BatchNorm2d", "bn_relu2d"},
           std::pair{"torch.nn.BatchNorm3d", "bn_relu3d"}}) {
-      result.push_back({{batchNorm}, OpGroup::Default, singles({batchNorm})});
-      result.push_back({{batchNorm, "tosa.clamp"},
-                        OpGroup::Default,
-                        withRelu({batchNorm}, moduleAndFunctionalRelu),
-                        "",
-                        std::nullopt,
-                        std::nullopt,
-                        fusedOp,
-                        "sequence"});
+      result.push_back(row({batchNorm}, OpGroup::Default, singles({batchNorm}),
+                           "batch_norm"));
+      result.push_back(row({batchNorm, "tosa.clamp"}, OpGroup::Default,
+                           withRelu({batchNorm}, moduleAndFunctionalRelu),
+                           "batch_norm", fusedOp));
     }
 
     // Ops whose output shares the input's observer.
     struct Share {
       llvm::StringRef tosaOp;
       std::vector<llvm::StringRef> torchOps;
+      llvm::StringRef lowering;
     };
     for (const Share &share :
          {Share{"tosa.avg_pool2d",
                 {"torch.nn.AvgPool2d", "torch.nn.AdaptiveAvgPool2d",
                  "torch.nn.functional.adaptive_avg_pool2d",
-                 "torch.nn.functional.avg_pool2d"}},
+                 "torch.nn.functional.avg_pool2d"},
+                "avg_pool2d"},
           Share{"tosa.max_pool2d",
-                {"torch.nn.MaxPool2d", "torch.nn.functional.max_pool2d"}},
+                {"torch.nn.MaxPool2d", "torch.nn.functional.max_pool2d"},
+                "max_pool2d"},
           // A composite (reduce_sum, times 1/N).
-          Share{"torch.mean", {"torch.mean", "Tensor.mean"}},
+          Share{"torch.mean", {"torch.mean", "Tensor.mean"}, "mean"},
           Share{"tosa.clamp",
                 {"torch.nn.Hardtanh", "torch.nn.ReLU", "torch.nn.ReLU6",
                  "torch.nn.functional.hardtanh",
                  "torch.nn.functional.hardtanh_", "torch.nn.functional.relu",
                  "torch.nn.functional.relu6", "torch.clamp", "Tensor.clamp",
-                 "Tensor.relu", "Tensor.relu_"}},
-          Share{"tosa.identity", {"torch.nn.Identity"}},
+                 "Tensor.relu", "Tensor.relu_"},
+                "table"},
+          Share{"tosa.identity", {"torch.nn.Identity"}, "data_movement"},
           Share{"tosa.reshape",
                 {"torch.flatten", "torch.squeeze", "torch.unsqueeze",
                  "Tensor.reshape", "Tensor.view", "Tensor.squeeze",
-                 "Tensor.unsqueeze"}},
+                 "Tensor.unsqueeze"},
+                "data_movement"},
           Share{"tosa.transpose",
-                {"torch.transpose", "Tensor.transpose", "Tensor.permute"}},
-          Share{"tosa.tile", {"Tensor.repeat"}},
-          Share{"tosa.resize", {"torch.nn.functional.interpolate"}}})
-      result.push_back(
-          {{share.tosaOp}, OpGroup::ShareQParams, singles(share.torchOps)});
+                {"torch.transpose", "Tensor.transpose", "Tensor.permute"},
+                "data_movement"},
+          Share{"tosa.tile", {"Tensor.repeat"}, "data_movement"},
+          // No int8 lowering yet.
+          Share{"tosa.resize", {"torch.nn.functional.interpolate"}, ""}})
+      result.push_back(row({share.tosaOp}, OpGroup::ShareQParams,
+                           singles(share.torchOps), share.lowering));
     return result;
   }();
   return specs;

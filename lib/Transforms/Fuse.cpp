@@ -264,37 +264,28 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   const std::vector<float> &shift = affine.shift;
   bool hasShift = llvm::any_of(shift, [](float v) { return v != 0.0f; });
 
-  // The weight, scaled along the output channel of TOSA's layout.
-  Value weight = producer->getOperand(1);
+  // The weight, scaled along its output channel (QuantizableOpInterface).
+  auto quantizable = llvm::cast<QuantizableOpInterface>(producer);
+  Value weight = producer->getOperand(*quantizable.getWeightOperandIndex());
   std::optional<std::vector<float>> weightValues = getConstantValues(weight);
-  if (!weightValues)
+  std::optional<std::function<int64_t(int64_t)>> channelOf =
+      getWeightChannelOf(quantizable);
+  if (!weightValues || !channelOf)
     return failure();
   auto weightType = llvm::cast<mlir::RankedTensorType>(weight.getType());
-  ArrayRef<int64_t> shape = weightType.getShape();
   int64_t size = weightType.getNumElements();
-  std::function<int64_t(int64_t)> channelOf;
-  if (llvm::isa<mlir::tosa::Conv2DOp>(producer)) { // [O, KH, KW, I]
-    int64_t stride = size / shape[0];
-    channelOf = [=](int64_t i) { return i / stride; };
-  } else if (llvm::isa<mlir::tosa::DepthwiseConv2DOp>(producer)) {
-    // [KH, KW, C, M]: output channel c * M + m, the innermost two axes.
-    int64_t cm = shape[2] * shape[3];
-    channelOf = [=](int64_t i) { return i % cm; };
-  } else { // matmul [1, IN, OUT]
-    int64_t out = shape[2];
-    channelOf = [=](int64_t i) { return i % out; };
-  }
   if ((int64_t)weightValues->size() != size)
     return failure();
   for (int64_t i = 0; i < size; ++i)
-    (*weightValues)[i] *= scale[channelOf(i)];
+    (*weightValues)[i] *= scale[(*channelOf)(i)];
 
-  // The bias: the conv's bias operand, the matmul's bias add, or none.
+  // The bias: the op's bias operand, the bias add that follows it, or none.
+  std::optional<unsigned> biasIndex = quantizable.getBiasOperandIndex();
   Value bias;
   if (biasAdd)
     bias = biasAdd.getInput2();
-  else if (!llvm::isa<mlir::tosa::MatMulOp>(producer))
-    bias = producer->getOperand(2);
+  else if (biasIndex)
+    bias = producer->getOperand(*biasIndex);
   std::vector<float> biasValues(channels, 0.0f);
   if (bias) {
     auto biasType = llvm::cast<mlir::RankedTensorType>(bias.getType());
@@ -310,8 +301,9 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
     biasValues[c] = biasValues[c] * scale[c] + shift[c];
 
   OpBuilder builder(producer);
-  producer->setOperand(1, createF32Constant(builder, weight.getLoc(),
-                                            weightType, *weightValues));
+  producer->setOperand(
+      *quantizable.getWeightOperandIndex(),
+      createF32Constant(builder, weight.getLoc(), weightType, *weightValues));
   Operation *last = affine.ops.back();
   Value folded = chainStart;
   if (bias) {
@@ -321,9 +313,9 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
     if (biasAdd)
       biasAdd.setOperand(1, newBias);
     else
-      producer->setOperand(2, newBias);
+      producer->setOperand(*biasIndex, newBias);
   } else if (hasShift) {
-    // A matmul without bias gets one: the linear pattern's bias add.
+    // An op without bias (a matmul) gets one: the linear pattern's bias add.
     builder.setInsertionPointAfter(producer);
     SmallVector<int64_t> biasShape(rank - 1, 1);
     biasShape.push_back(channels);
@@ -351,18 +343,18 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   return success();
 }
 
-/// Folds every batch norm the function holds.
+/// Folds every batch norm the function holds into the ops with a weight
+/// whose output channels QuantizableOpInterface knows.
 void foldBatchNorms(mlir::FunctionOpInterface function) {
-  SmallVector<Operation *> producers;
-  function.walk([&](Operation *op) {
-    if (llvm::isa<mlir::tosa::Conv2DOp, mlir::tosa::DepthwiseConv2DOp,
-                  mlir::tosa::MatMulOp>(op))
+  SmallVector<QuantizableOpInterface> producers;
+  function.walk([&](QuantizableOpInterface op) {
+    if (op.getWeightOperandIndex() && !op.getWeightChannelAxes().empty())
       producers.push_back(op);
   });
-  for (Operation *producer : producers) {
+  for (QuantizableOpInterface producer : producers) {
     Value output = producer->getResult(0);
     mlir::tosa::AddOp biasAdd;
-    if (llvm::isa<mlir::tosa::MatMulOp>(producer) && output.hasOneUse()) {
+    if (!producer.getBiasOperandIndex() && output.hasOneUse()) {
       auto add = llvm::dyn_cast<mlir::tosa::AddOp>(*output.getUsers().begin());
       if (add && add.getInput1() == output &&
           getConstantValues(add.getInput2()))

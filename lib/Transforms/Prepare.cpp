@@ -93,38 +93,28 @@ struct WeightAxis {
   bool combineDepthwiseChannels = false;
 };
 
-/// Translates PyTorch's weight axis `torchAxis` for the weight of `root`, or
-/// none if the axis has no TOSA counterpart.
+/// Translates PyTorch's weight axis `torchAxis` for the weight of `root`
+/// (QuantizableOpInterface::getTorchWeightAxes), or none if the axis has no
+/// TOSA counterpart. An op the interface does not describe keeps the axis.
 std::optional<WeightAxis> translateWeightAxis(Operation *root,
                                               int64_t torchAxis,
                                               mlir::ShapedType weightType) {
-  auto lookup =
-      [&](ArrayRef<int64_t> torchToTOSA) -> std::optional<WeightAxis> {
-    if (torchAxis < 0 || torchAxis >= (int64_t)torchToTOSA.size() ||
-        torchToTOSA[torchAxis] < 0)
-      return std::nullopt;
-    return WeightAxis{torchToTOSA[torchAxis]};
-  };
-  // PyTorch's layouts: conv [O, I, KH, KW] (3-d: [O, I, KD, KH, KW]),
-  // transposed conv [I, O, KH, KW], Linear [OUT, IN], depthwise conv
-  // [C*M, 1, KH, KW].
-  if (llvm::isa<mlir::tosa::Conv2DOp>(root)) // OHWI
-    return lookup({0, 3, 1, 2});
-  if (llvm::isa<mlir::tosa::Conv3DOp>(root)) // ODHWI
-    return lookup({0, 4, 1, 2, 3});
-  if (llvm::isa<mlir::tosa::TransposeConv2DOp>(root)) // OHWI
-    return lookup({3, 0, 1, 2});
-  if (llvm::isa<mlir::tosa::MatMulOp>(root)) // [1, IN, OUT]
-    return lookup({2, 1});
-  if (llvm::isa<mlir::tosa::DepthwiseConv2DOp>(root)) { // HWCM
-    if (torchAxis == 0) {
-      bool hasMultiplier =
-          weightType.getRank() == 4 && weightType.getDimSize(3) != 1;
-      return WeightAxis{2, hasMultiplier};
-    }
-    return lookup({-1, -1, 0, 1});
-  }
-  return WeightAxis{torchAxis};
+  auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(root);
+  SmallVector<int64_t> torchToTOSA;
+  if (quantizable)
+    torchToTOSA = quantizable.getTorchWeightAxes();
+  if (torchToTOSA.empty())
+    return WeightAxis{torchAxis};
+  if (torchAxis < 0 || torchAxis >= (int64_t)torchToTOSA.size() ||
+      torchToTOSA[torchAxis] < 0)
+    return std::nullopt;
+  int64_t axis = torchToTOSA[torchAxis];
+  // An output channel spread over two axes (depthwise HWCM: c * M + m).
+  SmallVector<int64_t> channelAxes = quantizable.getWeightChannelAxes();
+  if (channelAxes.size() == 2 && axis == channelAxes[0])
+    return WeightAxis{axis, weightType.getRank() > channelAxes[1] &&
+                                weightType.getDimSize(channelAxes[1]) != 1};
+  return WeightAxis{axis};
 }
 
 /// One op that stays float and why, for remarks and the summary.

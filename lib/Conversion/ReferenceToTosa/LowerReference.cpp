@@ -47,8 +47,6 @@ namespace {
 
 constexpr int64_t kInt8Min = -128;
 constexpr int64_t kInt8Max = 127;
-/// The composite the exporter writes for torch.mean and Tensor.mean.
-constexpr llvm::StringLiteral kMeanComposite("torch.mean");
 
 /// A lowered value, or why the pattern cannot be lowered (the reason goes
 /// into the "runs in float" remark).
@@ -176,8 +174,9 @@ struct PatternBody {
 
 class Lowering {
 public:
-  /// Lowers the pattern rooted at `root` (one op or a qfx.fused op).
-  llvm::Error lowerPattern(Operation *root);
+  /// Lowers the pattern rooted at `root` (one op or a qfx.fused op) that
+  /// `config` of the backend table matched (none for data movement).
+  llvm::Error lowerPattern(Operation *root, const BackendPatternConfig *config);
 
 private:
   // Values.
@@ -227,6 +226,17 @@ private:
                                    const ActQuant &out);
   Lowered<Value> lowerStatic(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
+
+  /// A pattern's lowering (its int8-domain output), and the main ops it
+  /// applies to.
+  struct NamedLowering {
+    Lowered<Value> (Lowering::*lower)(OpBuilder &, PatternBody &,
+                                      const ActQuant &);
+    bool (*appliesTo)(Operation *main);
+  };
+  /// The lowerings by name: a backend table row's `reference_lowering` or
+  /// the main op's QuantizableOpInterface::getInt8Lowering.
+  static const llvm::StringMap<NamedLowering> &getLowerings();
 
   /// Int8-domain values of quantized values (a quant.qcast's replacement or
   /// a quantized value already converted) and of float values replayed on
@@ -554,25 +564,25 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   auto resultType = llvm::cast<RankedTensorType>(main->getResult(0).getType());
   int64_t channels = resultType.getShape().back();
 
-  // The weight, and which output channel each of its elements feeds.
-  Value weightValue = body.external(main->getOperand(1));
-  std::function<int64_t(int64_t)> channelOf;
-  auto weightType = llvm::cast<RankedTensorType>(weightValue.getType());
-  ArrayRef<int64_t> ws = weightType.getShape();
-  if (llvm::isa<tosa::Conv2DOp>(main)) {
-    int64_t perChannel = weightType.getNumElements() / ws[0];
-    channelOf = [perChannel](int64_t n) { return n / perChannel; };
-  } else { // depthwise [KH, KW, C, M] and matmul [B, K, N]: the last dims
-    int64_t inner =
-        llvm::isa<tosa::DepthwiseConv2DOp>(main) ? ws[2] * ws[3] : ws.back();
-    channelOf = [inner](int64_t n) { return n % inner; };
-  }
+  // The weight, and which output channel each of its elements feeds
+  // (QuantizableOpInterface).
+  auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(main);
+  std::optional<std::function<int64_t(int64_t)>> channelOf;
+  if (quantizable)
+    channelOf = getWeightChannelOf(quantizable);
+  if (!channelOf)
+    return unsupported("'" + describeOp(main) +
+                       "' has no weight with known output channels");
+  Value weightValue =
+      body.external(main->getOperand(*quantizable.getWeightOperandIndex()));
+  ArrayRef<int64_t> ws =
+      llvm::cast<RankedTensorType>(weightValue.getType()).getShape();
 
   Value rhs;
   ChannelQuant weightQuant;
   Lowered<QConst> weight = getQConst(weightValue);
   if (weight) {
-    Lowered<ChannelQuant> cq = getChannelQuant(*weight, channels, channelOf);
+    Lowered<ChannelQuant> cq = getChannelQuant(*weight, channels, *channelOf);
     if (!cq)
       return cq.takeError();
     weightQuant = *cq;
@@ -588,10 +598,10 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     return weight.takeError();
   }
 
-  // The bias: a conv's third operand, or the constant a Linear adds.
+  // The bias: the op's bias operand, or the constant a Linear adds.
   std::optional<std::vector<double>> bias;
-  if (!llvm::isa<tosa::MatMulOp>(main)) {
-    bias = getFloatConstant(body.external(main->getOperand(2)));
+  if (std::optional<unsigned> biasIndex = quantizable.getBiasOperandIndex()) {
+    bias = getFloatConstant(body.external(main->getOperand(*biasIndex)));
     if (!bias)
       return unsupported("the bias is not a float constant");
   } else if (!tail.empty() && llvm::isa<tosa::AddOp>(tail.front())) {
@@ -620,7 +630,7 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   if (bias && weight) {
     SmallVector<double> absSum(channels, 0);
     for (size_t n = 0; n < weight->values.size(); ++n)
-      absSum[channelOf(n)] +=
+      absSum[(*channelOf)(n)] +=
           std::abs(weight->values[n] - weightQuant.zeroPoint);
     double bound = 0;
     for (int64_t c = 0; c < channels; ++c)
@@ -1218,7 +1228,8 @@ std::optional<ElementwiseFunction> getUnaryFunction(Operation *op) {
       !evaluateScalar(op, {0.0f}))
     return std::nullopt;
   return ElementwiseFunction{
-      [op](float x, int64_t) { return *evaluateScalar(op, {x}); }};
+      [op](float x, int64_t) { return *evaluateScalar(op, {x}); },
+      std::nullopt};
 }
 
 /// Looks up each element of the int8 `input` of channel c (along `axis`) in
@@ -1271,8 +1282,8 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
   for (Operation *op : body.ops) {
     std::optional<ElementwiseFunction> f = getUnaryFunction(op);
     if (!f)
-      return unsupported("'" + op->getName().getStringRef() +
-                         "' has no table lowering");
+      return unsupported("'" + describeOp(op) +
+                         "' is not elementwise: it has no table lowering");
     if (f->axis) {
       if (axis && *axis != *f->axis)
         return unsupported("the pattern's ops vary along different axes");
@@ -1433,7 +1444,43 @@ Lowered<ActQuant> getOutputQuant(Value value) {
   return *quant;
 }
 
-llvm::Error Lowering::lowerPattern(Operation *root) {
+template <typename... OpTs> bool isOneOf(Operation *op) {
+  return llvm::isa<OpTs...>(op);
+}
+
+bool isMeanComposite(Operation *op) {
+  auto composite = llvm::dyn_cast<CompositeOp>(op);
+  return composite && composite.getName() == "torch.mean";
+}
+
+bool isBatchNormComposite(Operation *op) {
+  auto composite = llvm::dyn_cast<CompositeOp>(op);
+  return composite && composite.isBatchNorm();
+}
+
+const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
+  auto conv = isOneOf<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>;
+  auto binary = isOneOf<tosa::AddOp, tosa::MulOp>;
+  auto pool = isOneOf<tosa::MaxPool2dOp, tosa::AvgPool2dOp>;
+  static const llvm::StringMap<NamedLowering> lowerings = {
+      {"conv2d", {&Lowering::lowerConvOrMatmul, conv}},
+      {"depthwise_conv2d", {&Lowering::lowerConvOrMatmul, conv}},
+      {"linear", {&Lowering::lowerConvOrMatmul, conv}},
+      {"add", {&Lowering::lowerAddOrMul, binary}},
+      {"mul", {&Lowering::lowerAddOrMul, binary}},
+      {"max_pool2d", {&Lowering::lowerPool, pool}},
+      {"avg_pool2d", {&Lowering::lowerPool, pool}},
+      {"cat", {&Lowering::lowerConcat, isOneOf<tosa::ConcatOp>}},
+      {"mean", {&Lowering::lowerMean, isMeanComposite}},
+      {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
+      // Any elementwise op: lowerTable says which it cannot evaluate.
+      {"table", {&Lowering::lowerTable, [](Operation *) { return true; }}},
+      {"data_movement", {&Lowering::lowerDataMovement, isDataMovement}}};
+  return lowerings;
+}
+
+llvm::Error Lowering::lowerPattern(Operation *root,
+                                   const BackendPatternConfig *config) {
   if (root->getNumResults() != 1)
     return unsupported("the pattern has more than one result");
   PatternBody body(root);
@@ -1458,27 +1505,23 @@ llvm::Error Lowering::lowerPattern(Operation *root) {
   Lowered<ActQuant> out = getOutputQuant(root->getResult(0));
   if (!out)
     return out.takeError();
-  Lowered<Value> result = [&]() -> Lowered<Value> {
-    if (llvm::isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>(
-            main))
-      return lowerConvOrMatmul(b, body, *out);
-    if (llvm::isa<tosa::AddOp, tosa::MulOp>(main))
-      return lowerAddOrMul(b, body, *out);
-    if (llvm::isa<tosa::MaxPool2dOp, tosa::AvgPool2dOp>(main))
-      return lowerPool(b, body, *out);
-    if (llvm::isa<tosa::ConcatOp>(main))
-      return lowerConcat(b, body, *out);
-    if (getPatternName(main) == kMeanComposite)
-      return lowerMean(b, body, *out);
-    if (auto composite = llvm::dyn_cast<CompositeOp>(main);
-        composite && composite.isBatchNorm())
-      return lowerBatchNorm(b, body, *out);
-    if (getUnaryFunction(main))
-      return lowerTable(b, body, *out);
-    if (isDataMovement(main))
-      return lowerDataMovement(b, body, *out);
-    return unsupported("'" + describeOp(main) + "' has no int8 lowering");
-  }();
+  // The lowering the backend table names for the pattern, else the one the
+  // main op names (QuantizableOpInterface).
+  StringRef name;
+  if (config && config->getReferenceLowering())
+    name = *config->getReferenceLowering();
+  if (name.empty())
+    if (auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(main))
+      name = quantizable.getInt8Lowering();
+  auto lowering = getLowerings().find(name);
+  if (lowering == getLowerings().end())
+    return unsupported(
+        "'" + describeOp(main) + "' has no int8 lowering" +
+        (name.empty() ? "" : " (no lowering is named '" + name + "')"));
+  if (!lowering->second.appliesTo(main))
+    return unsupported("the int8 lowering '" + name + "' does not apply to '" +
+                       describeOp(main) + "'");
+  Lowered<Value> result = (this->*lowering->second.lower)(b, body, *out);
   if (!result)
     return result.takeError();
 
@@ -1709,10 +1752,11 @@ struct QFXLowerReferencePass
             return llvm::isa<quant::QuantizeCastOp>(u);
           }))
         continue;
+      const PatternMatchResult *match = matches.lookup(root);
       llvm::Error error =
-          !isDataMovement(root) && !matches.lookup(root)
+          !isDataMovement(root) && !match
               ? unsupported("backend '" + backend + "' has no pattern for it")
-              : lowering.lowerPattern(root);
+              : lowering.lowerPattern(root, match ? match->config : nullptr);
       if (error)
         root->emitRemark() << "runs in float: "
                            << llvm::toString(std::move(error));

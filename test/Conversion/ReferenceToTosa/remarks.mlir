@@ -107,7 +107,7 @@ func.func @scale_range(%arg0: tensor<4x!t>) -> tensor<4x!quant.uniform<i8:f32, 4
 // CHECK: qfx.composite "torch.nn.Hardswish"
 func.func @composite_not_elementwise(%arg0: tensor<2x2x!t>) -> tensor<2x2x!t> {
   %x = quant.dcast %arg0 : tensor<2x2x!t> to tensor<2x2xf32>
-  // expected-remark @+1 {{runs in float: 'qfx.composite "torch.nn.Hardswish"' has no int8 lowering}}
+  // expected-remark @+1 {{runs in float: 'qfx.composite "torch.nn.Hardswish"' is not elementwise: it has no table lowering}}
   %h = qfx.composite "torch.nn.Hardswish" (%x) : (tensor<2x2xf32>) -> tensor<2x2xf32> {
   ^bb0(%a: tensor<2x2xf32>):
     %c = "tosa.const"() <{values = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>

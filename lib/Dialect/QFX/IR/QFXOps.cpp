@@ -146,6 +146,16 @@ LogicalResult FusedOp::verifyRegions() {
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }
 
+/// The composite's int8 lowering, by its name (the table rows of
+/// lib/Config/BackendConfig.cpp name the same).
+llvm::StringRef CompositeOp::getInt8Lowering() {
+  if (getName() == "torch.mean")
+    return "mean";
+  if (isBatchNorm())
+    return "batch_norm";
+  return "table";
+}
+
 LogicalResult CompositeOp::verifyRegions() {
   if (getName().empty())
     return emitOpError() << "needs the name of the PyTorch op";

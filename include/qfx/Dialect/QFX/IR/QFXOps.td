@@ -9,6 +9,7 @@
 
 include "qfx/Dialect/QFX/IR/QFXBase.td"
 include "qfx/Dialect/QFX/IR/QFXAttrs.td"
+include "qfx/Dialect/QFX/IR/QuantizableOpInterface.td"
 include "mlir/Dialect/Quant/IR/QuantBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -141,7 +142,9 @@ def QFX_FusedOp : QFX_Op<"fused", [
 //===----------------------------------------------------------------------===//
 
 def QFX_CompositeOp : QFX_Op<"composite", [
-    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<QFX_QuantizableOpInterface,
+                              ["getInt8Lowering"]>]> {
   let summary = "A PyTorch op that has no single TOSA op, with its decomposition";
   let description = [{
     One PyTorch module or function (`torch.nn.Hardswish`, LayerNorm, GELU,

@@ -1,0 +1,211 @@
+//===- QuantizableOpInterface.cpp - What quantizing an op needs -----------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The interface's models for the TOSA ops qfx quantizes: one row per op.
+// qfx.composite implements the interface from its name (QFXOps.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qfx/Dialect/QFX/IR/QuantizableOpInterface.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include "qfx/Dialect/QFX/IR/QuantizableOpInterface.cpp.inc"
+
+using namespace qfx;
+namespace tosa = mlir::tosa;
+
+std::optional<std::function<int64_t(int64_t)>>
+qfx::getWeightChannelOf(QuantizableOpInterface op) {
+  std::optional<unsigned> index = op.getWeightOperandIndex();
+  llvm::SmallVector<int64_t> axes = op.getWeightChannelAxes();
+  if (!index || axes.empty())
+    return std::nullopt;
+  auto type =
+      llvm::dyn_cast<mlir::RankedTensorType>(op->getOperand(*index).getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  // Element n has coordinates n / stride[d] % size[d]; the channel is the
+  // row-major index of its coordinates along `axes`.
+  llvm::ArrayRef<int64_t> shape = type.getShape();
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  for (int64_t axis : axes)
+    if (axis < 0 || axis >= type.getRank())
+      return std::nullopt;
+  return [shape = llvm::to_vector(shape), strides, axes](int64_t n) {
+    int64_t channel = 0;
+    for (int64_t axis : axes)
+      channel = channel * shape[axis] + n / strides[axis] % shape[axis];
+    return channel;
+  };
+}
+
+namespace {
+
+/// An op with a weight (operand 1) and, unless `HasBias` is false, a bias
+/// (operand 2).
+template <typename OpT, bool HasBias>
+struct WeightedModel
+    : QuantizableOpInterface::ExternalModel<WeightedModel<OpT, HasBias>, OpT> {
+  std::optional<unsigned> getWeightOperandIndex(mlir::Operation *) const {
+    return 1;
+  }
+  std::optional<unsigned> getBiasOperandIndex(mlir::Operation *) const {
+    return HasBias ? std::optional<unsigned>(2) : std::nullopt;
+  }
+  llvm::SmallVector<int64_t> getWeightChannelAxes(mlir::Operation *) const;
+  llvm::SmallVector<int64_t> getTorchWeightAxes(mlir::Operation *) const;
+  llvm::StringRef getInt8Lowering(mlir::Operation *) const;
+};
+
+// conv2d: PyTorch [O, I, KH, KW], TOSA [O, KH, KW, I].
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::Conv2DOp, true>::getWeightChannelAxes(
+    mlir::Operation *) const {
+  return {0};
+}
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::Conv2DOp, true>::getTorchWeightAxes(
+    mlir::Operation *) const {
+  return {0, 3, 1, 2};
+}
+template <>
+llvm::StringRef
+WeightedModel<tosa::Conv2DOp, true>::getInt8Lowering(mlir::Operation *) const {
+  return "conv2d";
+}
+
+// depthwise_conv2d: PyTorch [C*M, 1, KH, KW], TOSA [KH, KW, C, M]; output
+// channel c * M + m.
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::DepthwiseConv2DOp, true>::getWeightChannelAxes(
+    mlir::Operation *) const {
+  return {2, 3};
+}
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::DepthwiseConv2DOp, true>::getTorchWeightAxes(
+    mlir::Operation *) const {
+  return {2, -1, 0, 1};
+}
+template <>
+llvm::StringRef WeightedModel<tosa::DepthwiseConv2DOp, true>::getInt8Lowering(
+    mlir::Operation *) const {
+  return "depthwise_conv2d";
+}
+
+// conv3d: PyTorch [O, I, KD, KH, KW], TOSA [O, KD, KH, KW, I]; no int8
+// lowering yet.
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::Conv3DOp, true>::getWeightChannelAxes(
+    mlir::Operation *) const {
+  return {0};
+}
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::Conv3DOp, true>::getTorchWeightAxes(
+    mlir::Operation *) const {
+  return {0, 4, 1, 2, 3};
+}
+template <>
+llvm::StringRef
+WeightedModel<tosa::Conv3DOp, true>::getInt8Lowering(mlir::Operation *) const {
+  return {};
+}
+
+// transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I]; no int8
+// lowering yet.
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::TransposeConv2DOp, true>::getWeightChannelAxes(
+    mlir::Operation *) const {
+  return {0};
+}
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::TransposeConv2DOp, true>::getTorchWeightAxes(
+    mlir::Operation *) const {
+  return {3, 0, 1, 2};
+}
+template <>
+llvm::StringRef WeightedModel<tosa::TransposeConv2DOp, true>::getInt8Lowering(
+    mlir::Operation *) const {
+  return {};
+}
+
+// matmul (a Linear): PyTorch [OUT, IN], TOSA [1, IN, OUT]; the bias is the
+// tosa.add that follows.
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::MatMulOp, false>::getWeightChannelAxes(
+    mlir::Operation *) const {
+  return {2};
+}
+template <>
+llvm::SmallVector<int64_t>
+WeightedModel<tosa::MatMulOp, false>::getTorchWeightAxes(
+    mlir::Operation *) const {
+  return {2, 1};
+}
+template <>
+llvm::StringRef
+WeightedModel<tosa::MatMulOp, false>::getInt8Lowering(mlir::Operation *) const {
+  return "linear";
+}
+
+/// An op without weights, lowered by the lowering `Name`.
+template <typename OpT, const char *Name>
+struct LoweredModel
+    : QuantizableOpInterface::ExternalModel<LoweredModel<OpT, Name>, OpT> {
+  llvm::StringRef getInt8Lowering(mlir::Operation *) const { return Name; }
+};
+
+constexpr char kAdd[] = "add", kMul[] = "mul", kMaxPool[] = "max_pool2d",
+               kAvgPool[] = "avg_pool2d", kCat[] = "cat", kTable[] = "table",
+               kDataMovement[] = "data_movement";
+
+template <const char *Name, typename... OpTs>
+void attach(mlir::MLIRContext *context) {
+  (OpTs::template attachInterface<LoweredModel<OpTs, Name>>(*context), ...);
+}
+
+} // namespace
+
+void qfx::registerQuantizableOpInterfaceExternalModels(
+    mlir::DialectRegistry &registry) {
+  registry.addExtension(+[](mlir::MLIRContext *context, tosa::TosaDialect *) {
+    tosa::Conv2DOp::attachInterface<WeightedModel<tosa::Conv2DOp, true>>(
+        *context);
+    tosa::DepthwiseConv2DOp::attachInterface<
+        WeightedModel<tosa::DepthwiseConv2DOp, true>>(*context);
+    tosa::Conv3DOp::attachInterface<WeightedModel<tosa::Conv3DOp, true>>(
+        *context);
+    tosa::TransposeConv2DOp::attachInterface<
+        WeightedModel<tosa::TransposeConv2DOp, true>>(*context);
+    tosa::MatMulOp::attachInterface<WeightedModel<tosa::MatMulOp, false>>(
+        *context);
+    attach<kAdd, tosa::AddOp>(context);
+    attach<kMul, tosa::MulOp>(context);
+    attach<kMaxPool, tosa::MaxPool2dOp>(context);
+    attach<kAvgPool, tosa::AvgPool2dOp>(context);
+    attach<kCat, tosa::ConcatOp>(context);
+    // Unary elementwise ops: a 256-entry table of the float op.
+    attach<kTable, tosa::SigmoidOp, tosa::TanhOp, tosa::ClampOp, tosa::ExpOp,
+           tosa::LogOp, tosa::ErfOp, tosa::AbsOp, tosa::FloorOp, tosa::CeilOp,
+           tosa::NegateOp, tosa::ReciprocalOp, tosa::RsqrtOp>(context);
+    // Ops that move elements without changing them.
+    attach<kDataMovement, tosa::ReshapeOp, tosa::TransposeOp, tosa::SliceOp,
+           tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(context);
+  });
+}
