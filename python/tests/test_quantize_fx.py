@@ -674,6 +674,52 @@ def test_batch_norm_1d_folds_and_matches_pytorch(onednn, make, shape):
     assert equal == 1.0
 
 
+class ScalarOp(nn.Module):
+    def __init__(self, op, width):
+        super().__init__()
+        self.fc1 = nn.Linear(8, width)
+        self.fc2 = nn.Linear(width, 4)
+        self.op = op
+
+    def forward(self, x):
+        return self.fc2(self.op(self.fc1(x)))
+
+
+SCALAR_OPS = {
+    "add": lambda y: torch.add(y, 0.75),
+    "radd": lambda y: 0.3 + y,
+    "add_saturating": lambda y: y + 40.0,
+    "add_negative": lambda y: y + (-40.0),
+    "mul": lambda y: y * 1.5,
+    "mul_negative": lambda y: y * -0.7,
+    "mul_zero": lambda y: y * 0.0,
+    "add_relu": lambda y: torch.relu(y + 0.5),
+    "mul_negative_relu": lambda y: F.relu(y * -2.0),
+    "add_saturating_relu": lambda y: F.relu(y + (-40.0)),
+    "chain": lambda y: (y * 1.5 + 0.25) * -1.0,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_OPS))
+def test_add_and_mul_with_a_scalar_match_pytorch(onednn, name):
+    # PyTorch lowers them to quantized::add.Scalar / mul.Scalar, which choose
+    # the output's scale and zero point themselves (a shifted zero point, a
+    # scaled scale, a reflected range for a negative factor); the next layer
+    # reads those. qfx-lower computes the same and carries them on.
+    # (Each case has its own width: PyTorch's onednn engine reuses a cached
+    # linear primitive across models of the same shapes and then reads a
+    # stale input zero point.)
+    torch.manual_seed(0)
+    model = ScalarOp(SCALAR_OPS[name], 8 + sorted(SCALAR_OPS).index(name)).eval()
+    calibration = samples((2, 8), 8, seed=1)
+    quantized, torch_model = quantize_all_int8(model, (calibration[0],), calibration)
+    assert re.search(r"torch\.ops\.quantized\.(add|mul)(_relu)?\((fc1, -?[0-9.]+|-?[0-9.]+, fc1)\)",
+                     torch_model.code), torch_model.code
+    ours, steps, equal = check_parity(quantized, torch_model, samples((2, 8), 16, seed=2),
+                                      torch_model.fc2.scale, torch_model.fc2.zero_point, model)
+    assert equal == 1.0
+
+
 class ConvMean(nn.Module):
     def __init__(self, mean):
         super().__init__()

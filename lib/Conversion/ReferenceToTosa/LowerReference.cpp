@@ -139,6 +139,15 @@ std::optional<std::vector<double>> getFloatConstant(Value value) {
   return values;
 }
 
+/// The float value of a splat float constant.
+std::optional<float> getSplat(Value value) {
+  mlir::SplatElementsAttr splat;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&splat)) ||
+      !llvm::isa<mlir::FloatType>(splat.getElementType()))
+    return std::nullopt;
+  return splat.getSplatValue<mlir::APFloat>().convertToFloat();
+}
+
 /// True for ops that move elements without changing them: they run on the
 /// integers as they are.
 bool isDataMovement(Operation *op) {
@@ -209,6 +218,8 @@ private:
                                     DequantizeOp input);
   Lowered<Value> lowerAddOrMul(OpBuilder &b, PatternBody &body,
                                const ActQuant &out);
+  Lowered<Value> lowerScalarAddOrMul(OpBuilder &b, PatternBody &body,
+                                     const Act &input, float scalar);
   Lowered<Value> lowerPool(OpBuilder &b, PatternBody &body,
                            const ActQuant &out);
   Lowered<Value> averageWithoutPadding(OpBuilder &b, Location loc,
@@ -237,6 +248,10 @@ private:
   /// The lowerings by name: a backend table row's `reference_lowering` or
   /// the main op's QuantizableOpInterface::getInt8Lowering.
   static const llvm::StringMap<NamedLowering> &getLowerings();
+
+  /// Set by a lowering whose output qparams are its own (PyTorch's add and
+  /// mul with a scalar), not the observer's.
+  std::optional<ActQuant> resultQuant;
 
   /// Int8-domain values of quantized values (a quant.qcast's replacement or
   /// a quantized value already converted) and of float values replayed on
@@ -827,6 +842,15 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   Location loc = body.root->getLoc();
   if (llvm::Error e = checkChain(body.ops))
     return std::move(e);
+  // An activation and a scalar (a Python number, a splat constant).
+  for (unsigned i : {0u, 1u})
+    if (std::optional<float> scalar =
+            getSplat(body.external(main->getOperand(i)))) {
+      Lowered<Act> input = getAct(body.external(main->getOperand(1 - i)));
+      if (!input)
+        return input.takeError();
+      return lowerScalarAddOrMul(b, body, *input, *scalar);
+    }
   Lowered<Act> lhs = getAct(body.external(main->getOperand(0)));
   if (!lhs)
     return lhs.takeError();
@@ -869,6 +893,100 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
+}
+
+/// True for a tosa.clamp to [0, +inf): a ReLU.
+bool isRelu(Operation *op) {
+  auto clampOp = llvm::dyn_cast<tosa::ClampOp>(op);
+  if (!clampOp)
+    return false;
+  auto lo = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMinValAttr());
+  auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
+  return lo && hi && lo.getValueAsDouble() == 0.0 &&
+         hi.getValueAsDouble() >= 3.4028234e38;
+}
+
+/// add / mul of an activation and a scalar c, with a fused ReLU if the
+/// pattern has one, as PyTorch's quantized::add.Scalar and mul.Scalar
+/// compute them (qadd.cpp, qmul.cpp): the output's qparams are the
+/// kernel's own, not the observer's (recorded in resultQuant), and the
+/// stored integers mostly stay as they are:
+/// - add: c_q = round(c / s); z' = z - c_q when that is a storage value
+///   (integers unchanged), else z' = the nearer storage bound, s' scaled to
+///   the range and the integers requantized as qadd_scalar_kernel does,
+///   z' + rint(float(q - z + c_q) * (float(s) * (1 / float(s'))));
+/// - mul: c > 0: s' = c * s; c = 0: every integer 0, s' = 1, z' = 0;
+///   c < 0: s' = |c| * s, z' = q_max + q_min - z, q' = q_max + q_min - q;
+/// - a fused ReLU: max(q', z').
+/// A 256-entry table unless the integers stay as they are. c is the
+/// exported float32 value of the Python number (PyTorch's kernel takes it
+/// in double): they differ only where c / s is within float rounding of a
+/// half.
+Lowered<Value> Lowering::lowerScalarAddOrMul(OpBuilder &b, PatternBody &body,
+                                             const Act &input, float scalar) {
+  Operation *main = body.ops.front();
+  ArrayRef<Operation *> tail = ArrayRef(body.ops).drop_front();
+  bool relu = tail.size() == 1 && isRelu(tail.front());
+  if (!tail.empty() && !relu)
+    return unsupported("only a ReLU may follow an add or mul of a scalar");
+  // The storage domain of the input (and output): [qMin, qMax].
+  int64_t offset = input.quant.isUnsigned ? 128 : 0;
+  int64_t qMin = kInt8Min + offset, qMax = kInt8Max + offset;
+  int64_t z = input.quant.zeroPoint + offset;
+  double s = input.quant.scale, c = scalar;
+  double outScale = s;
+  int64_t outZp = z;
+  // The output's storage value for the input storage value q.
+  std::function<int64_t(int64_t)> apply = [](int64_t q) { return q; };
+  if (llvm::isa<tosa::AddOp>(main)) {
+    double quotient = std::nearbyint(c / s);
+    if (!(std::abs(quotient) < 2147483648.0))
+      return unsupported("the scalar is too large for the input's scale");
+    int64_t cq = static_cast<int64_t>(quotient);
+    outZp = z - cq;
+    if (outZp < qMin || outZp > qMax) {
+      outScale = outZp < qMin ? (double(qMax) - outZp) / (qMax - qMin) * s
+                              : (double(outZp) - qMin) / (qMax - qMin) * s;
+      outZp = outZp < qMin ? qMin : qMax;
+      float multiplier =
+          static_cast<float>(s) * (1.0f / static_cast<float>(outScale));
+      apply = [=](int64_t q) {
+        float x = static_cast<float>(q - z + cq) * multiplier;
+        return std::clamp<int64_t>(
+            outZp + static_cast<int64_t>(std::nearbyint(double(x))), qMin,
+            qMax);
+      };
+    }
+  } else if (c > 0) {
+    outScale = c * s;
+  } else if (c == 0) {
+    outScale = 1.0;
+    outZp = 0;
+    apply = [](int64_t) { return int64_t{0}; };
+  } else {
+    outScale = -c * s;
+    outZp = qMax - (z - qMin);
+    apply = [=](int64_t q) { return qMax + qMin - q; };
+  }
+  if (relu) {
+    auto unclamped = apply;
+    apply = [=](int64_t q) { return std::max(unclamped(q), outZp); };
+  }
+  resultQuant = ActQuant{outScale, outZp - offset, input.quant.isUnsigned};
+
+  SmallVector<int8_t> table;
+  bool identity = true;
+  for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
+    int64_t entry = apply(q + offset) - offset;
+    identity = identity && entry == q;
+    table.push_back(static_cast<int8_t>(entry));
+  }
+  if (identity)
+    return input.value;
+  Location loc = body.root->getLoc();
+  return tosa::TableOp::create(b, loc, input.value.getType(), input.value,
+                               constant1D<int8_t>(b, loc, table, 8))
+      .getResult();
 }
 
 Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
@@ -1521,28 +1639,50 @@ llvm::Error Lowering::lowerPattern(Operation *root,
   if (!lowering->second.appliesTo(main))
     return unsupported("the int8 lowering '" + name + "' does not apply to '" +
                        describeOp(main) + "'");
+  resultQuant.reset();
   Lowered<Value> result = (this->*lowering->second.lower)(b, body, *out);
   if (!result)
     return result.takeError();
 
+  // The quantized type of the result: the observer's, or the kernel's own.
+  auto qcast =
+      llvm::cast<quant::QuantizeCastOp>(*root->getResult(0).getUsers().begin());
+  Type quantizedType = qcast.getType();
+  ActQuant quant = resultQuant.value_or(*out);
+  if (resultQuant && !resultQuant->sameAs(*out)) {
+    // Only dequantize casts may see the new type (a function result, say,
+    // keeps its declared type).
+    for (Operation *user : qcast->getUsers())
+      if (!llvm::isa<quant::DequantizeCastOp>(user))
+        return unsupported("its output qparams are the kernel's own, and '" +
+                           user->getName().getStringRef() +
+                           "' uses the quantized result");
+    auto observed = llvm::cast<quant::UniformQuantizedType>(
+        llvm::cast<RankedTensorType>(quantizedType).getElementType());
+    int64_t offset = quant.isUnsigned ? 128 : 0;
+    quantizedType = withElement(
+        quantizedType,
+        quant::UniformQuantizedType::get(
+            observed.getFlags(), observed.getStorageType(),
+            observed.getExpressedType(), quant.scale, quant.zeroPoint + offset,
+            observed.getStorageTypeMin(), observed.getStorageTypeMax()));
+  }
+
   // Replace the quantize casts of the float result with the integers.
   Location loc = root->getLoc();
-  markQuantized(*result, *out);
+  markQuantized(*result, quant);
   Value stored = *result;
-  if (out->isUnsigned) {
+  if (quant.isUnsigned) {
     Lowered<Value> unsignedValue =
-        rescale(b, loc, stored, {1.0}, out->zeroPoint, out->zeroPoint + 128,
+        rescale(b, loc, stored, {1.0}, quant.zeroPoint, quant.zeroPoint + 128,
                 b.getIntegerType(8), /*inputUnsigned=*/false,
                 /*outputUnsigned=*/true);
     if (!unsignedValue)
       return unsignedValue.takeError();
     stored = *unsignedValue;
   }
-  auto qcast =
-      llvm::cast<quant::QuantizeCastOp>(*root->getResult(0).getUsers().begin());
-  Value quantized =
-      quant::StorageCastOp::create(b, loc, qcast.getType(), stored);
-  acts[quantized] = Act{*result, *out};
+  Value quantized = quant::StorageCastOp::create(b, loc, quantizedType, stored);
+  acts[quantized] = Act{*result, quant};
   for (Operation *user :
        llvm::make_early_inc_range(root->getResult(0).getUsers())) {
     user->getResult(0).replaceAllUsesWith(quantized);

@@ -399,3 +399,44 @@ func.func @per_channel_table(%arg0: tensor<1x3x2x!t>) -> tensor<1x3x2x!t> {
   %q = quant.qcast %p : tensor<1x3x2xf32> to tensor<1x3x2x!t>
   return %q : tensor<1x3x2x!t>
 }
+
+// -----
+
+!t = !quant.uniform<u8:f32, 0.5:130>
+
+// add of a scalar, as quantized::add.Scalar: c_q = round(2 / 0.5) = 4 moves
+// the zero point to 126 and leaves the integers as they are; the result
+// carries the kernel's qparams, not the observer's, to its dequantize.
+// CHECK-LABEL: func.func @add_scalar
+// CHECK-NOT: tosa.add
+// CHECK-NOT: tosa.table
+// CHECK: %[[Q:.*]] = quant.scast %{{.*}} : tensor<4xi8> to tensor<4x!quant.uniform<u8:f32, 5.000000e-01:126>>
+// CHECK: quant.dcast %[[Q]] : tensor<4x!quant.uniform<u8:f32, 5.000000e-01:126>> to tensor<4xf32>
+func.func @add_scalar(%arg0: tensor<4x!t>) -> tensor<4xf32> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  %c = "tosa.const"() <{values = dense<2.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.add %x, %c : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %q = quant.qcast %y : tensor<4xf32> to tensor<4x!t>
+  %d = quant.dcast %q : tensor<4x!t> to tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5>
+
+// mul by a negative scalar, as quantized::mul.Scalar: scale |c| * s = 1,
+// zero point 127 - 128 - 0 = -1, and each integer reflected,
+// q' = 127 + (-128) - q = -1 - q: a table.
+// CHECK-LABEL: func.func @mul_negative_scalar
+// CHECK: tosa.table
+// CHECK: quant.scast %{{.*}} : tensor<4xi8> to tensor<4x!quant.uniform<i8:f32, 1.000000e+00:-1>>
+func.func @mul_negative_scalar(%arg0: tensor<4x!t>) -> tensor<4xf32> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  %c = "tosa.const"() <{values = dense<-2.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.mul %x, %c, %sh : (tensor<4xf32>, tensor<1xf32>, tensor<1xi8>) -> tensor<4xf32>
+  %q = quant.qcast %y : tensor<4xf32> to tensor<4x!t>
+  %d = quant.dcast %q : tensor<4x!t> to tensor<4xf32>
+  return %d : tensor<4xf32>
+}

@@ -207,3 +207,20 @@ func.func @batch_norm_short_parameter(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2
   %q = quant.qcast %b : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
   return %q : tensor<1x2x2x2x!t>
 }
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5>
+
+// The kernel's own output qparams cannot reach a function result that
+// declares the observer's.
+// CHECK-LABEL: func.func @scalar_result_returned
+// CHECK: tosa.add
+func.func @scalar_result_returned(%arg0: tensor<4x!t>) -> tensor<4x!t> {
+  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
+  %c = "tosa.const"() <{values = dense<2.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // expected-remark @+1 {{runs in float: its output qparams are the kernel's own, and 'func.return' uses the quantized result}}
+  %y = tosa.add %x, %c : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %q = quant.qcast %y : tensor<4xf32> to tensor<4x!t>
+  return %q : tensor<4x!t>
+}
