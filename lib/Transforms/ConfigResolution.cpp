@@ -263,9 +263,7 @@ void PatternMatches::add(PatternMatchResult match) {
   matches.push_back(std::move(match));
 }
 
-/// True for a tosa.clamp that is a ReLU: [0, +inf) (the exporter writes
-/// FLT_MAX for +inf).
-static bool isReLUClamp(Operation *op) {
+bool qfx::isReLUClamp(Operation *op) {
   auto clamp = llvm::dyn_cast<mlir::tosa::ClampOp>(op);
   if (!clamp)
     return false;

@@ -65,6 +65,10 @@ StringRef getPatternName(Operation *op);
 /// "qfx.composite \"torch.nn.Hardswish\"".
 std::string describeOp(Operation *op);
 
+/// True for a tosa.clamp that is a ReLU: [0, +inf) (the exporter writes
+/// FLT_MAX for +inf).
+bool isReLUClamp(Operation *op);
+
 /// The object types `op` is known by, in increasing priority: its pattern
 /// name (getPatternName), then its `qfx.origin` if any. A tensor method origin
 /// ("torch.Tensor.reshape") is given by its bare name ("reshape"), as

@@ -895,17 +895,6 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   return clamp(b, loc, *result, *range);
 }
 
-/// True for a tosa.clamp to [0, +inf): a ReLU.
-bool isRelu(Operation *op) {
-  auto clampOp = llvm::dyn_cast<tosa::ClampOp>(op);
-  if (!clampOp)
-    return false;
-  auto lo = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMinValAttr());
-  auto hi = llvm::dyn_cast<mlir::FloatAttr>(clampOp.getMaxValAttr());
-  return lo && hi && lo.getValueAsDouble() == 0.0 &&
-         hi.getValueAsDouble() >= 3.4028234e38;
-}
-
 /// add / mul of an activation and a scalar c, with a fused ReLU if the
 /// pattern has one, as PyTorch's quantized::add.Scalar and mul.Scalar
 /// compute them (qadd.cpp, qmul.cpp): the output's qparams are the
@@ -926,7 +915,7 @@ Lowered<Value> Lowering::lowerScalarAddOrMul(OpBuilder &b, PatternBody &body,
                                              const Act &input, float scalar) {
   Operation *main = body.ops.front();
   ArrayRef<Operation *> tail = ArrayRef(body.ops).drop_front();
-  bool relu = tail.size() == 1 && isRelu(tail.front());
+  bool relu = tail.size() == 1 && isReLUClamp(tail.front());
   if (!tail.empty() && !relu)
     return unsupported("only a ReLU may follow an add or mul of a scalar");
   // The storage domain of the input (and output): [qMin, qMax].

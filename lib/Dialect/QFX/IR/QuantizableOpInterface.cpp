@@ -49,120 +49,54 @@ qfx::getWeightChannelOf(QuantizableOpInterface op) {
 
 namespace {
 
-/// An op with a weight (operand 1) and, unless `HasBias` is false, a bias
-/// (operand 2).
-template <typename OpT, bool HasBias>
+/// The row of an op with a weight (operand 1) and, if `hasBias`, a bias
+/// (operand 2): its weight's output-channel axes, PyTorch's weight axes in
+/// its TOSA layout, and its int8 lowering (empty: none yet).
+struct WeightedRow {
+  bool hasBias;
+  llvm::ArrayRef<int64_t> channelAxes, torchAxes;
+  const char *lowering;
+};
+
+constexpr int64_t kAxis0[] = {0}, kAxis2[] = {2}, kAxes23[] = {2, 3};
+// conv2d: PyTorch [O, I, KH, KW], TOSA [O, KH, KW, I].
+constexpr int64_t kConv2dTorch[] = {0, 3, 1, 2};
+constexpr WeightedRow kConv2d{true, kAxis0, kConv2dTorch, "conv2d"};
+// depthwise_conv2d: PyTorch [C*M, 1, KH, KW], TOSA [KH, KW, C, M]; output
+// channel c * M + m.
+constexpr int64_t kDepthwiseTorch[] = {2, -1, 0, 1};
+constexpr WeightedRow kDepthwise{true, kAxes23, kDepthwiseTorch,
+                                 "depthwise_conv2d"};
+// conv3d: PyTorch [O, I, KD, KH, KW], TOSA [O, KD, KH, KW, I].
+constexpr int64_t kConv3dTorch[] = {0, 4, 1, 2, 3};
+constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch, ""};
+// transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I].
+constexpr int64_t kTransposeTorch[] = {3, 0, 1, 2};
+constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch, ""};
+// matmul (a Linear): PyTorch [OUT, IN], TOSA [1, IN, OUT]; the bias is the
+// tosa.add that follows.
+constexpr int64_t kMatmulTorch[] = {2, 1};
+constexpr WeightedRow kMatmul{false, kAxis2, kMatmulTorch, "linear"};
+
+template <typename OpT, const WeightedRow &Row>
 struct WeightedModel
-    : QuantizableOpInterface::ExternalModel<WeightedModel<OpT, HasBias>, OpT> {
+    : QuantizableOpInterface::ExternalModel<WeightedModel<OpT, Row>, OpT> {
   std::optional<unsigned> getWeightOperandIndex(mlir::Operation *) const {
     return 1;
   }
   std::optional<unsigned> getBiasOperandIndex(mlir::Operation *) const {
-    return HasBias ? std::optional<unsigned>(2) : std::nullopt;
+    return Row.hasBias ? std::optional<unsigned>(2) : std::nullopt;
   }
-  llvm::SmallVector<int64_t> getWeightChannelAxes(mlir::Operation *) const;
-  llvm::SmallVector<int64_t> getTorchWeightAxes(mlir::Operation *) const;
-  llvm::StringRef getInt8Lowering(mlir::Operation *) const;
+  llvm::SmallVector<int64_t> getWeightChannelAxes(mlir::Operation *) const {
+    return llvm::to_vector(Row.channelAxes);
+  }
+  llvm::SmallVector<int64_t> getTorchWeightAxes(mlir::Operation *) const {
+    return llvm::to_vector(Row.torchAxes);
+  }
+  llvm::StringRef getInt8Lowering(mlir::Operation *) const {
+    return Row.lowering;
+  }
 };
-
-// conv2d: PyTorch [O, I, KH, KW], TOSA [O, KH, KW, I].
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::Conv2DOp, true>::getWeightChannelAxes(
-    mlir::Operation *) const {
-  return {0};
-}
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::Conv2DOp, true>::getTorchWeightAxes(
-    mlir::Operation *) const {
-  return {0, 3, 1, 2};
-}
-template <>
-llvm::StringRef
-WeightedModel<tosa::Conv2DOp, true>::getInt8Lowering(mlir::Operation *) const {
-  return "conv2d";
-}
-
-// depthwise_conv2d: PyTorch [C*M, 1, KH, KW], TOSA [KH, KW, C, M]; output
-// channel c * M + m.
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::DepthwiseConv2DOp, true>::getWeightChannelAxes(
-    mlir::Operation *) const {
-  return {2, 3};
-}
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::DepthwiseConv2DOp, true>::getTorchWeightAxes(
-    mlir::Operation *) const {
-  return {2, -1, 0, 1};
-}
-template <>
-llvm::StringRef WeightedModel<tosa::DepthwiseConv2DOp, true>::getInt8Lowering(
-    mlir::Operation *) const {
-  return "depthwise_conv2d";
-}
-
-// conv3d: PyTorch [O, I, KD, KH, KW], TOSA [O, KD, KH, KW, I]; no int8
-// lowering yet.
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::Conv3DOp, true>::getWeightChannelAxes(
-    mlir::Operation *) const {
-  return {0};
-}
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::Conv3DOp, true>::getTorchWeightAxes(
-    mlir::Operation *) const {
-  return {0, 4, 1, 2, 3};
-}
-template <>
-llvm::StringRef
-WeightedModel<tosa::Conv3DOp, true>::getInt8Lowering(mlir::Operation *) const {
-  return {};
-}
-
-// transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I]; no int8
-// lowering yet.
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::TransposeConv2DOp, true>::getWeightChannelAxes(
-    mlir::Operation *) const {
-  return {0};
-}
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::TransposeConv2DOp, true>::getTorchWeightAxes(
-    mlir::Operation *) const {
-  return {3, 0, 1, 2};
-}
-template <>
-llvm::StringRef WeightedModel<tosa::TransposeConv2DOp, true>::getInt8Lowering(
-    mlir::Operation *) const {
-  return {};
-}
-
-// matmul (a Linear): PyTorch [OUT, IN], TOSA [1, IN, OUT]; the bias is the
-// tosa.add that follows.
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::MatMulOp, false>::getWeightChannelAxes(
-    mlir::Operation *) const {
-  return {2};
-}
-template <>
-llvm::SmallVector<int64_t>
-WeightedModel<tosa::MatMulOp, false>::getTorchWeightAxes(
-    mlir::Operation *) const {
-  return {2, 1};
-}
-template <>
-llvm::StringRef
-WeightedModel<tosa::MatMulOp, false>::getInt8Lowering(mlir::Operation *) const {
-  return "linear";
-}
 
 /// An op without weights, lowered by the lowering `Name`.
 template <typename OpT, const char *Name>
@@ -185,15 +119,15 @@ void attach(mlir::MLIRContext *context) {
 void qfx::registerQuantizableOpInterfaceExternalModels(
     mlir::DialectRegistry &registry) {
   registry.addExtension(+[](mlir::MLIRContext *context, tosa::TosaDialect *) {
-    tosa::Conv2DOp::attachInterface<WeightedModel<tosa::Conv2DOp, true>>(
+    tosa::Conv2DOp::attachInterface<WeightedModel<tosa::Conv2DOp, kConv2d>>(
         *context);
     tosa::DepthwiseConv2DOp::attachInterface<
-        WeightedModel<tosa::DepthwiseConv2DOp, true>>(*context);
-    tosa::Conv3DOp::attachInterface<WeightedModel<tosa::Conv3DOp, true>>(
+        WeightedModel<tosa::DepthwiseConv2DOp, kDepthwise>>(*context);
+    tosa::Conv3DOp::attachInterface<WeightedModel<tosa::Conv3DOp, kConv3d>>(
         *context);
     tosa::TransposeConv2DOp::attachInterface<
-        WeightedModel<tosa::TransposeConv2DOp, true>>(*context);
-    tosa::MatMulOp::attachInterface<WeightedModel<tosa::MatMulOp, false>>(
+        WeightedModel<tosa::TransposeConv2DOp, kTransposeConv2d>>(*context);
+    tosa::MatMulOp::attachInterface<WeightedModel<tosa::MatMulOp, kMatmul>>(
         *context);
     attach<kAdd, tosa::AddOp>(context);
     attach<kMul, tosa::MulOp>(context);
