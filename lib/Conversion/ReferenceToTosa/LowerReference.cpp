@@ -91,8 +91,11 @@ std::optional<ActQuant> getActQuant(Type type) {
 /// Records on the op defining `value` (an int8-domain tensor) the quantized
 /// type it stands for, for `quant-run --compare`.
 void markQuantized(Value value, const ActQuant &quant) {
+  // A value a pattern passes on unchanged (add of a scalar: the zero point
+  // moves, the integers do not) keeps the mark of the op computing it.
   Operation *def = value.getDefiningOp();
-  if (!def || def->getNumResults() != 1)
+  if (!def || def->getNumResults() != 1 ||
+      def->hasAttr(QFXDialect::getQuantizedAttrName()))
     return;
   mlir::MLIRContext *context = def->getContext();
   auto type = quant::UniformQuantizedType::get(

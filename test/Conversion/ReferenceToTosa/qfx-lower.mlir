@@ -440,3 +440,27 @@ func.func @mul_negative_scalar(%arg0: tensor<4x!t>) -> tensor<4xf32> {
   %d = quant.dcast %q : tensor<4x!t> to tensor<4xf32>
   return %d : tensor<4xf32>
 }
+
+// -----
+
+!s = !quant.uniform<i8:f32, 0.5>
+!o = !quant.uniform<i8:f32, 0.00390625:-128>
+
+// An add of a scalar after another pattern: c_q = round(-0.0078125 /
+// 0.00390625) = -2 moves the zero point to -126 and passes the sigmoid's
+// integers on, whose op keeps its own mark for quant-run --compare.
+// CHECK-LABEL: func.func @add_scalar_after_a_pattern
+// CHECK: tosa.table {{.*}}qfx.quantized = !quant.uniform<i8:f32, 3.906250e-03:-128>
+// CHECK-NOT: tosa.table
+// CHECK: quant.scast %{{.*}} : tensor<4xi8> to tensor<4x!quant.uniform<i8:f32, 3.906250e-03:-126>>
+func.func @add_scalar_after_a_pattern(%arg0: tensor<4x!s>) -> tensor<4xf32> {
+  %x = quant.dcast %arg0 : tensor<4x!s> to tensor<4xf32>
+  %y = tosa.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  %q = quant.qcast %y : tensor<4xf32> to tensor<4x!o>
+  %d = quant.dcast %q : tensor<4x!o> to tensor<4xf32>
+  %c = "tosa.const"() <{values = dense<-0.0078125> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.add %d, %c : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %qa = quant.qcast %a : tensor<4xf32> to tensor<4x!o>
+  %da = quant.dcast %qa : tensor<4x!o> to tensor<4xf32>
+  return %da : tensor<4xf32>
+}
