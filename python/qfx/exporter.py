@@ -465,7 +465,7 @@ class _Exporter:
         parameters (PyTorch's quantized kernel computes its own per-channel
         constants from them) and the channel `axis` of the operand as held.
         After a conv or linear, qfx-fuse folds it into the weights."""
-        kind = next(k for k in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d) if isinstance(m, k))
+        kind = type(m)  # handlers are found by exact type
         expected = {nn.BatchNorm1d: (2, 3), nn.BatchNorm2d: (4,), nn.BatchNorm3d: (5,)}[kind]
         if x.rank not in expected:
             self.fail(node, f"{origin} expects rank {' or '.join(map(str, expected))}, got {x.rank}")

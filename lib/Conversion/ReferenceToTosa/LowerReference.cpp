@@ -1560,7 +1560,7 @@ template <typename... OpTs> bool isOneOf(Operation *op) {
 
 bool isMeanComposite(Operation *op) {
   auto composite = llvm::dyn_cast<CompositeOp>(op);
-  return composite && composite.getName() == "torch.mean";
+  return composite && composite.isMean();
 }
 
 bool isBatchNormComposite(Operation *op) {

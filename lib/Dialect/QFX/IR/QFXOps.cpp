@@ -149,7 +149,7 @@ LogicalResult FusedOp::verifyRegions() {
 /// The composite's int8 lowering, by its name (the table rows of
 /// lib/Config/BackendConfig.cpp name the same).
 llvm::StringRef CompositeOp::getInt8Lowering() {
-  if (getName() == "torch.mean")
+  if (isMean())
     return "mean";
   if (isBatchNorm())
     return "batch_norm";

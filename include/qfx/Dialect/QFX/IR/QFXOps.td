@@ -187,6 +187,9 @@ def QFX_CompositeOp : QFX_Op<"composite", [
     /// `axis`, `eps`, `running_mean`, `running_var`, optional `weight` and
     /// `bias`.
     bool isBatchNorm() { return getName().starts_with("torch.nn.BatchNorm"); }
+    /// True for torch.mean / Tensor.mean: attributes `axes` (of the operand
+    /// as held) and `keepdim`.
+    bool isMean() { return getName() == "torch.mean"; }
   }];
 }
 
