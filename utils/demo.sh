@@ -62,7 +62,7 @@ show "$QUANT_RUN" "$OUT/observed.mlir" --calibrate="$DIGITS/calib.npy" -o "$OUT/
 step "3. convert: observers become quantize/dequantize (the reference model)"
 show "$QUANT_OPT" "$OUT/calibrated.mlir" --qfx-convert --mlir-print-debuginfo -o "$OUT/reference.mlir"
 
-step "4. lower: the reference model to int8 TOSA (integer conv/matmul, tosa.rescale)"
+step "4. lower: the reference model to int8 TOSA (integer conv/matmul, requantized as onednn)"
 # Patterns qfx-lower cannot lower stay in float, each with a "runs in float"
 # remark on stderr; every pattern of this model lowers.
 show "$QUANT_OPT" "$OUT/reference.mlir" --qfx-lower=backend=x86 --mlir-print-debuginfo -o "$OUT/int8.mlir" \
@@ -70,8 +70,8 @@ show "$QUANT_OPT" "$OUT/reference.mlir" --qfx-lower=backend=x86 --mlir-print-deb
 cat "$OUT/lower-remarks.txt"
 float_ops=$(grep -c 'runs in float' "$OUT/lower-remarks.txt" || true)
 int8_gemms=$(grep -cE 'tosa\.(conv2d|matmul) .*xi32>' "$OUT/int8.mlir" || true)
-echo "   $int8_gemms int8 conv2d/matmul with int32 accumulators," \
-  "$(grep -c 'tosa\.rescale ' "$OUT/int8.mlir") tosa.rescale; $float_ops op(s) left in float"
+echo "   $int8_gemms int8 conv2d/matmul with int32 accumulators, requantized in float32" \
+  "as PyTorch's onednn kernels; $float_ops op(s) left in float"
 
 step "5. evaluate on the test set"
 # digits_eval.mlir is the same model exported with batch 360, so one quant-run
@@ -138,7 +138,8 @@ printf '  latency per image (batch 1)     %s\n' "$latency"
 cat <<'EOF'
 
   The int8 model (int8.mlir) computes with integers: int8 convolutions and
-  matmul with int32 accumulators, tosa.rescale between layers; only the input's
+  matmul with int32 accumulators, requantized to int8 between layers in
+  float32 as PyTorch's onednn kernels do; besides that only the input's
   quantize and the output's dequantize (and the layout reshapes around them)
   are float. On a CPU with AVX-512 VNNI, AVX2 or AArch64 SDOT, quant-run runs
   its convolutions and its Linear as qfx-codegen's native int8 kernels (count

@@ -7,10 +7,14 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+
+#include <algorithm>
+#include <functional>
 
 namespace tosa = mlir::tosa;
 namespace vector = mlir::vector;
@@ -25,6 +29,27 @@ std::optional<std::vector<int64_t>> getInts(Value value) {
   for (const llvm::APInt &v : attr.getValues<llvm::APInt>())
     values.push_back(v.getSExtValue());
   return values;
+}
+
+/// The floats of a constant operand, if it is one.
+static std::optional<std::vector<float>> getFloats(Value value) {
+  mlir::DenseFPElementsAttr attr;
+  if (!mlir::matchPattern(value, mlir::m_Constant(&attr)) ||
+      !attr.getElementType().isF32())
+    return std::nullopt;
+  return std::vector<float>(attr.getValues<float>().begin(),
+                            attr.getValues<float>().end());
+}
+
+/// Per-channel floats: one per channel, or one for all.
+static bool broadcastFloats(const std::vector<float> &values, int64_t n,
+                            std::vector<float> &out) {
+  if (values.size() != 1 && values.size() != static_cast<size_t>(n))
+    return false;
+  out.resize(n);
+  for (int64_t c = 0; c < n; ++c)
+    out[c] = values[values.size() == 1 ? 0 : c];
+  return true;
 }
 
 std::optional<int64_t> getScalar(Value value) {
@@ -101,6 +126,96 @@ std::optional<Chain> matchConvStart(Operation *conv,
   return chain;
 }
 
+/// The float requantization from `cast` (int32 to f32) on, into `chain`.
+static bool matchFloatRequantization(Chain &chain, tosa::CastOp cast) {
+  auto elementOf = [](Value v) {
+    return llvm::cast<RankedTensorType>(v.getType()).getElementType();
+  };
+  if (!elementOf(cast.getInput()).isInteger(32) ||
+      !elementOf(cast.getOutput()).isF32())
+    return false;
+  chain.floatEpilogue = true;
+  chain.ops.push_back(cast);
+  Value current = cast.getOutput();
+  // An elementwise op of `current` and a constant: the constant's floats.
+  auto constantOperand =
+      [&](Operation *op) -> std::optional<std::vector<float>> {
+    Value other =
+        op->getOperand(0) == current ? op->getOperand(1) : op->getOperand(0);
+    auto type = llvm::cast<RankedTensorType>(other.getType());
+    if (type.getRank() > 0 && type.getShape().back() != chain.n &&
+        type.getNumElements() != 1)
+      return std::nullopt;
+    return getFloats(other);
+  };
+  auto advance = [&](Operation *op) {
+    chain.ops.push_back(op);
+    current = op->getResult(0);
+    return singleUser(current);
+  };
+  Operation *next = singleUser(current);
+  chain.floatBias.assign(chain.n, 0.0f);
+  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
+    std::optional<std::vector<float>> bias = constantOperand(add);
+    if (!bias || !broadcastFloats(*bias, chain.n, chain.floatBias))
+      return false;
+    next = advance(add);
+  }
+  auto mul = llvm::dyn_cast_or_null<tosa::MulOp>(next);
+  if (!mul)
+    return false;
+  std::optional<std::vector<float>> multipliers = constantOperand(mul);
+  if (!multipliers ||
+      !broadcastFloats(*multipliers, chain.n, chain.floatMultipliers))
+    return false;
+  next = advance(mul);
+  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
+    std::optional<std::vector<float>> zp = constantOperand(add);
+    if (!zp || zp->size() != 1)
+      return false;
+    chain.floatZp = zp->front();
+    next = advance(add);
+  }
+  auto clamp = llvm::dyn_cast_or_null<tosa::ClampOp>(next);
+  if (!clamp)
+    return false;
+  auto lo = llvm::dyn_cast<mlir::FloatAttr>(clamp.getMinValAttr());
+  auto hi = llvm::dyn_cast<mlir::FloatAttr>(clamp.getMaxValAttr());
+  if (!lo || !hi)
+    return false;
+  chain.floatLo = static_cast<float>(lo.getValueAsDouble());
+  chain.floatHi = static_cast<float>(hi.getValueAsDouble());
+  next = advance(clamp);
+  auto toInt = llvm::dyn_cast_or_null<tosa::CastOp>(next);
+  if (!toInt)
+    return false;
+  chain.outputZp = 0;
+  if (elementOf(toInt.getOutput()).isInteger(32)) {
+    auto add = llvm::dyn_cast_or_null<tosa::AddOp>(advance(toInt));
+    std::optional<int64_t> zp;
+    if (add)
+      zp = getScalar(add->getOperand(0) == toInt.getOutput()
+                         ? add->getOperand(1)
+                         : add->getOperand(0));
+    if (!zp)
+      return false;
+    chain.outputZp = *zp;
+    toInt = llvm::dyn_cast_or_null<tosa::CastOp>(advance(add));
+    if (!toInt || !elementOf(toInt.getInput()).isInteger(32))
+      return false;
+  }
+  // The clamp keeps the result within int8 (tosa.cast to i8 saturates from
+  // float, wraps from int32).
+  if (!elementOf(toInt.getOutput()).isInteger(8) ||
+      !(chain.floatLo >= -128 - chain.outputZp) ||
+      !(chain.floatHi <= 127 - chain.outputZp) ||
+      !(chain.floatLo <= chain.floatHi))
+    return false;
+  chain.ops.push_back(toInt);
+  chain.last = toInt;
+  return true;
+}
+
 std::optional<Chain> matchEpilogue(Chain chain) {
   Operation *start = chain.start;
   Value current = start->getResult(0);
@@ -134,28 +249,34 @@ std::optional<Chain> matchEpilogue(Chain chain) {
     current = add.getResult();
     next = singleUser(current);
   }
-  auto rescale = llvm::dyn_cast_or_null<tosa::RescaleOp>(next);
-  if (!rescale || !rescale.getScale32() ||
-      rescale.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND ||
-      rescale.getInputUnsigned() || rescale.getOutputUnsigned() ||
-      !llvm::cast<RankedTensorType>(rescale.getType())
-           .getElementType()
-           .isInteger(8))
-    return std::nullopt;
-  std::optional<std::vector<int64_t>> multipliers =
-      getInts(rescale.getMultiplier());
-  std::optional<std::vector<int64_t>> shifts = getInts(rescale.getShift());
-  std::optional<int64_t> inZp = getScalar(rescale.getInputZp());
-  std::optional<int64_t> outZp = getScalar(rescale.getOutputZp());
-  if (!multipliers || !shifts || !inZp || *inZp != 0 || !outZp ||
-      !broadcastTo(*multipliers, chain.n, chain.multipliers) ||
-      !broadcastTo(*shifts, chain.n, chain.shifts) ||
-      llvm::any_of(chain.shifts, [](int32_t s) { return s < 1 || s > 62; }))
-    return std::nullopt;
-  chain.outputZp = *outZp;
-  chain.ops.push_back(rescale);
-  chain.last = rescale;
-  current = rescale.getResult();
+  if (auto cast = llvm::dyn_cast_or_null<tosa::CastOp>(next)) {
+    if (chain.fractionBits != 0 || !matchFloatRequantization(chain, cast))
+      return std::nullopt;
+    current = chain.last->getResult(0);
+  } else {
+    auto rescale = llvm::dyn_cast_or_null<tosa::RescaleOp>(next);
+    if (!rescale || !rescale.getScale32() ||
+        rescale.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND ||
+        rescale.getInputUnsigned() || rescale.getOutputUnsigned() ||
+        !llvm::cast<RankedTensorType>(rescale.getType())
+             .getElementType()
+             .isInteger(8))
+      return std::nullopt;
+    std::optional<std::vector<int64_t>> multipliers =
+        getInts(rescale.getMultiplier());
+    std::optional<std::vector<int64_t>> shifts = getInts(rescale.getShift());
+    std::optional<int64_t> inZp = getScalar(rescale.getInputZp());
+    std::optional<int64_t> outZp = getScalar(rescale.getOutputZp());
+    if (!multipliers || !shifts || !inZp || *inZp != 0 || !outZp ||
+        !broadcastTo(*multipliers, chain.n, chain.multipliers) ||
+        !broadcastTo(*shifts, chain.n, chain.shifts) ||
+        llvm::any_of(chain.shifts, [](int32_t s) { return s < 1 || s > 62; }))
+      return std::nullopt;
+    chain.outputZp = *outZp;
+    chain.ops.push_back(rescale);
+    chain.last = rescale;
+    current = rescale.getResult();
+  }
   if (auto clamp = llvm::dyn_cast_or_null<tosa::ClampOp>(singleUser(current))) {
     auto lo = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMinValAttr());
     auto hi = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMaxValAttr());
@@ -212,6 +333,7 @@ KernelBuilderBase::KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,
   mlir::Builder b(module.getContext());
   constType = MemRefType::get({blocks, kLanes}, b.getI32Type());
   i64Type = MemRefType::get({blocks, kLanes}, b.getI64Type());
+  floatType = MemRefType::get({blocks, kLanes}, b.getF32Type());
 }
 
 mlir::func::FuncOp getIntrinsic(mlir::ModuleOp module,
@@ -263,9 +385,7 @@ Value KernelBuilderBase::emitWithin(OpBuilder &b, Location loc, Value v,
 
 void KernelBuilderBase::createEpilogueGlobals(
     OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> compensation) {
-  std::vector<int32_t> folded(blocks * kLanes, 0),
-      multipliers(blocks * kLanes, 0);
-  std::vector<int64_t> shifts(blocks * kLanes, 1);
+  std::vector<int32_t> folded(blocks * kLanes, 0);
   for (int64_t nn = 0; nn < chain.n; ++nn) {
     uint64_t beforeShift =
         static_cast<uint64_t>(static_cast<int64_t>(chain.accBias[nn])) -
@@ -273,24 +393,43 @@ void KernelBuilderBase::createEpilogueGlobals(
     folded[nn] = static_cast<int32_t>(static_cast<uint32_t>(
         (beforeShift << chain.fractionBits) +
         static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn]))));
-    multipliers[nn] = chain.multipliers[nn];
-    shifts[nn] = chain.shifts[nn];
   }
   createGlobal(b, loc, "_bias", constType, llvm::ArrayRef(folded));
-  createGlobal(b, loc, "_multipliers", constType, llvm::ArrayRef(multipliers));
-  createGlobal(b, loc, "_shifts", i64Type, llvm::ArrayRef(shifts));
+  // Per channel, padded to whole blocks.
+  auto padded = [&](const auto &values, auto fill) {
+    std::vector<decltype(fill)> result(blocks * kLanes, fill);
+    std::copy(values.begin(), values.end(), result.begin());
+    return result;
+  };
+  if (chain.floatEpilogue) {
+    createGlobal(b, loc, "_float_bias", floatType,
+                 llvm::ArrayRef(padded(chain.floatBias, 0.0f)));
+    createGlobal(b, loc, "_float_multipliers", floatType,
+                 llvm::ArrayRef(padded(chain.floatMultipliers, 0.0f)));
+    return;
+  }
+  createGlobal(b, loc, "_multipliers", constType,
+               llvm::ArrayRef(padded(chain.multipliers, int32_t{0})));
+  createGlobal(b, loc, "_shifts", i64Type,
+               llvm::ArrayRef(padded(chain.shifts, int64_t{1})));
 }
 
 void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
                                      Value block, Value row0,
                                      llvm::ArrayRef<Value> sums, bool partial) {
-  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type(),
+       f32 = b.getF32Type();
   auto accType = VectorType::get({kLanes}, i32);
   auto wideType = VectorType::get({kLanes}, i64);
+  auto floatVector = VectorType::get({kLanes}, f32);
   auto splat32 = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(
         b, loc, accType,
         mlir::DenseElementsAttr::get(accType, static_cast<int32_t>(v)));
+  };
+  auto splatFloat = [&](float v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, floatVector, mlir::DenseElementsAttr::get(floatVector, v));
   };
   Value fraction = splat32(chain.fractionBits);
   Value outZp = splat32(chain.outputZp), lo = splat32(chain.lo),
@@ -298,28 +437,58 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
   Value c = vector::LoadOp::create(b, loc, accType,
                                    getGlobal(b, loc, "_bias", constType), at);
-  // The multipliers as int32 sign-extended: x86 multiplies two sign-extended
-  // int32 with vpmuldq (one uop; a 64-bit vpmullq takes three).
-  Value mult = arith::ExtSIOp::create(
-      b, loc, wideType,
-      vector::LoadOp::create(b, loc, accType,
-                             getGlobal(b, loc, "_multipliers", constType), at));
-  Value shift = vector::LoadOp::create(
-      b, loc, wideType, getGlobal(b, loc, "_shifts", i64Type), at);
-  // The rounding addend 2^(shift - 1), once per block.
-  Value one = arith::ConstantOp::create(
-      b, loc, wideType, mlir::DenseElementsAttr::get(wideType, int64_t{1}));
-  Value round = arith::ShLIOp::create(
-      b, loc, one, arith::SubIOp::create(b, loc, shift, one));
+  // The requantization of one row's int32 accumulators, before the output
+  // zero point.
+  std::function<Value(Value)> requantize;
+  if (chain.floatEpilogue) {
+    Value bias = vector::LoadOp::create(
+        b, loc, floatVector, getGlobal(b, loc, "_float_bias", floatType), at);
+    Value mult = vector::LoadOp::create(
+        b, loc, floatVector, getGlobal(b, loc, "_float_multipliers", floatType),
+        at);
+    Value zp = splatFloat(chain.floatZp);
+    Value floatLo = splatFloat(chain.floatLo),
+          floatHi = splatFloat(chain.floatHi);
+    // In float32, each op rounded on its own (no fused multiply-add), as
+    // the tosa ops it stands for.
+    requantize = [=, &b](Value acc) -> Value {
+      Value x = arith::SIToFPOp::create(b, loc, floatVector, acc);
+      x = arith::AddFOp::create(b, loc, x, bias);
+      x = arith::MulFOp::create(b, loc, x, mult);
+      x = arith::AddFOp::create(b, loc, x, zp);
+      x = arith::MinimumFOp::create(
+          b, loc, arith::MaximumFOp::create(b, loc, x, floatLo), floatHi);
+      x = mlir::math::RoundEvenOp::create(b, loc, x);
+      return arith::FPToSIOp::create(b, loc, accType, x);
+    };
+  } else {
+    // The multipliers as int32 sign-extended: x86 multiplies two
+    // sign-extended int32 with vpmuldq (one uop; a 64-bit vpmullq takes
+    // three).
+    Value mult = arith::ExtSIOp::create(
+        b, loc, wideType,
+        vector::LoadOp::create(
+            b, loc, accType, getGlobal(b, loc, "_multipliers", constType), at));
+    Value shift = vector::LoadOp::create(
+        b, loc, wideType, getGlobal(b, loc, "_shifts", i64Type), at);
+    // The rounding addend 2^(shift - 1), once per block.
+    Value one = arith::ConstantOp::create(
+        b, loc, wideType, mlir::DenseElementsAttr::get(wideType, int64_t{1}));
+    Value round = arith::ShLIOp::create(
+        b, loc, one, arith::SubIOp::create(b, loc, shift, one));
+    requantize = [=, &b](Value acc) -> Value {
+      Value wide = arith::ExtSIOp::create(b, loc, wideType, acc);
+      wide = arith::MulIOp::create(b, loc, wide, mult);
+      wide = arith::AddIOp::create(b, loc, wide, round);
+      wide = arith::ShRSIOp::create(b, loc, wide, shift);
+      return arith::TruncIOp::create(b, loc, accType, wide);
+    };
+  }
   Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
   for (auto [r, sum] : llvm::enumerate(sums)) {
     Value acc = arith::AddIOp::create(
         b, loc, arith::ShLIOp::create(b, loc, sum, fraction), c);
-    Value wide = arith::ExtSIOp::create(b, loc, wideType, acc);
-    wide = arith::MulIOp::create(b, loc, wide, mult);
-    wide = arith::AddIOp::create(b, loc, wide, round);
-    wide = arith::ShRSIOp::create(b, loc, wide, shift);
-    Value result = arith::TruncIOp::create(b, loc, accType, wide);
+    Value result = requantize(acc);
     result = arith::AddIOp::create(b, loc, result, outZp);
     result = arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);

@@ -183,6 +183,14 @@ struct Chain {
   std::vector<int32_t> bias;        // [N], zero without a bias
   std::vector<int32_t> multipliers; // [N]
   std::vector<int32_t> shifts;      // [N]
+  /// A float requantization (PyTorch's engines, as qfx-lower writes it)
+  /// instead of tosa.rescale's: x = float(acc) + floatBias[n], times
+  /// floatMultipliers[n], plus floatZp, clamped to [floatLo, floatHi],
+  /// rounded half to even, plus outputZp.
+  bool floatEpilogue = false;
+  std::vector<float> floatBias;        // [N]
+  std::vector<float> floatMultipliers; // [N]
+  float floatZp = 0, floatLo = 0, floatHi = 0;
   int64_t outputZp = 0;
   int64_t lo = -128, hi = 127;
   mlir::Operation *last = nullptr;
@@ -216,7 +224,10 @@ std::optional<Chain> matchConvStart(mlir::Operation *conv,
 std::optional<Chain> matchDotStart(mlir::Operation *op);
 std::optional<Chain> matchDepthwiseStart(mlir::Operation *op);
 /// The requantizing epilogue after the chain's start: [tosa.mul by 2^f]
-/// [tosa.add of a constant] tosa.rescale [tosa.clamp].
+/// [tosa.add of a constant], then tosa.rescale, or the float requantization
+/// tosa.cast to f32, [tosa.add of a constant], tosa.mul by a constant,
+/// [tosa.add of a scalar], tosa.clamp, tosa.cast to i8 (or to i32, tosa.add
+/// of a scalar, tosa.cast to i8); then [tosa.clamp].
 std::optional<Chain> matchEpilogue(Chain chain);
 
 /// The types of the kernel's arguments: A (or the NHWC input) and the output.
@@ -273,12 +284,14 @@ protected:
   }
   /// The epilogue's constants, [blocks][lanes] per output channel: C[n] =
   /// ((accBias[n] - compensation[n]) << f) + bias[n] modulo 2^32, as TOSA's
-  /// int32 arithmetic is; the rescale's multipliers and shifts.
+  /// int32 arithmetic is; the rescale's multipliers and shifts, or the float
+  /// requantization's bias and multipliers.
   void createEpilogueGlobals(mlir::OpBuilder &b, mlir::Location loc,
                              llvm::ArrayRef<int64_t> compensation);
-  /// tosa.rescale's arithmetic on (sums[r] << f) + C of column block
-  /// `block`, the output zero point and the clamp, stored as int8 in row
-  /// `row0 + r` of `out` ([rows, N]); lane by lane for a partial block.
+  /// tosa.rescale's arithmetic (or the float requantization) on
+  /// (sums[r] << f) + C of column block `block`, the output zero point and
+  /// the clamp, stored as int8 in row `row0 + r` of `out` ([rows, N]); lane
+  /// by lane for a partial block.
   void emitEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value out,
                     mlir::Value block, mlir::Value row0,
                     llvm::ArrayRef<mlir::Value> sums, bool partial);
@@ -305,7 +318,7 @@ protected:
   std::string name;
   /// Column blocks of `kLanes`.
   const int64_t blocks;
-  mlir::MemRefType constType, i64Type;
+  mlir::MemRefType constType, i64Type, floatType;
 };
 
 } // namespace qfx::codegen

@@ -103,11 +103,14 @@ def test_quantized_model_is_pytorchs(pipeline):
 
 
 def test_int8_model_is_integer_tosa(pipeline):
-    # Every pattern lowers (no remark) to integer TOSA: int8 convolutions and
-    # the matmul with int32 accumulators, tosa.rescale; the only float ops
-    # are the input's quantize and the output's dequantize (and the
-    # exporter's layout reshapes around them). It computes what the reference
-    # model computes, to within one step (here: exactly).
+    # Every pattern lowers (no remark) to int8 TOSA: int8 convolutions and
+    # the matmul with int32 accumulators, requantized in float32 as
+    # PyTorch's onednn engine does (tosa.cast of the accumulator, add, mul,
+    # add, clamp, tosa.cast); the other float ops are the input's quantize
+    # and the output's dequantize (and the exporter's layout reshapes around
+    # them). With requantization=integer it is TOSA's integer profile:
+    # tosa.rescale and no float op besides those. Both compute what the
+    # reference model computes, to within one step (here: exactly).
     result = subprocess.run([str(qfx.find_tool("quant-opt")), str(pipeline["reference"]),
                              "--qfx-lower=backend=x86", "-o", "/dev/null"],
                             capture_output=True, text=True)
@@ -115,8 +118,16 @@ def test_int8_model_is_integer_tosa(pipeline):
     text = pipeline["int8"].read_text()
     assert len(re.findall(r"tosa\.conv2d .*-> tensor<[0-9x]*xi32>", text)) == 3
     assert len(re.findall(r"tosa\.matmul .*-> tensor<[0-9x]*xi32>", text)) == 1
-    assert "tosa.rescale" in text
+    assert len(re.findall(r"tosa\.cast %\S+ : \(tensor<[0-9x]*xi32>\) -> tensor<[0-9x]*xf32>",
+                          text)) == 4
     float_ops = {m.group(1) for m in re.finditer(r"= ([\w.]+) .*-> tensor<[0-9x]*xf32>", text)}
+    assert float_ops <= {"tosa.reshape", "quant.dcast", "tosa.cast", "tosa.add", "tosa.mul",
+                         "tosa.clamp"}, float_ops
+    integer = subprocess.run([str(qfx.find_tool("quant-opt")), str(pipeline["reference"]),
+                              "--qfx-lower=backend=x86 requantization=integer"],
+                             capture_output=True, text=True, check=True).stdout
+    assert "tosa.rescale" in integer
+    float_ops = {m.group(1) for m in re.finditer(r"= ([\w.]+) .*-> tensor<[0-9x]*xf32>", integer)}
     assert float_ops <= {"tosa.reshape", "quant.dcast"}, float_ops
     i = np.load(pipeline["int8-logits"])
     r = np.load(pipeline["reference-logits"])
@@ -179,12 +190,13 @@ def test_model_size_counts_live_constants(pipeline):
     assert r["i8"] == weights
     assert f["f32"] >= 4 * weights
     assert r["per-channel scales"] == 4 * (16 + 32 + 32 + 10)
-    # The int8 model: int8 weights (and zero points and shifts), int32 bias
-    # and requantization multipliers; no float constant left.
+    # The int8 model: int8 weights (and zero points), int32 zero biases, the
+    # float requantization's bias and multipliers (per channel) and zero
+    # points.
     i = demo.constant_bytes(pipeline["int8"].read_text())
     assert weights <= i["i8"] < weights + 512
-    assert set(i) == {"i8", "i32"}
-    assert i["i32"] >= 4 * (16 + 32 + 32 + 10)
+    assert set(i) == {"i8", "i32", "f32"}
+    assert i["f32"] >= 2 * 4 * (16 + 32 + 32 + 10)
 
 
 def test_demo_script(tmp_path):
@@ -199,7 +211,7 @@ def test_demo_script(tmp_path):
     assert abs(float_acc - int8_acc) <= 1.0
     assert re.search(r"qfx reference model accuracy\s+[0-9.]+ %", out)
     assert re.search(r"PyTorch 1.13 int8 accuracy\s+[0-9.]+", out)
-    assert re.search(r"model size\s+float [0-9.]+ KB; quantized [0-9.]+ KB \(i32 [0-9.]+ KB, "
+    assert re.search(r"model size\s+float [0-9.]+ KB; quantized [0-9.]+ KB \(f32 [0-9.]+ KB, i32 [0-9.]+ KB, "
                      r"i8 [0-9.]+ KB\)", out)
     assert re.search(r"int8/float = [0-9.]+x, reference/float = [0-9.]+x \(quant-run JIT", out)
     assert "0 op(s) left in float" in out
@@ -214,7 +226,7 @@ def test_demo_script(tmp_path):
             "kernels") in out
     assert "as qfx-codegen's native int8 kernels" in out
     # The per-layer comparison of the int8 model names the model's layers.
-    assert re.search(r"tosa.rescale\s+conv1\n", out)
+    assert re.search(r"tosa.cast\s+conv1\n", out)
 
 
 def test_committed_models_are_the_committed_weights():
@@ -254,11 +266,11 @@ def test_tutorial_command_line(tmp_path):
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.findall(r"^([0-9.]+)$", result.stdout, re.M) == ["99.44", "99.44", "99.44"]
-    assert re.search(r"tosa.rescale\s+conv1\n", result.stdout)
+    assert re.search(r"tosa.cast\s+conv1\n", result.stdout)
     assert len(re.findall(r"^bench: ", result.stdout, re.M)) == 2
     # Every pattern lowers: qfx-lower prints no remark.
     assert "runs in float" not in result.stderr
-    assert "tosa.rescale" in (tmp_path / "int8.mlir").read_text()
+    assert "tosa.cast" in (tmp_path / "int8.mlir").read_text()
     # The int8 program computes the reference model's logits.
     assert np.array_equal(np.load(tmp_path / "int8.npy"), np.load(tmp_path / "reference.npy"))
     # Every weight (3 convs, the Linear) has its per-channel observer.

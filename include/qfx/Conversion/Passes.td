@@ -127,11 +127,24 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
     `quant.scast` of its output.
 
     - conv2d / depthwise_conv2d / matmul (a Linear's `qfx.fused "linear"`):
-      int8 operands with their zero points, int32 accumulation, the bias
-      quantized to int32 as `round(bias / (input_scale * weight_scale))`,
-      and a `tosa.rescale` by `input_scale * weight_scale / output_scale`
-      (per channel when the weights are); a fused ReLU / ReLU6 / Hardtanh
-      becomes an integer `tosa.clamp`.
+      int8 operands with their zero points, int32 accumulation, then the
+      requantization of PyTorch's engine for the backend (option
+      `requantization`), bit for bit:
+      - `onednn` (default for x86, fbgemm, onednn): in float32, with
+        ideep's reciprocal scales `si = 1/s_in`, `sw = 1/s_w`, `so = 1/s_out`:
+        `round_half_even((float(acc) + bias * (si * sw)) * (so / (si * sw))
+        + zp)`, `zp` the stored type's zero point;
+      - `qnnpack` (default for qnnpack): the bias quantized to int32 with
+        `s_in * s_w`, then `round_half_even(float(acc) * (s_in * s_w /
+        s_out)) + zp` in float32;
+      - `integer` (default for tosa and JSON tables): a `tosa.rescale` by
+        `s_in * s_w / s_out` (32-bit multipliers, rounding half away from
+        zero, one step off PyTorch near ties), the bias with up to 8
+        fractional bits; no float op, for TOSA's integer profile.
+      `tosa.cast` rounds half to even and saturates; the scales are per
+      channel when the weights are, and a fused ReLU / ReLU6 / Hardtanh
+      becomes an integer `tosa.clamp`. A matmul of two activations always
+      takes `tosa.rescale`.
     - add / mul (with a fused ReLU): inputs rescaled to int32 (add: onto a
       common scale with 20 fractional bits), the integer op, a rescale to the
       output.
@@ -164,15 +177,22 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
     // becomes
     %xi = tosa.rescale %qi ... {input_unsigned = true}     // u8 → int8 domain
     %acc = tosa.matmul %xi, %wi, %xzp, %wzp : ... -> tensor<1x2x8xi32>
-    %sum = tosa.add %acc, %bias_i32 : ... -> tensor<1x2x8xi32>
-    %o = tosa.rescale %sum ... {per_channel = true}        // -> int8
+    %f = tosa.cast %acc : ... -> tensor<1x2x8xf32>         // requantization=onednn
+    %b = tosa.add %f, %bias_f32 : ...                      // bias * si * sw
+    %m = tosa.mul %b, %multiplier_f32, %shift : ...        // so / (si * sw)
+    %z = tosa.add %m, %zp_f32 : ...                        // u8 zero point
+    %i = tosa.cast %z : ... -> tensor<1x2x8xi32>           // round half to even
+    %d = tosa.add %i, %minus_128 : ...                     // int8 domain
+    %c = tosa.clamp %d {max_val = 127 : i32, min_val = -128 : i32} : ...
+    %o = tosa.cast %c : ... -> tensor<1x2x8xi8>
     %u = tosa.rescale %o ... {output_unsigned = true}      // -> u8
     %r = quant.scast %u : tensor<1x2x8xi8> to tensor<1x2x8x!quant.uniform<u8:f32, 0.01:59>>
     ```
 
-    Requantization rounds as `tosa.rescale` does (single rounding, half
-    away from zero after the 32-bit multiply), where PyTorch rounds a float
-    product half to even: results can differ by one step on ties.
+    Other requantizations (add, mul, pooling, concat) round as
+    `tosa.rescale` does (single rounding, half away from zero after the
+    32-bit multiply), where PyTorch rounds a float product half to even:
+    results can differ by one step on ties.
 
     A pattern that cannot be lowered stays in reference form, and a remark
     on its op says why ("runs in float: ..."): no pattern in the backend
@@ -183,7 +203,13 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
   let options = [
     Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
            "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
-           "qnnpack, onednn, tosa): only its patterns are lowered">
+           "qnnpack, onednn, tosa): only its patterns are lowered">,
+    Option<"requantizationOption", "requantization", "std::string",
+           /*default=*/"\"\"",
+           "How convolutions and Linears requantize: onednn, qnnpack (PyTorch's "
+           "engines, in float32) or integer (tosa.rescale); default: the "
+           "backend's engine (onednn for x86, fbgemm, onednn; qnnpack for "
+           "qnnpack; integer otherwise)">
   ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",

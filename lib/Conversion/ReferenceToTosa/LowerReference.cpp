@@ -184,8 +184,25 @@ struct PatternBody {
   Value external(Value value) const { return outside.lookupOrDefault(value); }
 };
 
+/// How a convolution's or a Linear's int32 accumulator becomes int8.
+enum class Requantization {
+  /// PyTorch's onednn engine (x86, fbgemm and onednn tables), in float32:
+  /// round_half_even((float(acc) + bias * si * sw) * so / (si * sw) + zp)
+  /// with ideep's reciprocal scales.
+  OneDnn,
+  /// PyTorch's qnnpack engine, in float32: round_half_even(float(acc +
+  /// round(bias / (s_in * s_w))) * (s_in * s_w / s_out)) + zp.
+  Qnnpack,
+  /// TOSA's integer profile: tosa.rescale (32-bit multipliers, rounding
+  /// half away from zero), the bias with up to 8 fractional bits.
+  Integer,
+};
+
 class Lowering {
 public:
+  explicit Lowering(Requantization requantization)
+      : requantization(requantization) {}
+
   /// Lowers the pattern rooted at `root` (one op or a qfx.fused op) that
   /// `config` of the backend table matched (none for data movement).
   llvm::Error lowerPattern(Operation *root, const BackendPatternConfig *config);
@@ -209,6 +226,15 @@ private:
                          bool outputUnsigned = false);
   Lowered<Value> requantize(OpBuilder &b, Location loc, Act act,
                             const ActQuant &out);
+  /// An int32 accumulator of a weighted op requantized in float32 as
+  /// PyTorch's onednn or qnnpack engine does (with onednn, `bias` is added
+  /// in float), clamped to the int8-domain `range`.
+  Value requantizeInFloat(OpBuilder &b, Location loc, Value acc,
+                          Requantization mode, double inputScale,
+                          ArrayRef<double> weightScales,
+                          const std::optional<std::vector<double>> &bias,
+                          const ActQuant &out,
+                          std::pair<int64_t, int64_t> range);
   Lowered<std::pair<int64_t, int64_t>> getClampRange(ArrayRef<Operation *> ops,
                                                      const ActQuant &out);
   Value clamp(OpBuilder &b, Location loc, Value value,
@@ -251,6 +277,8 @@ private:
   /// The lowerings by name: a backend table row's `reference_lowering` or
   /// the main op's QuantizableOpInterface::getInt8Lowering.
   static const llvm::StringMap<NamedLowering> &getLowerings();
+
+  Requantization requantization;
 
   /// Set by a lowering whose output qparams are its own (PyTorch's add and
   /// mul with a scalar), not the observer's.
@@ -631,42 +659,57 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
       return unsupported("the matmul's addend is not a float constant");
     tail = tail.drop_front();
   }
-  auto scaleOf = [&](int64_t c) {
-    return weightQuant.scales[weightQuant.scales.size() == 1 ? 0 : c];
-  };
   if (bias && bias->size() != 1 &&
       bias->size() != static_cast<size_t>(channels))
     return unsupported("the bias has neither 1 nor one value per channel");
-  auto biasOf = [&](int64_t c) {
-    return (*bias)[bias->size() == 1 ? 0 : c] /
-           (input->quant.scale * scaleOf(c));
+  if (bias && llvm::all_of(*bias, [](double v) { return v == 0; }))
+    bias.reset();
+  auto scaleOf = [&](int64_t c) {
+    return weightQuant.scales[weightQuant.scales.size() == 1 ? 0 : c];
   };
+  auto biasOf = [&](int64_t c) { return (*bias)[bias->size() == 1 ? 0 : c]; };
 
-  // The bias keeps `fractionBits` fractional bits (PyTorch adds it in float):
-  // as many of up to 8 as the accumulator's bound leaves room for in int32.
+  Lowered<std::pair<int64_t, int64_t>> range = getClampRange(tail, out);
+  if (!range)
+    return range.takeError();
+
+  // A matmul of two activations (PyTorch dequantizes them, multiplies in
+  // float and quantizes) takes tosa.rescale's integer requantization.
+  Requantization mode = weight ? requantization : Requantization::Integer;
+  // The integer part of the bias, in the accumulator's units with
+  // `fractionBits` fractional bits (onednn adds the whole bias in float).
+  SmallVector<int32_t> biasInt(channels, 0);
   int fractionBits = 0;
-  if (bias && weight) {
+  if (bias && mode == Requantization::Integer && weight) {
+    // As many of up to 8 fractional bits as the accumulator's bound leaves
+    // room for in int32 (PyTorch adds the bias in float).
     SmallVector<double> absSum(channels, 0);
     for (size_t n = 0; n < weight->values.size(); ++n)
       absSum[(*channelOf)(n)] +=
           std::abs(weight->values[n] - weightQuant.zeroPoint);
     double bound = 0;
     for (int64_t c = 0; c < channels; ++c)
-      bound = std::max(bound, 255 * absSum[c] + std::abs(biasOf(c)) + 1);
+      bound = std::max(
+          bound, 255 * absSum[c] +
+                     std::abs(biasOf(c) / (input->quant.scale * scaleOf(c))) +
+                     1);
     while (fractionBits < 8 && bound * (1 << (fractionBits + 1)) < 0x7fffffff)
       ++fractionBits;
   }
-  SmallVector<int32_t> biasInt(channels, 0);
-  for (int64_t c = 0; bias && c < channels; ++c) {
-    double q = std::nearbyint(biasOf(c) * (1 << fractionBits));
+  for (int64_t c = 0; bias && mode != Requantization::OneDnn && c < channels;
+       ++c) {
+    // qnnpack quantizes the bias with the float32 scale s_in * s_w.
+    double q =
+        mode == Requantization::Qnnpack
+            ? std::nearbyint(
+                  static_cast<float>(biasOf(c)) /
+                  static_cast<float>(input->quant.scale * scaleOf(c)))
+            : std::nearbyint(biasOf(c) / (input->quant.scale * scaleOf(c)) *
+                             (1 << fractionBits));
     if (!(std::abs(q) <= std::numeric_limits<int32_t>::max()))
       return unsupported("the quantized bias does not fit in int32");
     biasInt[c] = static_cast<int32_t>(q);
   }
-
-  Lowered<std::pair<int64_t, int64_t>> range = getClampRange(tail, out);
-  if (!range)
-    return range.takeError();
 
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
   auto accType = withElement(resultType, i32);
@@ -689,7 +732,7 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     acc = tosa::MatMulOp::create(b, loc, accType, input->value, rhs, inputZp,
                                  weightZp);
   }
-  if (bias && !biasInConv) {
+  if (bias && mode != Requantization::OneDnn && !biasInConv) {
     SmallVector<int64_t> shape(accType.getRank(), 1);
     if (fractionBits > 0) {
       auto type = RankedTensorType::get(shape, i32);
@@ -705,6 +748,13 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
         mlir::DenseElementsAttr::get(type, ArrayRef<int32_t>(biasInt)));
     acc = tosa::AddOp::create(b, loc, accType, acc, biasConst);
   }
+  if (mode != Requantization::Integer) {
+    std::optional<std::vector<double>> floatBias;
+    if (mode == Requantization::OneDnn)
+      floatBias = bias;
+    return requantizeInFloat(b, loc, acc, mode, input->quant.scale,
+                             weightQuant.scales, floatBias, out, *range);
+  }
 
   SmallVector<double> scales;
   for (size_t c = 0; c < weightQuant.scales.size(); ++c)
@@ -714,6 +764,86 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
+}
+
+Value Lowering::requantizeInFloat(
+    OpBuilder &b, Location loc, Value acc, Requantization mode,
+    double inputScale, ArrayRef<double> weightScales,
+    const std::optional<std::vector<double>> &bias, const ActQuant &out,
+    std::pair<int64_t, int64_t> range) {
+  auto accType = llvm::cast<RankedTensorType>(acc.getType());
+  int64_t channels = accType.getShape().back();
+  auto scaleOf = [&](int64_t c) {
+    return weightScales[weightScales.size() == 1 ? 0 : c];
+  };
+  // onednn (ideep) takes reciprocal float scales, each computed in double
+  // and rounded: si = 1/s_in, sw = 1/s_w, so = 1/s_out. Its bias is
+  // sb = bias * (si * sw) in the accumulator's units and its multiplier
+  // so / (si * sw). qnnpack's multiplier is s_in * s_w / s_out in float32.
+  auto si = static_cast<float>(1.0 / inputScale);
+  auto so = static_cast<float>(1.0 / out.scale);
+  SmallVector<float> accBias, multipliers;
+  for (int64_t c = 0; c < channels; ++c) {
+    if (mode == Requantization::Qnnpack) {
+      multipliers.push_back(static_cast<float>(inputScale) *
+                            static_cast<float>(scaleOf(c)) /
+                            static_cast<float>(out.scale));
+      continue;
+    }
+    float siw = si * static_cast<float>(1.0 / scaleOf(c));
+    multipliers.push_back(so / siw);
+    if (bias)
+      accBias.push_back(static_cast<float>((*bias)[bias->size() == 1 ? 0 : c]) *
+                        siw);
+  }
+  Type f32 = b.getF32Type(), i32 = b.getIntegerType(32);
+  auto floatType = withElement(accType, f32);
+  auto intType = withElement(accType, i32);
+  // A constant broadcast along the channels: [1, ..., 1, C], or [1, ..., 1]
+  // for one value.
+  auto channelConstant = [&](auto values, Type element) -> Value {
+    if (llvm::all_equal(values))
+      values.resize(1);
+    SmallVector<int64_t> shape(accType.getRank(), 1);
+    shape.back() = static_cast<int64_t>(values.size());
+    auto type = RankedTensorType::get(shape, element);
+    return tosa::ConstOp::create(
+        b, loc, type,
+        mlir::DenseElementsAttr::get(type,
+                                     ArrayRef(values.begin(), values.end())));
+  };
+  Value value = tosa::CastOp::create(b, loc, floatType, acc);
+  if (!accBias.empty())
+    value = tosa::AddOp::create(b, loc, floatType, value,
+                                channelConstant(accBias, f32));
+  value =
+      tosa::MulOp::create(b, loc, floatType, value,
+                          channelConstant(multipliers, f32), noShift(b, loc));
+  // onednn adds the stored type's zero point (u8 or s8) before rounding,
+  // qnnpack after: then it is the int8 domain's, as an integer.
+  int64_t intZp = out.zeroPoint;
+  if (mode == Requantization::OneDnn) {
+    int64_t storedZp = out.zeroPoint + (out.isUnsigned ? 128 : 0);
+    value = tosa::AddOp::create(
+        b, loc, floatType, value,
+        channelConstant(SmallVector<float>{static_cast<float>(storedZp)}, f32));
+    intZp = out.zeroPoint - storedZp;
+  }
+  // Clamped to the type's (or a fused ReLU's) range, which rounding keeps,
+  // as the bounds are integers; rounded half to even (tosa.cast) and moved
+  // by the zero point.
+  value = tosa::ClampOp::create(
+      b, loc, floatType, value,
+      b.getFloatAttr(f32, static_cast<double>(range.first - intZp)),
+      b.getFloatAttr(f32, static_cast<double>(range.second - intZp)));
+  auto i8Type = withElement(accType, b.getIntegerType(8));
+  if (intZp == 0)
+    return tosa::CastOp::create(b, loc, i8Type, value);
+  value = tosa::CastOp::create(b, loc, intType, value);
+  value = tosa::AddOp::create(
+      b, loc, intType, value,
+      channelConstant(SmallVector<int32_t>{static_cast<int32_t>(intZp)}, i32));
+  return tosa::CastOp::create(b, loc, i8Type, value);
 }
 
 Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
@@ -1845,9 +1975,30 @@ struct QFXLowerReferencePass
   using Base::Base;
 
   PassConfig config;
+  Requantization requantization = Requantization::Integer;
 
   LogicalResult initialize(MLIRContext *context) override {
-    return config.load(context, backend);
+    if (failed(config.load(context, backend)))
+      return failure();
+    std::string mode = requantizationOption;
+    if (mode.empty()) {
+      // The engine PyTorch runs the backend's quantized models on.
+      llvm::StringRef name = config.backend->getName();
+      mode = name == "x86" || name == "fbgemm" || name == "onednn" ? "onednn"
+             : name == "qnnpack"                                   ? "qnnpack"
+                                                                   : "integer";
+    }
+    if (mode == "onednn")
+      requantization = Requantization::OneDnn;
+    else if (mode == "qnnpack")
+      requantization = Requantization::Qnnpack;
+    else if (mode == "integer")
+      requantization = Requantization::Integer;
+    else
+      return mlir::emitError(mlir::UnknownLoc::get(context))
+             << "qfx-lower: requantization '" << mode
+             << "' is none of onednn, qnnpack, integer";
+    return success();
   }
 
   void runOnOperation() override {
@@ -1865,7 +2016,7 @@ struct QFXLowerReferencePass
     Block &block = func.getBody().front();
     PatternMatches matches = matchBackendPatterns(block, *config.backend);
 
-    Lowering lowering;
+    Lowering lowering(requantization);
     SmallVector<Operation *> roots;
     for (Operation &op : block)
       if (!op.hasTrait<mlir::OpTrait::ConstantLike>() &&

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Writes random int8 TOSA matmul, conv2d and depthwise_conv2d chains (the
 shapes qfx-lower gives a Linear and a Conv2d: tosa.matmul / tosa.conv2d /
-tosa.depthwise_conv2d with a constant weight,
-optionally tosa.mul by 2^f and tosa.add of an int32 bias, tosa.rescale to
-int8, optionally tosa.clamp) and random inputs, for comparing qfx-codegen's
-kernels with the generic lowering.
+tosa.depthwise_conv2d with a constant weight, then either the integer
+requantization (optionally tosa.mul by 2^f and tosa.add of an int32 bias,
+tosa.rescale to int8) or the float one of PyTorch's engines (tosa.cast to
+f32, optionally tosa.add of a float bias, tosa.mul, optionally tosa.add of a
+float zero point, tosa.clamp, tosa.cast to int8 directly or through int32
+and an integer zero point), optionally tosa.clamp) and random inputs, for
+comparing qfx-codegen's kernels with the generic lowering.
 
-Usage: matmul-cases.py OUTDIR  -> OUTDIR/caseN.mlir, OUTDIR/caseN.npy; prints
-the case names, one per line.
+Usage: matmul-cases.py OUTDIR  -> OUTDIR/NAME.mlir, OUTDIR/NAME.npy; prints
+the case names, one per line: each shape with the integer requantization
+(caseN, convN, depthwiseN) and with the float one (caseNf, ...).
 """
 
 import pathlib
@@ -50,9 +54,11 @@ def dense(values: np.ndarray, dtype: str) -> str:
                                       max_line_width=1 << 30) + f"> : tensor<{'x'.join(map(str, values.shape))}x{dtype}>"
 
 
-def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str) -> list:
+def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str,
+             depth: int) -> list:
     """tosa.mul by 2^f, tosa.add of a bias, tosa.rescale, tosa.clamp on the
-    int32 VALUE of type tensor<SHAPExi32> with N channels, by INDEX."""
+    int32 VALUE of type tensor<SHAPExi32> with N channels, by INDEX (DEPTH,
+    the products summed per output, is unused)."""
     rank = shape.count("x") + 1
     ones = "x".join(["1"] * rank)
     bias_shape = "x".join(["1"] * (rank - 1) + [str(n)])
@@ -91,8 +97,80 @@ def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: st
     return lines
 
 
+def float_epilogue(rng: np.random.Generator, index: int, shape: str, n: int,
+                   value: str, depth: int) -> list:
+    """The float requantization on the int32 VALUE of type tensor<SHAPExi32>
+    with N channels, by INDEX: onednn's with a u8 zero point (float zero
+    point, then -128 as an integer), onednn's with an s8 zero point (cast to
+    i8 directly), qnnpack's (no float zero point, an integer one after
+    rounding); per-channel or per-tensor multipliers scaled to the spread of
+    a sum of DEPTH int8 products, some powers of two with a whole-number
+    bias (so that results fall on exact halves, which round to even)."""
+    rank = shape.count("x") + 1
+    ones = "x".join(["1"] * rank)
+    per_shape = "x".join(["1"] * (rank - 1) + [str(n)])
+    form = ["u8", "s8", "qnnpack"][index % 3]
+    per_channel = index % 2 == 0
+    channels = n if per_channel else 1
+    mult_shape = per_shape if per_channel else ones
+    # About 40 steps of output per standard deviation of the accumulator.
+    spread = 40 / (74 * 74 * np.sqrt(depth))
+    ties = index % 4 == 0
+    if ties:
+        multipliers = 2.0 ** np.round(np.log2(spread) + rng.integers(-1, 2, size=channels))
+    else:
+        multipliers = spread * rng.uniform(0.3, 3, size=channels)
+    multipliers = multipliers.astype(np.float32).reshape([1] * (rank - 1) + [channels])
+    clamp = index % 4 in (1, 2)
+
+    def fdense(values: np.ndarray, shape_text: str) -> str:
+        shape = [int(d) for d in shape_text.split("x")]
+        body = np.array2string(values.reshape(shape), separator=", ", threshold=1 << 30,
+                               max_line_width=1 << 30,
+                               formatter={"float_kind": lambda v: f"{v:.9e}"})
+        return f"dense<{body}> : tensor<{shape_text}xf32>"
+
+    lines = [f"  %fa = tosa.cast {value} : (tensor<{shape}xi32>) -> tensor<{shape}xf32>"]
+    value = "%fa"
+    if form != "qnnpack" and index % 5 != 4:
+        bias = rng.uniform(-1, 1, size=n) * 74 * 74 * np.sqrt(depth)
+        bias = (np.round(bias) if ties else bias).astype(np.float32)
+        lines.append(f'  %fb = "tosa.const"() <{{values = {fdense(bias, per_shape)}}}> : () -> tensor<{per_shape}xf32>')
+        lines.append(f"  %fbiased = tosa.add {value}, %fb : (tensor<{shape}xf32>, tensor<{per_shape}xf32>) -> tensor<{shape}xf32>")
+        value = "%fbiased"
+    lines.append(f'  %fm = "tosa.const"() <{{values = {fdense(multipliers, mult_shape)}}}> : () -> tensor<{mult_shape}xf32>')
+    lines.append('  %s0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
+    lines.append(f"  %fscaled = tosa.mul {value}, %fm, %s0 : (tensor<{shape}xf32>, tensor<{mult_shape}xf32>, tensor<1xi8>) -> tensor<{shape}xf32>")
+    value = "%fscaled"
+    int_zp = {"u8": -128, "s8": 0, "qnnpack": int(rng.integers(-128, 128))}[form]
+    if form != "qnnpack":
+        zp = int(rng.integers(0, 256)) if form == "u8" else int(rng.integers(-128, 128))
+        lines.append(f'  %fz = "tosa.const"() <{{values = dense<{float(zp):.1f}> : tensor<{ones}xf32>}}> : () -> tensor<{ones}xf32>')
+        lines.append(f"  %fzp = tosa.add {value}, %fz : (tensor<{shape}xf32>, tensor<{ones}xf32>) -> tensor<{shape}xf32>")
+        value = "%fzp"
+    lo, hi = -128 - int_zp, 127 - int_zp
+    if clamp:
+        lo, hi = sorted(int(x) for x in rng.integers(lo, hi + 1, size=2))
+    lines.append(f"  %fc = tosa.clamp {value} {{min_val = {float(lo):.1f} : f32, max_val = {float(hi):.1f} : f32}} : (tensor<{shape}xf32>) -> tensor<{shape}xf32>")
+    if int_zp == 0:
+        lines.append(f"  %r = tosa.cast %fc : (tensor<{shape}xf32>) -> tensor<{shape}xi8>")
+    else:
+        lines.append(f"  %fi = tosa.cast %fc : (tensor<{shape}xf32>) -> tensor<{shape}xi32>")
+        lines.append(f'  %iz = "tosa.const"() <{{values = dense<{int_zp}> : tensor<{ones}xi32>}}> : () -> tensor<{ones}xi32>')
+        lines.append(f"  %fmoved = tosa.add %fi, %iz : (tensor<{shape}xi32>, tensor<{ones}xi32>) -> tensor<{shape}xi32>")
+        lines.append(f"  %r = tosa.cast %fmoved : (tensor<{shape}xi32>) -> tensor<{shape}xi8>")
+    value = "%r"
+    if index % 3 == 1:
+        lo, hi = sorted(int(x) for x in rng.integers(-128, 128, size=2))
+        lines.append(f"  %c = tosa.clamp %r {{min_val = {lo} : i8, max_val = {hi} : i8}} : (tensor<{shape}xi8>) -> tensor<{shape}xi8>")
+        value = "%c"
+    lines.append(f"  return {value} : tensor<{shape}xi8>")
+    lines.append("}")
+    return lines
+
+
 def conv_chain(rng: np.random.Generator, conv: tuple, index: int, op: str, o: int,
-               weight_shape: tuple) -> tuple:
+               weight_shape: tuple, tail=epilogue) -> tuple:
     """A tosa.OP chain (conv2d or depthwise_conv2d) on an N x H x W x C input
     with O output channels and a random constant weight of WEIGHT_SHAPE, and
     its input shape. Draws the weight, the bias, the input zero point, then
@@ -112,23 +190,23 @@ def conv_chain(rng: np.random.Generator, conv: tuple, index: int, op: str, o: in
     lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
     lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
     lines.append(f"  %acc = tosa.{op} %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{inp}xi8>, tensor<{wt}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
-    lines += epilogue(rng, index, out, o, "%acc")
+    lines += tail(rng, index, out, o, "%acc", kh * kw * (c if op == "conv2d" else 1))
     return "\n".join(lines) + "\n", (n, h, w, c)
 
 
-def conv_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
+def conv_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> tuple:
     """A conv2d chain and its input shape."""
     _, _, _, c, o, kh, kw, _, _, _ = conv
-    return conv_chain(rng, conv, index, "conv2d", o, (o, kh, kw, c))
+    return conv_chain(rng, conv, index, "conv2d", o, (o, kh, kw, c), tail)
 
 
-def depthwise_case(rng: np.random.Generator, conv: tuple, index: int) -> tuple:
+def depthwise_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> tuple:
     """A depthwise_conv2d chain and its input shape."""
     _, _, _, c, mult, kh, kw, _, _, _ = conv
-    return conv_chain(rng, conv, index, "depthwise_conv2d", c * mult, (kh, kw, c, mult))
+    return conv_chain(rng, conv, index, "depthwise_conv2d", c * mult, (kh, kw, c, mult), tail)
 
 
-def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
+def case(rng: np.random.Generator, m: int, n: int, k: int, index: int, tail=epilogue) -> str:
     weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
     a_zp = int(rng.integers(-128, 128))
     lines = [f"func.func @main(%a: tensor<1x{m}x{k}xi8>) -> tensor<1x{m}x{n}xi8> {{"]
@@ -136,7 +214,7 @@ def case(rng: np.random.Generator, m: int, n: int, k: int, index: int) -> str:
     lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
     lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
     lines.append(f"  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x{m}x{k}xi8>, tensor<1x{k}x{n}xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x{m}x{n}xi32>")
-    lines += epilogue(rng, index, f"1x{m}x{n}", n, "%acc")
+    lines += tail(rng, index, f"1x{m}x{n}", n, "%acc", k)
     return "\n".join(lines) + "\n"
 
 
@@ -144,19 +222,20 @@ def main() -> None:
     out = pathlib.Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(2026)
-    for index, (m, n, k) in enumerate(SHAPES):
-        name = f"case{index}"
-        (out / f"{name}.mlir").write_text(case(rng, m, n, k, index))
-        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=(1, m, k)).astype(np.int8))
-        print(name)
-    for prefix, convs, write in (("conv", CONVS, conv_case),
-                                 ("depthwise", DEPTHWISE, depthwise_case)):
-        for index, conv in enumerate(convs):
-            name = f"{prefix}{index}"
-            text, shape = write(rng, conv, index)
-            (out / f"{name}.mlir").write_text(text)
-            np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
+    for suffix, tail in (("", epilogue), ("f", float_epilogue)):
+        for index, (m, n, k) in enumerate(SHAPES):
+            name = f"case{index}{suffix}"
+            (out / f"{name}.mlir").write_text(case(rng, m, n, k, index, tail))
+            np.save(out / f"{name}.npy", rng.integers(-128, 128, size=(1, m, k)).astype(np.int8))
             print(name)
+        for prefix, convs, write in (("conv", CONVS, conv_case),
+                                     ("depthwise", DEPTHWISE, depthwise_case)):
+            for index, conv in enumerate(convs):
+                name = f"{prefix}{index}{suffix}"
+                text, shape = write(rng, conv, index, tail)
+                (out / f"{name}.mlir").write_text(text)
+                np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
+                print(name)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,27 @@
 // RUN: quant-opt %s --qfx-lower --split-input-file --verify-diagnostics --mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s
-// The integer part is TOSA's integer profile:
-// RUN: quant-opt %s --qfx-lower --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int --tosa-validate -o /dev/null
+// RUN: quant-opt %s --qfx-lower=requantization=integer --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=RESCALE
+// RUN: quant-opt %s --qfx-lower=requantization=qnnpack --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=QNN
+// With requantization=integer, the result is TOSA's integer profile; with
+// PyTorch's engines' requantization, the integer and float profiles:
+// RUN: quant-opt %s --qfx-lower=requantization=integer --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int --tosa-validate -o /dev/null
+// RUN: quant-opt %s --qfx-lower --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int,pro_fp --tosa-validate -o /dev/null
+// RUN: not quant-opt %s --qfx-lower=requantization=fbgemm --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: qfx-lower: requantization 'fbgemm' is none of onednn, qnnpack, integer
 
 !in = !quant.uniform<u8:f32, 0.5:130>
 !out = !quant.uniform<u8:f32, 1.0:10>
 !w = !quant.uniform<i8:f32:0, {0.25, 0.5}>
 
 // conv2d + ReLU with per-channel weights. The u8 input enters the int8
-// domain (zero point 130 - 128 = 2); the bias is quantized with
-// input_scale * weight_scale and 8 fractional bits (1.0 / (0.5 * 0.25) * 256
-// = 2048, -2.0 / (0.5 * 0.5) * 256 = -2048); the rescale is per channel
-// (0.5 * 0.25 / 1.0 / 256 = 2^-11: multiplier 2^30, shift 41); the ReLU clamps
-// at the output zero point (10 - 128); the result leaves as u8. (An i8 zero
-// point constant of an unsigned input holds 130 as -126.)
+// domain (zero point 130 - 128 = 2; an i8 zero point constant of an
+// unsigned input holds 130 as -126); the result leaves as u8.
+//
+// The default (x86: PyTorch's onednn engine) requantizes in float with
+// ideep's reciprocal scales si = 1 / 0.5, sw = 1 / {0.25, 0.5}, so = 1 / 1.0:
+// the bias in accumulator units, {1.0, -2.0} * si * sw = {8, -8}; the
+// multiplier so / (si * sw) = {0.125, 0.25}; the u8 zero point 10 added
+// before rounding; the ReLU clamps at it (10 .. 255); rounded half to even
+// (tosa.cast); moved by -128 into the int8 domain.
 // CHECK-LABEL: func.func @conv_relu
 // CHECK-SAME: (%[[ARG:.*]]: tensor<1x4x4x3x!quant.uniform<u8:f32, 5.000000e-01:130>>)
 // CHECK: %[[S:.*]] = quant.scast %[[ARG]] : {{.*}} to tensor<1x4x4x3xi8>
@@ -22,18 +31,55 @@
 // CHECK-SAME: -> tensor<1x4x4x3xi8>
 // CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1, 2, 3]]], {{\[\[\[}}-4, 5, -6]]]]> : tensor<2x1x1x3xi8>}>
 // CHECK: %[[CZP:.*]] = "tosa.const"() <{values = dense<2> : tensor<1xi8>}>
-// CHECK: %[[ACC:.*]] = tosa.conv2d %[[X]], %[[W]], %{{.*}}, %[[CZP]], %{{.*}} {acc_type = i32
-// CHECK: %[[FACTOR:.*]] = "tosa.const"() <{values = dense<256> : tensor<1x1x1x1xi32>}>
-// CHECK: %[[SCALED:.*]] = tosa.mul %[[ACC]], %[[FACTOR]]
-// CHECK: %[[BIAS:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2048, -2048]]]]> : tensor<1x1x1x2xi32>}>
-// CHECK: %[[SUM:.*]] = tosa.add %[[SCALED]], %[[BIAS]]
-// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<2xi32>}>
-// CHECK: %[[SH:.*]] = "tosa.const"() <{values = dense<[41, 40]> : tensor<2xi8>}>
-// CHECK: %[[R:.*]] = tosa.rescale %[[SUM]], %[[M]], %[[SH]], {{.*}} per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true}
-// CHECK: %[[C:.*]] = tosa.clamp %[[R]] {max_val = 127 : i8, min_val = -118 : i8, qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-118>}
+// CHECK: %[[NOBIAS:.*]] = "tosa.const"() <{values = dense<0> : tensor<2xi32>}>
+// CHECK: %[[ACC:.*]] = tosa.conv2d %[[X]], %[[W]], %[[NOBIAS]], %[[CZP]], %{{.*}} {acc_type = i32
+// CHECK: %[[F:.*]] = tosa.cast %[[ACC]] : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xf32>
+// CHECK: %[[BIAS:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}8.000000e+00, -8.000000e+00]]]]> : tensor<1x1x1x2xf32>}>
+// CHECK: %[[B:.*]] = tosa.add %[[F]], %[[BIAS]]
+// CHECK: %[[MULT:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.250000e-01, 2.500000e-01]]]]> : tensor<1x1x1x2xf32>}>
+// CHECK: %[[M:.*]] = tosa.mul %[[B]], %[[MULT]], %{{.*}} : (tensor<1x4x4x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>)
+// CHECK: %[[ZPF:.*]] = "tosa.const"() <{values = dense<1.000000e+01> : tensor<1x1x1x1xf32>}>
+// CHECK: %[[Z:.*]] = tosa.add %[[M]], %[[ZPF]]
+// CHECK: %[[CL:.*]] = tosa.clamp %[[Z]] {max_val = 2.550000e+02 : f32, min_val = 1.000000e+01 : f32}
+// CHECK: %[[I:.*]] = tosa.cast %[[CL]] : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xi32>
+// CHECK: %[[MINUS:.*]] = "tosa.const"() <{values = dense<-128> : tensor<1x1x1x1xi32>}>
+// CHECK: %[[D:.*]] = tosa.add %[[I]], %[[MINUS]]
+// CHECK: %[[C:.*]] = tosa.cast %[[D]] {qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-118>} : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi8>
 // CHECK: %[[U:.*]] = tosa.rescale %[[C]], {{.*}} output_unsigned = true
 // CHECK: %[[Q:.*]] = quant.scast %[[U]] : tensor<1x4x4x2xi8> to tensor<1x4x4x2x!quant.uniform<u8:f32, 1.000000e+00:10>>
 // CHECK: return %[[Q]]
+//
+// requantization=integer: the bias quantized with input_scale * weight_scale
+// and 8 fractional bits (1.0 / (0.5 * 0.25) * 256 = 2048, -2.0 / (0.5 * 0.5)
+// * 256 = -2048); a per-channel rescale (0.5 * 0.25 / 1.0 / 256 = 2^-11:
+// multiplier 2^30, shift 41); the ReLU clamps at the output zero point
+// (10 - 128).
+// RESCALE-LABEL: func.func @conv_relu
+// RESCALE: %[[ACC:.*]] = tosa.conv2d
+// RESCALE: %[[FACTOR:.*]] = "tosa.const"() <{values = dense<256> : tensor<1x1x1x1xi32>}>
+// RESCALE: %[[SCALED:.*]] = tosa.mul %[[ACC]], %[[FACTOR]]
+// RESCALE: %[[BIAS:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2048, -2048]]]]> : tensor<1x1x1x2xi32>}>
+// RESCALE: %[[SUM:.*]] = tosa.add %[[SCALED]], %[[BIAS]]
+// RESCALE: %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<2xi32>}>
+// RESCALE: %[[SH:.*]] = "tosa.const"() <{values = dense<[41, 40]> : tensor<2xi8>}>
+// RESCALE: %[[R:.*]] = tosa.rescale %[[SUM]], %[[M]], %[[SH]], {{.*}} per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true}
+// RESCALE: %[[C:.*]] = tosa.clamp %[[R]] {max_val = 127 : i8, min_val = -118 : i8, qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-118>}
+// RESCALE: tosa.rescale %[[C]], {{.*}} output_unsigned = true
+//
+// requantization=qnnpack: the bias quantized to int32 with s_in * s_w
+// (1.0 / 0.125 = 8, -2.0 / 0.25 = -8) in the convolution; the multiplier
+// s_in * s_w / s_out; rounded; the int8-domain zero point -118 added after
+// rounding (the clamp before it, 0 .. 245, is the ReLU's -118 .. 127).
+// QNN-LABEL: func.func @conv_relu
+// QNN: %[[QBIAS:.*]] = "tosa.const"() <{values = dense<[8, -8]> : tensor<2xi32>}>
+// QNN: %[[ACC:.*]] = tosa.conv2d %{{.*}}, %{{.*}}, %[[QBIAS]]
+// QNN: %[[F:.*]] = tosa.cast %[[ACC]]
+// QNN-NOT: tosa.add
+// QNN: %[[M:.*]] = tosa.mul %[[F]]
+// QNN: %[[CL:.*]] = tosa.clamp %[[M]] {max_val = 2.450000e+02 : f32, min_val = 0.000000e+00 : f32}
+// QNN: %[[I:.*]] = tosa.cast %[[CL]]
+// QNN: "tosa.const"() <{values = dense<-118> : tensor<1x1x1x1xi32>}>
+// QNN: tosa.add %[[I]]
 func.func @conv_relu(%arg0: tensor<1x4x4x3x!in>) -> tensor<1x4x4x2x!out> {
   %x = quant.dcast %arg0 : tensor<1x4x4x3x!in> to tensor<1x4x4x3xf32>
   %wi = "tosa.const"() <{values = dense<[[[[1, 2, 3]]], [[[-4, 5, -6]]]]> : tensor<2x1x1x3xi8>}> : () -> tensor<2x1x1x3xi8>
@@ -58,18 +104,33 @@ func.func @conv_relu(%arg0: tensor<1x4x4x3x!in>) -> tensor<1x4x4x2x!out> {
 !w = !quant.uniform<i8:f32, 0.125>
 
 // A Linear (matmul + bias add) with a per-tensor weight, after reshapes that
-// are replayed on the integers; int8 throughout, so no unsigned rescales.
+// are replayed on the integers; int8 throughout, so no unsigned rescales:
+// the signed zero point 4 is added in float, and tosa.cast to i8 rounds and
+// saturates (clamp -128 .. 127 first).
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<2x4x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<2x4xi8>
 // CHECK-NOT: input_unsigned = true
 // CHECK: %[[X:.*]] = tosa.reshape %[[S]], %{{.*}} : (tensor<2x4xi8>, !tosa.shape<3>) -> tensor<1x2x4xi8>
 // CHECK: %[[ACC:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x2x4xi8>, tensor<1x4x3xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3xi32>
-// CHECK: tosa.mul %[[ACC]]
-// CHECK: tosa.add
-// CHECK: %[[R:.*]] = tosa.rescale {{.*}} per_channel = false
-// CHECK-SAME: -> tensor<1x2x3xi8>
+// CHECK: %[[F:.*]] = tosa.cast %[[ACC]]
+// CHECK: "tosa.const"() <{values = dense<{{\[\[\[}}8.000000e+00, 0.000000e+00, -8.000000e+00]]]> : tensor<1x1x3xf32>}>
+// CHECK: %[[B:.*]] = tosa.add %[[F]]
+// CHECK: "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1x1xf32>}>
+// CHECK: %[[M:.*]] = tosa.mul %[[B]]
+// CHECK: "tosa.const"() <{values = dense<4.000000e+00> : tensor<1x1x1xf32>}>
+// CHECK: %[[Z:.*]] = tosa.add %[[M]]
+// CHECK: %[[CL:.*]] = tosa.clamp %[[Z]] {max_val = 1.270000e+02 : f32, min_val = -1.280000e+02 : f32}
+// CHECK: %[[R:.*]] = tosa.cast %[[CL]] {{.*}} -> tensor<1x2x3xi8>
 // CHECK-NOT: tosa.rescale
 // CHECK: quant.scast %[[R]] : tensor<1x2x3xi8> to tensor<1x2x3x!quant.uniform<i8:f32, 2.500000e-01:4>>
+// RESCALE-LABEL: func.func @linear
+// RESCALE: %[[ACC:.*]] = tosa.matmul
+// RESCALE: tosa.mul %[[ACC]]
+// RESCALE: tosa.add
+// RESCALE: %[[R:.*]] = tosa.rescale {{.*}} per_channel = false
+// RESCALE-SAME: -> tensor<1x2x3xi8>
+// RESCALE-NOT: tosa.rescale
+// RESCALE: quant.scast %[[R]] : tensor<1x2x3xi8> to tensor<1x2x3x!quant.uniform<i8:f32, 2.500000e-01:4>>
 func.func @linear(%arg0: tensor<2x4x!in>) -> tensor<1x2x3x!out> {
   %x0 = quant.dcast %arg0 : tensor<2x4x!in> to tensor<2x4xf32>
   %shape = tosa.const_shape {values = dense<[1, 2, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
