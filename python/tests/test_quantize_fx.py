@@ -1097,6 +1097,101 @@ def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn):
         assert worst < 1e-3 and equal == 1.0
 
 
+class _Add(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.add(F.relu(x), F.relu(y))
+
+
+class _Mul(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.mul(F.relu(x), F.relu(y))
+
+
+@pytest.mark.parametrize("engine,layer", [("onednn", "linear"), ("onednn", "conv"),
+                                          ("onednn", "add"), ("onednn", "mul"),
+                                          ("qnnpack", "linear"), ("qnnpack", "conv")])
+def test_requantization_matches_pytorch_near_ties(engine, layer, tmp_path):
+    # A Linear, a Conv2d, an add and a mul of two activations with 300000
+    # outputs or more (1.6 M for the Linear and the Conv2d), PyTorch's statistics imported: every output equals
+    # PyTorch's kernels' (qfx-lower requantizes in float32 as the engine
+    # does). With requantization=integer (tosa.rescale) some lie near enough
+    # to a tie to round the other way, by one step and no more. (The add's
+    # and mul's qparams are fixed so that many results lie on a tie in real
+    # arithmetic: inputs 0.05 (set by the ReLUs before them), outputs 0.1
+    # (add) and 0.15 (mul).)
+    import copy
+    import subprocess
+
+    torch.manual_seed(5)
+    if layer == "linear":
+        model, shapes = torch.nn.Sequential(torch.nn.Linear(64, 1000)), [(400, 64)]
+    elif layer == "conv":
+        model, shapes = torch.nn.Sequential(torch.nn.Conv2d(32, 64, 3, padding=1)), \
+            [(1, 32, 80, 80)]
+    else:
+        model, shapes = (_Add() if layer == "add" else _Mul()), [(1, 48, 40, 40)] * 2
+    model.eval()
+    example = tuple(torch.randn(*shape) for shape in shapes)
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = engine
+    try:
+        backend = "x86" if engine == "onednn" else "qnnpack"
+        kwargs = {} if engine == "onednn" else {"backend_config": get_qnnpack_backend_config()}
+        mapping = get_default_qconfig_mapping(backend)
+        if layer in ("add", "mul"):
+            from torch.ao.quantization import QConfig, default_weight_observer
+            from torch.ao.quantization.observer import FixedQParamsObserver
+
+            def fixed(scale):
+                return QConfig(activation=FixedQParamsObserver.with_args(
+                    scale=scale, zero_point=128, dtype=torch.quint8, quant_min=0,
+                    quant_max=255), weight=default_weight_observer)
+            mapping = TorchQConfigMapping().set_global(fixed(0.05)).set_object_type(
+                torch.add, fixed(0.1)).set_object_type(torch.mul, fixed(0.15))
+        prepared = torch_prepare_fx(model, mapping, example, **kwargs)
+        with torch.no_grad():
+            for k in range(3):
+                prepared(*samples_of(shapes, seed=41 + k))
+        prepared.eval()
+        torch_model = torch_convert_fx(copy.deepcopy(prepared))
+        quantized = qfx.convert_fx(prepared, example, backend_config=backend)
+        tests = [samples_of(shapes, seed=50 + k) for k in range(4)]
+        with torch.no_grad():
+            theirs = [torch_model(*x) for x in tests]
+        # The output's scale: the smallest gap between output values.
+        values = theirs[0].flatten().unique()
+        output_scale = float((values[1:] - values[:-1]).min())
+        for x, t in zip(tests, theirs):
+            worst, equal = compare_steps(quantized(*x), t, output_scale)
+            assert worst < 1e-3 and equal == 1.0, (worst, equal)
+
+        integer = tmp_path / "integer.mlir"
+        subprocess.run([str(qfx.find_tool("quant-opt")), str(quantized.workdir / "reference.mlir"),
+                        f"--qfx-lower=backend={backend} requantization=integer", "-o",
+                        str(integer)], check=True)
+        differ = 0
+        for k, (x, t) in enumerate(zip(tests, theirs)):
+            inputs = []
+            for j, xj in enumerate(x):
+                np.save(tmp_path / f"x{k}_{j}.npy", xj.numpy())
+                inputs.append(str(tmp_path / f"x{k}_{j}.npy"))
+            subprocess.run([str(qfx.find_tool("quant-run")), str(integer),
+                            f"--input={','.join(inputs)}", "-o", str(tmp_path / f"y{k}.npy")],
+                           check=True)
+            steps = np.abs(np.load(tmp_path / f"y{k}.npy") - t.numpy()) / output_scale
+            assert steps.max() < 1 + 1e-3
+            differ += int((steps > 1e-3).sum())
+        print(f"requantization=integer: {differ} outputs one step off")
+        assert differ > 0
+    finally:
+        torch.backends.quantized.engine = saved
+
+
+def samples_of(shapes, seed):
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(*shape, generator=generator) for shape in shapes]
+
+
 def test_convert_fx_of_a_model_pytorch_prepared_errors(onednn):
     model = make_residual_cnn()
     example = (torch.randn(1, 3, 15, 15),)

@@ -7,8 +7,9 @@ For each shape (NHWC, batch 1, 3x3, stride 1, padding 1)
   - depthwise: depthwise conv2d 1x56x56x128, channel multiplier 1;
 in interleaved rounds (the machine is shared and noisy), it times
   - qfx: an int8 TOSA Conv2d chain (s8 input with a zero point, s8 weights,
-    int32 bias, a second int32 bias added before a per-channel requantization
-    to int8), as the codegen tests generate it
+    int32 bias, then a per-channel requantization to int8: in float32 with a
+    float bias as PyTorch's onednn engine, or with --requantization integer
+    a second int32 bias and tosa.rescale), as the codegen tests generate it
     (test/Codegen/Inputs/matmul-cases.py), compiled by quant-run with
     qfx-codegen (--codegen=host) and timed with quant-run --bench;
   - oneDNN: its convolution_forward, u8 nhwc source x s8 weights (the layout
@@ -25,7 +26,7 @@ faster).
 
 Usage (from the repository root, after ./utils/setup.sh):
   /usr/bin/python3 utils/bench/conv_vs_peers.py [--rounds 3] [--runs 20]
-      [--threads 1,2] [--shapes conv,depthwise]
+      [--threads 1,2] [--requantization float|integer] [--shapes conv,depthwise]
 
 Threads: OMP_NUM_THREADS for qfx's kernels (OpenMP) and oneDNN,
 torch.set_num_threads for PyTorch.
@@ -51,8 +52,9 @@ SHAPES = {
     "conv": ("conv", (1, 56, 56, 64, 64, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
     "depthwise": ("depthwise", (1, 56, 56, 128, 1, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
 }
-# matmul-cases.py's epilogue by index: 0 is a per-channel rescale (index % 2
-# == 0) after a bias add (index % 3 != 2), without the 2^f multiply or clamp.
+# matmul-cases.py's epilogue by index: 0 is per channel (index % 2 == 0) with a
+# bias (rescale: index % 3 != 2; float: index % 5 != 4), without the 2^f
+# multiply (rescale) or a clamp narrower than the type's.
 CASE_INDEX = 0
 
 
@@ -114,7 +116,8 @@ def main() -> int:
         for name in names:
             kind, conv = SHAPES[name]
             writer = cases.conv_case if kind == "conv" else cases.depthwise_case
-            text, input_shape = writer(rng, conv, CASE_INDEX)
+            text, input_shape = writer(rng, conv, CASE_INDEX,
+                                       peers.epilogue(cases, args.requantization))
             model, data = tmp / f"{name}.mlir", tmp / f"{name}.npy"
             model.write_text(text)
             np.save(data, rng.integers(-128, 128, size=input_shape).astype(np.int8))

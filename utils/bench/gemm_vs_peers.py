@@ -5,8 +5,9 @@ PyTorch 1.13's quantized Linear (onednn engine), side by side.
 For each (M, N, K), in interleaved rounds (the machine is shared and noisy),
 it times
   - qfx: an int8 TOSA Linear chain (s8 input with a zero point, s8 weights
-    with zero point 0, an int32 bias, per-channel requantization to int8), as
-    qfx-lower produces it, compiled by quant-run with qfx-codegen
+    with zero point 0, a bias, per-channel requantization to int8: in float32
+    as PyTorch's onednn engine, or with --requantization integer
+    tosa.rescale), as qfx-lower produces it, compiled by quant-run with qfx-codegen
     (--codegen=host) and timed with quant-run --bench;
   - oneDNN: its matmul, u8 x s8 with s32 bias and per-channel output scales
     to s8 (utils/bench/onednn_matmul.cpp, ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI);
@@ -24,7 +25,7 @@ measured.
 
 Usage (from the repository root, after ./utils/setup.sh):
   /usr/bin/python3 utils/bench/gemm_vs_peers.py [--rounds 3] [--runs 20]
-      [--threads 1,2] [--shapes 256x256x256,...]
+      [--threads 1,2] [--requantization float|integer] [--shapes 256x256x256,...]
 
 Threads: OMP_NUM_THREADS for qfx's kernels (OpenMP) and oneDNN,
 torch.set_num_threads for PyTorch.
@@ -88,7 +89,8 @@ def main() -> int:
         for shape in shapes:
             m, n, k = shape
             model, data = tmp / f"{m}x{n}x{k}.mlir", tmp / f"{m}x{n}x{k}.npy"
-            model.write_text(cases.case(rng, m, n, k, 0))
+            model.write_text(cases.case(rng, m, n, k, 0,
+                                        peers.epilogue(cases, args.requantization)))
             np.save(data, rng.integers(-128, 128, size=(1, m, k)).astype(np.int8))
             models[shape] = (model, data)
         timers = {

@@ -29,14 +29,23 @@ SPEED_NOTE = "speed vs PEER: PEER's time / qfx's time (above 1: qfx is faster)."
 
 
 def parser(doc: str) -> argparse.ArgumentParser:
-    """The command line both benchmarks share: --rounds, --runs, --threads
-    (each script adds its own --shapes)."""
+    """The command line both benchmarks share: --rounds, --runs, --threads,
+    --requantization (each script adds its own --shapes)."""
     result = argparse.ArgumentParser(description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     result.add_argument("--rounds", type=int, default=3)
     result.add_argument("--runs", type=int, default=20)
     result.add_argument("--threads", default="1,2")
+    result.add_argument("--requantization", choices=("float", "integer"), default="float",
+                        help="qfx's epilogue: float (PyTorch's engines' float32 "
+                             "requantization, what qfx-lower writes for x86; default) or "
+                             "integer (tosa.rescale, qfx-lower's requantization=integer)")
     return result
+
+
+def epilogue(cases, requantization: str):
+    """matmul-cases.py's epilogue writer for --requantization."""
+    return cases.float_epilogue if requantization == "float" else cases.epilogue
 
 
 def thread_counts(spec: str) -> list:

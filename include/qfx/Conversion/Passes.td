@@ -135,8 +135,8 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
         `round_half_even((float(acc) + bias * (si * sw)) * (so / (si * sw))
         + zp)`, `zp` the stored type's zero point;
       - `qnnpack` (default for qnnpack): the bias quantized to int32 with
-        `s_in * s_w`, then `round_half_even(float(acc) * (s_in * s_w /
-        s_out)) + zp` in float32;
+        `s_in * s_w`, then `round_half_even(float(acc) * ((s_w * s_in) *
+        (1 / s_out))) + zp` in float32;
       - `integer` (default for tosa and JSON tables): a `tosa.rescale` by
         `s_in * s_w / s_out` (32-bit multipliers, rounding half away from
         zero, one step off PyTorch near ties), the bias with up to 8

@@ -30,6 +30,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -191,7 +192,7 @@ enum class Requantization {
   /// with ideep's reciprocal scales.
   OneDnn,
   /// PyTorch's qnnpack engine, in float32: round_half_even(float(acc +
-  /// round(bias / (s_in * s_w))) * (s_in * s_w / s_out)) + zp.
+  /// round(bias / (s_in * s_w))) * ((s_w * s_in) * (1 / s_out))) + zp.
   Qnnpack,
   /// TOSA's integer profile: tosa.rescale (32-bit multipliers, rounding
   /// half away from zero), the bias with up to 8 fractional bits.
@@ -766,6 +767,96 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   return clamp(b, loc, *result, *range);
 }
 
+/// A constant of `rank` dimensions broadcast along the last: [1, ..., 1, C],
+/// or [1, ..., 1] when all values are equal.
+template <typename T>
+Value channelConstant(OpBuilder &b, Location loc, int64_t rank,
+                      SmallVector<T> values, Type element) {
+  if (llvm::all_equal(values))
+    values.resize(1);
+  SmallVector<int64_t> shape(rank, 1);
+  shape.back() = static_cast<int64_t>(values.size());
+  auto type = RankedTensorType::get(shape, element);
+  return tosa::ConstOp::create(
+      b, loc, type, mlir::DenseElementsAttr::get(type, ArrayRef<T>(values)));
+}
+
+/// float32 `value` rounded half to even into the int8 domain: clamped to
+/// `range` less `intZp` (rounding keeps integer bounds), tosa.cast (which
+/// rounds half to even), plus the integer zero point `intZp`.
+Value roundToInt8(OpBuilder &b, Location loc, Value value, int64_t intZp,
+                  std::pair<int64_t, int64_t> range) {
+  auto floatType = llvm::cast<RankedTensorType>(value.getType());
+  Type f32 = b.getF32Type(), i32 = b.getIntegerType(32);
+  value = tosa::ClampOp::create(
+      b, loc, floatType, value,
+      b.getFloatAttr(f32, static_cast<double>(range.first - intZp)),
+      b.getFloatAttr(f32, static_cast<double>(range.second - intZp)));
+  auto i8Type = withElement(floatType, b.getIntegerType(8));
+  if (intZp == 0)
+    return tosa::CastOp::create(b, loc, i8Type, value);
+  auto intType = withElement(floatType, i32);
+  value = tosa::CastOp::create(b, loc, intType, value);
+  value = tosa::AddOp::create(
+      b, loc, intType, value,
+      channelConstant(b, loc, floatType.getRank(),
+                      SmallVector<int32_t>{static_cast<int32_t>(intZp)}, i32));
+  return tosa::CastOp::create(b, loc, i8Type, value);
+}
+
+/// `q - zp` of an int8-domain value, as float32 (exact).
+Value centeredAsFloat(OpBuilder &b, Location loc, const Act &act) {
+  auto type = withElement(act.value.getType(), b.getF32Type());
+  Value value = tosa::CastOp::create(b, loc, type, act.value);
+  return tosa::SubOp::create(
+      b, loc, type, value,
+      channelConstant(
+          b, loc, type.getRank(),
+          SmallVector<float>{static_cast<float>(act.quant.zeroPoint)},
+          b.getF32Type()));
+}
+
+/// PyTorch's vectorized dequantization (its AVX2 / AVX-512 kernels):
+/// fma(s, q, s * -z) in float32, q and z the stored type's. Computed
+/// exactly with single-rounding float32 ops, no fused multiply-add: with
+/// k = q - z (exact), x = s * k rounded and its error
+/// err = (s_hi * k - x) + s_lo * k, where s_hi keeps s's top 12 significand
+/// bits (s_hi * k and s_lo * k are exact, the subtraction exact by
+/// Sterbenz's lemma), and e = s * -z rounded, plus s * z (exact, a
+/// constant): s * q + s * -z rounded = x + (err + e) rounded, where
+/// err + e is exact.
+Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act) {
+  auto s = static_cast<float>(act.quant.scale);
+  int64_t storedZp = act.quant.zeroPoint + (act.quant.isUnsigned ? 128 : 0);
+  float premul = s * static_cast<float>(-storedZp);
+  auto e = static_cast<float>(static_cast<double>(premul) +
+                              static_cast<double>(s) * storedZp);
+  uint32_t bits;
+  std::memcpy(&bits, &s, sizeof(bits));
+  bits &= ~uint32_t{0xfff};
+  float sHi;
+  std::memcpy(&sHi, &bits, sizeof(sHi));
+  float sLo = s - sHi;
+  Value k = centeredAsFloat(b, loc, act);
+  auto type = llvm::cast<RankedTensorType>(k.getType());
+  auto scalar = [&](float v) {
+    return channelConstant(b, loc, type.getRank(), SmallVector<float>{v},
+                           b.getF32Type());
+  };
+  auto mul = [&](Value v, float c) -> Value {
+    return tosa::MulOp::create(b, loc, type, v, scalar(c), noShift(b, loc));
+  };
+  Value x = mul(k, s);
+  // A scale of 12 significand bits or fewer: s * k is exact (err = 0).
+  if (sLo == 0)
+    return e == 0 ? x : tosa::AddOp::create(b, loc, type, x, scalar(e));
+  Value err = tosa::AddOp::create(
+      b, loc, type, tosa::SubOp::create(b, loc, type, mul(k, sHi), x),
+      mul(k, sLo));
+  Value u = tosa::AddOp::create(b, loc, type, err, scalar(e));
+  return tosa::AddOp::create(b, loc, type, x, u);
+}
+
 Value Lowering::requantizeInFloat(
     OpBuilder &b, Location loc, Value acc, Requantization mode,
     double inputScale, ArrayRef<double> weightScales,
@@ -779,15 +870,17 @@ Value Lowering::requantizeInFloat(
   // onednn (ideep) takes reciprocal float scales, each computed in double
   // and rounded: si = 1/s_in, sw = 1/s_w, so = 1/s_out. Its bias is
   // sb = bias * (si * sw) in the accumulator's units and its multiplier
-  // so / (si * sw). qnnpack's multiplier is s_in * s_w / s_out in float32.
+  // so / (si * sw). qnnpack's multiplier is (s_w * s_in) * (1 / s_out) in
+  // float32.
   auto si = static_cast<float>(1.0 / inputScale);
   auto so = static_cast<float>(1.0 / out.scale);
   SmallVector<float> accBias, multipliers;
   for (int64_t c = 0; c < channels; ++c) {
     if (mode == Requantization::Qnnpack) {
-      multipliers.push_back(static_cast<float>(inputScale) *
-                            static_cast<float>(scaleOf(c)) /
-                            static_cast<float>(out.scale));
+      // generate_requantization_scales: (w * in) * (1 / out) in float32.
+      float inverse = 1.0f / static_cast<float>(out.scale);
+      multipliers.push_back(static_cast<float>(scaleOf(c)) *
+                            static_cast<float>(inputScale) * inverse);
       continue;
     }
     float siw = si * static_cast<float>(1.0 / scaleOf(c));
@@ -796,29 +889,16 @@ Value Lowering::requantizeInFloat(
       accBias.push_back(static_cast<float>((*bias)[bias->size() == 1 ? 0 : c]) *
                         siw);
   }
-  Type f32 = b.getF32Type(), i32 = b.getIntegerType(32);
+  Type f32 = b.getF32Type();
   auto floatType = withElement(accType, f32);
-  auto intType = withElement(accType, i32);
-  // A constant broadcast along the channels: [1, ..., 1, C], or [1, ..., 1]
-  // for one value.
-  auto channelConstant = [&](auto values, Type element) -> Value {
-    if (llvm::all_equal(values))
-      values.resize(1);
-    SmallVector<int64_t> shape(accType.getRank(), 1);
-    shape.back() = static_cast<int64_t>(values.size());
-    auto type = RankedTensorType::get(shape, element);
-    return tosa::ConstOp::create(
-        b, loc, type,
-        mlir::DenseElementsAttr::get(type,
-                                     ArrayRef(values.begin(), values.end())));
-  };
+  int64_t rank = accType.getRank();
   Value value = tosa::CastOp::create(b, loc, floatType, acc);
   if (!accBias.empty())
     value = tosa::AddOp::create(b, loc, floatType, value,
-                                channelConstant(accBias, f32));
-  value =
-      tosa::MulOp::create(b, loc, floatType, value,
-                          channelConstant(multipliers, f32), noShift(b, loc));
+                                channelConstant(b, loc, rank, accBias, f32));
+  value = tosa::MulOp::create(b, loc, floatType, value,
+                              channelConstant(b, loc, rank, multipliers, f32),
+                              noShift(b, loc));
   // onednn adds the stored type's zero point (u8 or s8) before rounding,
   // qnnpack after: then it is the int8 domain's, as an integer.
   int64_t intZp = out.zeroPoint;
@@ -826,24 +906,11 @@ Value Lowering::requantizeInFloat(
     int64_t storedZp = out.zeroPoint + (out.isUnsigned ? 128 : 0);
     value = tosa::AddOp::create(
         b, loc, floatType, value,
-        channelConstant(SmallVector<float>{static_cast<float>(storedZp)}, f32));
+        channelConstant(b, loc, rank,
+                        SmallVector<float>{static_cast<float>(storedZp)}, f32));
     intZp = out.zeroPoint - storedZp;
   }
-  // Clamped to the type's (or a fused ReLU's) range, which rounding keeps,
-  // as the bounds are integers; rounded half to even (tosa.cast) and moved
-  // by the zero point.
-  value = tosa::ClampOp::create(
-      b, loc, floatType, value,
-      b.getFloatAttr(f32, static_cast<double>(range.first - intZp)),
-      b.getFloatAttr(f32, static_cast<double>(range.second - intZp)));
-  auto i8Type = withElement(accType, b.getIntegerType(8));
-  if (intZp == 0)
-    return tosa::CastOp::create(b, loc, i8Type, value);
-  value = tosa::CastOp::create(b, loc, intType, value);
-  value = tosa::AddOp::create(
-      b, loc, intType, value,
-      channelConstant(SmallVector<int32_t>{static_cast<int32_t>(intZp)}, i32));
-  return tosa::CastOp::create(b, loc, i8Type, value);
+  return roundToInt8(b, loc, value, intZp, range);
 }
 
 Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
@@ -998,6 +1065,33 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
   auto resultType = withElement(main->getResult(0).getType(), i32);
   bool isMul = llvm::isa<tosa::MulOp>(main);
+  if (requantization == Requantization::OneDnn) {
+    // PyTorch's x86 kernels (qadd_kernel, qmul_kernel), in float32: add
+    // dequantizes both as its vector code does, adds, and quantizes with
+    // 1 / s_out; mul multiplies the centered integers and requantizes with
+    // s_a * s_b * (1 / s_out). The zero point is added after rounding.
+    auto floatType = withElement(resultType, b.getF32Type());
+    auto inverse = 1.0f / static_cast<float>(out.scale);
+    Value sum;
+    float multiplier = inverse;
+    if (isMul) {
+      sum =
+          tosa::MulOp::create(b, loc, floatType, centeredAsFloat(b, loc, *lhs),
+                              centeredAsFloat(b, loc, *rhs), noShift(b, loc));
+      multiplier = static_cast<float>(lhs->quant.scale) *
+                   static_cast<float>(rhs->quant.scale) * inverse;
+    } else {
+      sum =
+          tosa::AddOp::create(b, loc, floatType, dequantizeAsFma(b, loc, *lhs),
+                              dequantizeAsFma(b, loc, *rhs));
+    }
+    Value scaled = tosa::MulOp::create(
+        b, loc, floatType, sum,
+        channelConstant(b, loc, floatType.getRank(),
+                        SmallVector<float>{multiplier}, b.getF32Type()),
+        noShift(b, loc));
+    return roundToInt8(b, loc, scaled, out.zeroPoint, *range);
+  }
   // add: both onto twice the larger scale with 20 fractional bits (TFLite's
   // scheme for 8-bit inputs); mul: the zero points removed.
   constexpr double kFraction = 1 << 20;

@@ -68,7 +68,7 @@
 //
 // requantization=qnnpack: the bias quantized to int32 with s_in * s_w
 // (1.0 / 0.125 = 8, -2.0 / 0.25 = -8) in the convolution; the multiplier
-// s_in * s_w / s_out; rounded; the int8-domain zero point -118 added after
+// (s_w * s_in) * (1 / s_out); rounded; the int8-domain zero point -118 added after
 // rounding (the clamp before it, 0 .. 245, is the ReLU's -118 .. 127).
 // QNN-LABEL: func.func @conv_relu
 // QNN: %[[QBIAS:.*]] = "tosa.const"() <{values = dense<[8, -8]> : tensor<2xi32>}>
@@ -156,18 +156,43 @@ func.func @linear(%arg0: tensor<2x4x!in>) -> tensor<1x2x3x!out> {
 !b = !quant.uniform<i8:f32, 0.25:-1>
 !out = !quant.uniform<i8:f32, 1.0:-10>
 
-// add + ReLU: both inputs onto 2 * max(0.5, 0.25) = 1.0 with 20 fractional
-// bits (0.5 * 2^20: multiplier 2^30, shift 11; 0.25 * 2^20: shift 12), an
-// int32 add, back by 2^-20 (shift 50), ReLU at the output zero point.
+// add + ReLU as PyTorch's x86 kernel: each input dequantized as its vector
+// code does, fma(s, q, s * -z) (here exact: the scales 0.5 and 0.25 have one
+// significand bit, so s * (q - z) is exact and no error term is needed), the
+// sum times 1 / 1.0, clamped to the ReLU's range less the zero point
+// (0 .. 137), rounded half to even, plus the zero point -10.
 // CHECK-LABEL: func.func @add_relu
-// CHECK-DAG: %[[S11:.*]] = "tosa.const"() <{values = dense<11> : tensor<1xi8>}>
-// CHECK-DAG: %[[S12:.*]] = "tosa.const"() <{values = dense<12> : tensor<1xi8>}>
-// CHECK-DAG: %[[L:.*]] = tosa.rescale %{{.*}}, %{{.*}}, %[[S11]], {{.*}} -> tensor<4xi32>
-// CHECK-DAG: %[[R:.*]] = tosa.rescale %{{.*}}, %{{.*}}, %[[S12]], {{.*}} -> tensor<4xi32>
-// CHECK: %[[SUM:.*]] = tosa.add %[[L]], %[[R]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-// CHECK: %[[S50:.*]] = "tosa.const"() <{values = dense<50> : tensor<1xi8>}>
-// CHECK: %[[O:.*]] = tosa.rescale %[[SUM]], %{{.*}}, %[[S50]]
-// CHECK: tosa.clamp %[[O]] {max_val = 127 : i8, min_val = -10 : i8, qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-10>}
+// CHECK: %[[A:.*]] = tosa.cast %{{.*}} : (tensor<4xi8>) -> tensor<4xf32>
+// CHECK: %[[AZ:.*]] = "tosa.const"() <{values = dense<1.000000e+00> : tensor<1xf32>}>
+// CHECK: %[[AK:.*]] = tosa.sub %[[A]], %[[AZ]]
+// CHECK: %[[AS:.*]] = "tosa.const"() <{values = dense<5.000000e-01> : tensor<1xf32>}>
+// CHECK: %[[DA:.*]] = tosa.mul %[[AK]], %[[AS]]
+// CHECK: %[[B:.*]] = tosa.cast %{{.*}} : (tensor<4xi8>) -> tensor<4xf32>
+// CHECK: %[[BZ:.*]] = "tosa.const"() <{values = dense<-1.000000e+00> : tensor<1xf32>}>
+// CHECK: %[[BK:.*]] = tosa.sub %[[B]], %[[BZ]]
+// CHECK: %[[DB:.*]] = tosa.mul %[[BK]]
+// CHECK: %[[SUM:.*]] = tosa.add %[[DA]], %[[DB]]
+// CHECK: %[[INV:.*]] = "tosa.const"() <{values = dense<1.000000e+00> : tensor<1xf32>}>
+// CHECK: %[[Y:.*]] = tosa.mul %[[SUM]], %[[INV]]
+// CHECK: %[[C:.*]] = tosa.clamp %[[Y]] {max_val = 1.370000e+02 : f32, min_val = 0.000000e+00 : f32}
+// CHECK: %[[I:.*]] = tosa.cast %[[C]] : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK: "tosa.const"() <{values = dense<-10> : tensor<1xi32>}>
+// CHECK: %[[Q:.*]] = tosa.add %[[I]]
+// CHECK: tosa.cast %[[Q]] {qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-10>} : (tensor<4xi32>) -> tensor<4xi8>
+//
+// requantization=integer: both inputs onto 2 * max(0.5, 0.25) = 1.0 with 20
+// fractional bits (0.5 * 2^20: multiplier 2^30, shift 11; 0.25 * 2^20:
+// shift 12), an int32 add, back by 2^-20 (shift 50), ReLU at the output
+// zero point.
+// RESCALE-LABEL: func.func @add_relu
+// RESCALE-DAG: %[[S11:.*]] = "tosa.const"() <{values = dense<11> : tensor<1xi8>}>
+// RESCALE-DAG: %[[S12:.*]] = "tosa.const"() <{values = dense<12> : tensor<1xi8>}>
+// RESCALE-DAG: %[[L:.*]] = tosa.rescale %{{.*}}, %{{.*}}, %[[S11]], {{.*}} -> tensor<4xi32>
+// RESCALE-DAG: %[[R:.*]] = tosa.rescale %{{.*}}, %{{.*}}, %[[S12]], {{.*}} -> tensor<4xi32>
+// RESCALE: %[[SUM:.*]] = tosa.add %[[L]], %[[R]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// RESCALE: %[[S50:.*]] = "tosa.const"() <{values = dense<50> : tensor<1xi8>}>
+// RESCALE: %[[O:.*]] = tosa.rescale %[[SUM]], %{{.*}}, %[[S50]]
+// RESCALE: tosa.clamp %[[O]] {max_val = 127 : i8, min_val = -10 : i8, qfx.quantized = !quant.uniform<i8:f32, 1.000000e+00:-10>}
 func.func @add_relu(%arg0: tensor<4x!a>, %arg1: tensor<4x!b>) -> tensor<4x!out> {
   %x = quant.dcast %arg0 : tensor<4x!a> to tensor<4xf32>
   %y = quant.dcast %arg1 : tensor<4x!b> to tensor<4xf32>
