@@ -1192,6 +1192,45 @@ def samples_of(shapes, seed):
     return [torch.randn(*shape, generator=generator) for shape in shapes]
 
 
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v3_small"])
+def test_torchvision_models_with_pytorchs_statistics_equal_pytorch(onednn, name):
+    # Whole torchvision architectures (random weights, batch-norm statistics
+    # randomized), calibrated by PyTorch and converted by qfx: every output
+    # equals PyTorch's convert_fx model's (one thread, as PyTorch's scalar
+    # tails depend on its thread count). utils/bench/torchvision_gate.py
+    # --statistics pytorch measures the same at 224x224 on more models.
+    import copy
+
+    import torchvision
+
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.2, 0.2)
+    shape = (1, 3, 96, 96)
+    calibration = samples(shape, 3, seed=61)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        prepared = torch_prepared(model, (calibration[0],), calibration)
+        torch_model = torch_convert_fx(copy.deepcopy(prepared))
+        quantized = qfx.convert_fx(prepared, (calibration[0],))
+        assert quantized.float_ops == []
+        tests = samples(shape, 2, seed=62)
+        with torch.no_grad():
+            theirs = torch.cat([torch_model(x) for x in tests])
+    finally:
+        torch.set_num_threads(threads)
+    ours = torch.cat([quantized(x) for x in tests])
+    values = theirs.flatten().unique()
+    worst, equal = compare_steps(ours, theirs, float((values[1:] - values[:-1]).min()))
+    assert worst < 1e-3 and equal == 1.0, (worst, equal)
+
+
 def test_convert_fx_of_a_model_pytorch_prepared_errors(onednn):
     model = make_residual_cnn()
     example = (torch.randn(1, 3, 15, 15),)

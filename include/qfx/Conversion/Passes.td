@@ -120,8 +120,8 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
 def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
   let summary = "Lowers reference quantized patterns to int8 TOSA";
   let description = [{
-    PyTorch's lowering of the reference model to quantized ops, as TOSA's
-    integer profile: each pattern `quant.dcast → op (or qfx.fused) →
+    PyTorch's lowering of the reference model to quantized ops, as int8
+    TOSA: each pattern `quant.dcast → op (or qfx.fused) →
     quant.qcast` whose op the backend table supports becomes integer TOSA
     that computes on the stored integers, and the qcast's result becomes a
     `quant.scast` of its output.
@@ -145,9 +145,14 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       channel when the weights are, and a fused ReLU / ReLU6 / Hardtanh
       becomes an integer `tosa.clamp`. A matmul of two activations always
       takes `tosa.rescale`.
-    - add / mul (with a fused ReLU): inputs rescaled to int32 (add: onto a
-      common scale with 20 fractional bits), the integer op, a rescale to the
-      output.
+    - add / mul (with a fused ReLU): with `requantization=onednn`, PyTorch's
+      x86 kernels in float32, bit for bit: add dequantizes each input as
+      `fma(s, q, s * -z)` (computed exactly without a fused multiply-add),
+      adds and quantizes with `1 / s_out`; mul requantizes the product of
+      the centered integers with `s_a * s_b * (1 / s_out)`; the zero point
+      is added after rounding half to even. Otherwise: inputs rescaled to
+      int32 (add: onto a common scale with 20 fractional bits), the integer
+      op, a rescale to the output.
     - max_pool2d / avg_pool2d / concat / reshape / transpose / slice: on the
       integers, with a rescale where input and output qparams differ.
     - sigmoid / tanh / clamp, and a `qfx.composite` with an elementwise
@@ -189,10 +194,10 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
     %r = quant.scast %u : tensor<1x2x8xi8> to tensor<1x2x8x!quant.uniform<u8:f32, 0.01:59>>
     ```
 
-    Other requantizations (add, mul, pooling, concat) round as
-    `tosa.rescale` does (single rounding, half away from zero after the
-    32-bit multiply), where PyTorch rounds a float product half to even:
-    results can differ by one step on ties.
+    Other requantizations (pooling, concat) round as `tosa.rescale` does
+    (single rounding, half away from zero after the 32-bit multiply), where
+    PyTorch rounds a float product half to even: results can differ by one
+    step on ties.
 
     A pattern that cannot be lowered stays in reference form, and a remark
     on its op says why ("runs in float: ..."): no pattern in the backend
