@@ -579,7 +579,8 @@ class QuantizedModel(_Model):
         return self.signature.wrap_outputs(self._run(arrays), as_torch)
 
     def save(self, directory: Any) -> None:
-        """Writes float.mlir, observed.mlir, calibrated.mlir, reference.mlir,
+        """Writes float.mlir, observed.mlir (not for a model PyTorch
+        calibrated: it has none), calibrated.mlir, reference.mlir,
         int8.mlir, the int8 program compiled ahead of time for this machine
         (libmodel.so and its header model.h, compiled at the first save),
         backend_config.json (for a BackendConfig object) and
@@ -590,14 +591,15 @@ class QuantizedModel(_Model):
         directory.mkdir(parents=True, exist_ok=True)
         if self._compile_record is None:
             self._compile_record = _compile(self.workdir)
-        for stage in STAGES:
+        stages = [s for s in STAGES if (self.workdir / f"{s}.mlir").is_file()]
+        for stage in stages:
             shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
         for name in (_compiled.LIBRARY, _compiled.HEADER):
             shutil.copyfile(self.workdir / name, directory / name)
         if self.backend_config == _BACKEND_FILE:
             shutil.copyfile(self.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
         manifest = {"format": _FORMAT, "version": _VERSION,
-                    "stages": {s: f"{s}.mlir" for s in STAGES},
+                    "stages": {s: f"{s}.mlir" for s in stages},
                     "backend": self.backend_config}
         manifest.update(self.signature.to_dict())
         manifest["remarks"] = self.remarks
@@ -863,7 +865,13 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     signature = _Signature.from_dict(manifest)
     quantized = QuantizedModel.__new__(QuantizedModel)
     work = _make_workdir(None, quantized)
-    stages = STAGES if version == _VERSION else STAGES[:-1]
+    # Version 2 lists its stages (a model PyTorch calibrated has no observed
+    # stage); the reference and int8 stages are always there.
+    stages = ([s for s in STAGES if s in manifest.get("stages", {})] if version == _VERSION
+              else STAGES[:-1])
+    for stage in ("reference", "int8") if version == _VERSION else ():
+        if stage not in stages:
+            raise ValueError(f"{manifest_path}: names no {stage} stage")
     for stage in stages:
         source = directory / manifest["stages"].get(stage, f"{stage}.mlir")
         if not source.is_file():

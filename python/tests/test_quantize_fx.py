@@ -1069,7 +1069,7 @@ def module_scales(torch_model):
                                                   if n.op == "get_attr" and "scale" in n.target})
 
 
-def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn):
+def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn, tmp_path):
     import copy
 
     model = make_residual_cnn()
@@ -1095,6 +1095,15 @@ def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn):
     for x in samples((1, 3, 15, 15), 4, seed=32):
         worst, equal = compare_steps(quantized(x), torch_model(x), output_scale)
         assert worst < 1e-3 and equal == 1.0
+
+    # It saves and loads (it has no observed stage).
+    quantized.save(tmp_path / "saved")
+    assert not (tmp_path / "saved" / "observed.mlir").exists()
+    loaded = qfx.load(tmp_path / "saved")
+    x = samples((1, 3, 15, 15), 1, seed=33)[0]
+    assert torch.equal(loaded(x), quantized(x))
+    with pytest.raises(ValueError, match="no 'observed' stage"):
+        loaded.mlir("observed")
 
 
 class _Add(torch.nn.Module):
