@@ -18,6 +18,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -79,6 +80,8 @@ struct Instrumented {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   llvm::DenseMap<int64_t, std::string> slotNames;
   std::map<std::string, std::string> opNames;
+  std::map<std::string, int64_t> positions;
+  std::map<std::string, std::pair<double, int64_t>> qparams;
 };
 
 Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
@@ -133,6 +136,11 @@ Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
       value.replaceAllUsesExcept(recorder, recorder);
     recorders[recorder] = name;
     result.opNames[name] = op->getName().getStringRef().str();
+    result.positions[name] = static_cast<int64_t>(result.positions.size());
+    if (auto uniform =
+            llvm::dyn_cast_or_null<mlir::quant::UniformQuantizedType>(
+                quantized))
+      result.qparams[name] = {uniform.getScale(), uniform.getZeroPoint()};
   }
   int64_t slot = 0;
   result.module->walk([&](ObserveOp op) {
@@ -144,12 +152,30 @@ Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
   return result;
 }
 
+} // namespace
+
+int64_t qfx::getFloat32Ulps(double a, double b) {
+  // Ordered as integers: IEEE floats of one sign are ordered as their bits.
+  auto ordered = [](double v) {
+    auto f = static_cast<float>(v);
+    int32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    return bits < 0 ? static_cast<int64_t>(INT32_MIN) - bits
+                    : static_cast<int64_t>(bits);
+  };
+  return std::abs(ordered(a) - ordered(b));
+}
+
+namespace {
+
 ValueComparison compareValues(std::string name, std::string opName,
                               llvm::ArrayRef<int64_t> shape,
                               llvm::ArrayRef<float> baseline,
                               llvm::ArrayRef<float> compared) {
-  ValueComparison comparison{std::move(name), std::move(opName),
-                             llvm::SmallVector<int64_t>(shape)};
+  ValueComparison comparison;
+  comparison.name = std::move(name);
+  comparison.opName = std::move(opName);
+  comparison.shape.assign(shape.begin(), shape.end());
   double signal = 0, noise = 0;
   for (auto [b, c] : llvm::zip_equal(baseline, compared)) {
     double error = static_cast<double>(b) - static_cast<double>(c);
@@ -240,6 +266,13 @@ qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
     report.push_back(compareValues(name, runs[1].instrumented.opNames[name],
                                    value.shape, value.data,
                                    other->second.data));
+    report.back().position = runs[1].instrumented.positions[name];
+    for (auto [run, qparams] :
+         llvm::zip_equal(runs, std::array{&report.back().baselineQParams,
+                                          &report.back().comparedQParams}))
+      if (auto it = run.instrumented.qparams.find(name);
+          it != run.instrumented.qparams.end())
+        *qparams = it->second;
   }
   if (runs[0].outputs.size() != runs[1].outputs.size())
     return makeError(llvm::formatv("the stages have {0} and {1} results",

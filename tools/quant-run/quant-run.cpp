@@ -194,6 +194,36 @@ static int runComparison(mlir::ModuleOp baseline,
                                   sqnr, value.maxAbsError, shape, value.opName,
                                   value.name);
   }
+  // Values quantized in both stages with other qparams (two calibrations of
+  // a model), in the order of the compared stage: where they start to
+  // differ.
+  std::vector<const qfx::ValueComparison *> differing;
+  size_t quantizedInBoth = 0;
+  for (const qfx::ValueComparison &value : *report) {
+    if (!value.baselineQParams || !value.comparedQParams)
+      continue;
+    ++quantizedInBoth;
+    if (*value.baselineQParams != *value.comparedQParams)
+      differing.push_back(&value);
+  }
+  if (differing.empty())
+    return 0;
+  llvm::sort(differing, [](const auto *x, const auto *y) {
+    return x->position < y->position;
+  });
+  llvm::outs() << "qparams that differ, in order: " << differing.size()
+               << " of " << quantizedInBoth
+               << " values quantized in both stages\n";
+  llvm::outs() << llvm::formatv("{0,14}  {1,14}  {2,10}  {3,9}  {4}\n", "scale",
+                                "compared", "f32 ulps", "zero pts", "location");
+  for (const qfx::ValueComparison *value : differing) {
+    auto [scale, zp] = *value->baselineQParams;
+    auto [otherScale, otherZp] = *value->comparedQParams;
+    llvm::outs() << llvm::formatv(
+        "{0,14:e6}  {1,14:e6}  {2,10}  {3,9}  {4}\n", scale, otherScale,
+        qfx::getFloat32Ulps(scale, otherScale),
+        std::to_string(zp) + "/" + std::to_string(otherZp), value->name);
+  }
   return 0;
 }
 

@@ -18,7 +18,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace qfx {
 
@@ -35,7 +37,17 @@ struct ValueComparison {
   double sqnr = 0;
   /// A result of the function, not a value matched by location.
   bool isResult = false;
+  /// The value's position in the compared stage (walk order of its ops).
+  int64_t position = 0;
+  /// Per-tensor qparams (scale, zero point) of the value in each stage, where
+  /// it is quantized (a calibrated stage against another's, say qfx's
+  /// calibration against PyTorch's imported statistics).
+  std::optional<std::pair<double, int64_t>> baselineQParams, comparedQParams;
 };
+
+/// How many float32 values lie between two scales (PyTorch's scales are
+/// float32): 0 when they are equal as float32.
+int64_t getFloat32Ulps(double a, double b);
 
 /// Runs `entry` (see findEntry; resolved in `baseline`) of both modules on
 /// `inputs` and compares every value whose location appears in both (the
