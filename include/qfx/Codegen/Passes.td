@@ -167,6 +167,11 @@ def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
     `qfx_inline_asm_constraints`) is inline assembly instead: its calls
     become `llvm.inline_asm has_side_effects` with that text and those
     constraints (the AMX permission request's `syscall`).
+
+    It also turns every `math.roundeven` (the float requantization's, and
+    each `tosa.cast` from float to int) into `llvm.intr.roundeven`, which
+    LLVM lowers to a (vector) rounding instruction; `convert-math-to-libm`
+    would call `roundevenf` once per element instead.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -137,13 +137,15 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       - `qnnpack` (default for qnnpack): the bias quantized to int32 with
         `s_in * s_w`, then `round_half_even(float(acc) * ((s_w * s_in) *
         (1 / s_out))) + zp` in float32;
-      - `integer` (default for tosa and JSON tables): a `tosa.rescale` by
-        `s_in * s_w / s_out` (32-bit multipliers, rounding half away from
-        zero, one step off PyTorch near ties), the bias with up to 8
-        fractional bits; no float op, for TOSA's integer profile.
+      - `integer` (default for tosa and tables of other names): a
+        `tosa.rescale` by `s_in * s_w / s_out` (32-bit multipliers,
+        rounding half away from zero, one step off PyTorch near ties), the
+        bias with up to 8 fractional bits; no float op, for TOSA's integer
+        profile.
       `tosa.cast` rounds half to even and saturates; the scales are per
       channel when the weights are, and a fused ReLU / ReLU6 / Hardtanh
-      becomes an integer `tosa.clamp`. A matmul of two activations always
+      narrows the clamp before the rounding (`integer`: an integer
+      `tosa.clamp`). A matmul of two activations always
       takes `tosa.rescale`.
     - add / mul (with a fused ReLU): with `requantization=onednn`, PyTorch's
       x86 kernels in float32, bit for bit: add dequantizes each input as
@@ -211,8 +213,9 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
            "qnnpack, onednn, tosa): only its patterns are lowered">,
     Option<"requantizationOption", "requantization", "std::string",
            /*default=*/"\"\"",
-           "How convolutions and Linears requantize: onednn, qnnpack (PyTorch's "
-           "engines, in float32) or integer (tosa.rescale); default: the "
+           "How convolutions, Linears, adds and muls requantize: onednn, "
+           "qnnpack (PyTorch's engines, in float32) or integer (tosa.rescale); "
+           "default: the "
            "backend's engine (onednn for x86, fbgemm, onednn; qnnpack for "
            "qnnpack; integer otherwise)">
   ];

@@ -25,9 +25,9 @@ TEST(Compare, Float32Ulps) {
   // Across a power of two, and across zero.
   EXPECT_EQ(getFloat32Ulps(std::nextafter(0.5f, 0.0f), next), 2);
   EXPECT_EQ(getFloat32Ulps(-0.0, 0.0), 0);
-  EXPECT_EQ(getFloat32Ulps(-std::nextafter(0.0f, 1.0f),
-                           std::nextafter(0.0f, 1.0f)),
-            2);
+  EXPECT_EQ(
+      getFloat32Ulps(-std::nextafter(0.0f, 1.0f), std::nextafter(0.0f, 1.0f)),
+      2);
 }
 
 } // namespace
