@@ -54,6 +54,18 @@ def dense(values: np.ndarray, dtype: str) -> str:
                                       max_line_width=1 << 30) + f"> : tensor<{'x'.join(map(str, values.shape))}x{dtype}>"
 
 
+def finish(rng: np.random.Generator, shape: str, clamp: bool) -> list:
+    """The end of a chain whose int8 result is %r of type tensor<SHAPExi8>:
+    optionally a tosa.clamp to a random range, the return."""
+    value = "%r"
+    lines = []
+    if clamp:
+        lo, hi = sorted(int(x) for x in rng.integers(-128, 128, size=2))
+        lines.append(f"  %c = tosa.clamp %r {{min_val = {lo} : i8, max_val = {hi} : i8}} : (tensor<{shape}xi8>) -> tensor<{shape}xi8>")
+        value = "%c"
+    return lines + [f"  return {value} : tensor<{shape}xi8>", "}"]
+
+
 def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str,
              depth: int) -> list:
     """tosa.mul by 2^f, tosa.add of a bias, tosa.rescale, tosa.clamp on the
@@ -87,14 +99,7 @@ def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: st
     lines.append(f'  %ozp = "tosa.const"() <{{values = dense<{out_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
     per = "true" if per_channel else "false"
     lines.append(f"  %r = tosa.rescale {value}, %mult, %shift, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = {per}, rounding_mode = SINGLE_ROUND, scale32 = true}} : (tensor<{shape}xi32>, tensor<{channels}xi32>, tensor<{channels}xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<{shape}xi8>")
-    value = "%r"
-    if clamp:
-        lo, hi = sorted(int(x) for x in rng.integers(-128, 128, size=2))
-        lines.append(f"  %c = tosa.clamp %r {{min_val = {lo} : i8, max_val = {hi} : i8}} : (tensor<{shape}xi8>) -> tensor<{shape}xi8>")
-        value = "%c"
-    lines.append(f"  return {value} : tensor<{shape}xi8>")
-    lines.append("}")
-    return lines
+    return lines + finish(rng, shape, clamp)
 
 
 def float_epilogue(rng: np.random.Generator, index: int, shape: str, n: int,
@@ -159,14 +164,7 @@ def float_epilogue(rng: np.random.Generator, index: int, shape: str, n: int,
         lines.append(f'  %iz = "tosa.const"() <{{values = dense<{int_zp}> : tensor<{ones}xi32>}}> : () -> tensor<{ones}xi32>')
         lines.append(f"  %fmoved = tosa.add %fi, %iz : (tensor<{shape}xi32>, tensor<{ones}xi32>) -> tensor<{shape}xi32>")
         lines.append(f"  %r = tosa.cast %fmoved : (tensor<{shape}xi32>) -> tensor<{shape}xi8>")
-    value = "%r"
-    if index % 3 == 1:
-        lo, hi = sorted(int(x) for x in rng.integers(-128, 128, size=2))
-        lines.append(f"  %c = tosa.clamp %r {{min_val = {lo} : i8, max_val = {hi} : i8}} : (tensor<{shape}xi8>) -> tensor<{shape}xi8>")
-        value = "%c"
-    lines.append(f"  return {value} : tensor<{shape}xi8>")
-    lines.append("}")
-    return lines
+    return lines + finish(rng, shape, index % 3 == 1)
 
 
 def conv_chain(rng: np.random.Generator, conv: tuple, index: int, op: str, o: int,
