@@ -63,11 +63,12 @@ struct QuantizePipelineOptions
       llvm::cl::desc("The BackendConfig the model was prepared with: a JSON "
                      "file or a built-in table"),
       llvm::cl::init("x86")};
-  Option<bool> dynamicReduceRange{
+  Option<std::string> dynamicReduceRange{
       *this, "dynamic-reduce-range",
-      llvm::cl::desc("Dynamic quantization computes activation qparams in "
-                     "quint8 [0, 127] (PyTorch's reduce_range on x86)"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("true: dynamic quantization computes activation qparams "
+                     "in quint8 [0, 127] (PyTorch's reduce_range on x86); "
+                     "false: [0, 255]; unset: as the engine of the model's "
+                     "backend does (reduced but for qnnpack)")};
 };
 
 /// qfx-convert, then qfx-lower on every function.

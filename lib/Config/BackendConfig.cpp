@@ -697,3 +697,12 @@ std::optional<BackendConfig> qfx::getBackendConfig(llvm::StringRef name) {
     return buildTable(name, tosaGroups());
   return std::nullopt;
 }
+
+EngineTraits qfx::getEngineTraits(llvm::StringRef backendName) {
+  if (backendName == "x86" || backendName == "fbgemm" ||
+      backendName == "onednn")
+    return {"onednn", true};
+  if (backendName == "qnnpack")
+    return {"qnnpack", false};
+  return {"integer", true};
+}

@@ -270,6 +270,39 @@ def test_cnn_matches_pytorch_convert_fx_with_torch_configs(qnnpack):
                  torch_model.fc.zero_point, model)
 
 
+@pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
+def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
+    # PyTorch's dynamic Linear quantizes its input to 7 bits on onednn (x86)
+    # and to 8 on qnnpack (which ignores reduce_range): qfx-convert follows
+    # the engine of the backend the model was prepared for. A qnnpack model
+    # with x86's 7 bits is 0.006 off here.
+    from torch.ao.quantization import default_dynamic_qconfig
+    from torch.ao.quantization.backend_config import get_native_backend_config
+
+    model = make_mlp()
+    mapping = TorchQConfigMapping().set_global(default_dynamic_qconfig)
+    backend = get_qnnpack_backend_config() if engine == "qnnpack" else get_native_backend_config()
+    tests = samples((8, 16), 6, seed=31)
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = engine
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch_model = torch_quantized(model, mapping, (tests[0],), tests[:1], backend)
+            with torch.no_grad():
+                theirs = torch.stack([torch_model(x) for x in tests])
+    finally:
+        torch.backends.quantized.engine = saved
+    prepared = qfx.prepare_fx(model, mapping, (tests[0],), "qnnpack" if engine == "qnnpack"
+                              else "x86", outputs=None)
+    prepared(tests[0])
+    quantized = qfx.convert_fx(prepared)
+    expected_range = "[0, 255]" if engine == "qnnpack" else "[0, 127]"
+    assert f"range {expected_range}" in quantized.mlir("reference")
+    ours = quantized.run_samples(torch.stack(tests))
+    assert (ours - theirs).abs().max().item() <= 1e-6
+
+
 def test_cnn_x86_preset_string_and_reference_model(onednn):
     model = make_cnn()
     example = (torch.randn(2, 3, 8, 8),)

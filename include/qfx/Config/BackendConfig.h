@@ -261,6 +261,19 @@ llvm::ArrayRef<llvm::StringLiteral> getBackendConfigNames();
 /// symmetric qint8 weights ([-127, 127]) and qint32 bias.
 std::optional<BackendConfig> getBackendConfig(llvm::StringRef name);
 
+/// How PyTorch 1.13's quantized engine for a backend computes, by the
+/// backend's name: x86, fbgemm and onednn run on onednn's (and fbgemm's)
+/// kernels, qnnpack on qnnpack's; other names (tosa, a user's table) take
+/// TOSA's integer requantization.
+struct EngineTraits {
+  /// qfx-lower's `requantization`: "onednn", "qnnpack" or "integer".
+  llvm::StringRef requantization;
+  /// Whether dynamically quantized activations get a 7-bit range
+  /// (quantized::linear_dynamic's reduce_range; qnnpack ignores it).
+  bool reducesDynamicRange;
+};
+EngineTraits getEngineTraits(llvm::StringRef backendName);
+
 /// One PyTorch pattern and the TOSA pattern it becomes after import.
 struct TorchToTOSAPattern {
   /// PyTorch's pattern in forward order, by public names, e.g.

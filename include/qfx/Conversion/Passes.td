@@ -93,8 +93,10 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
       `quantize_per_tensor_dynamic(x, dtype, reduce_range)` + `dequantize`.
       PyTorch 1.13's quantized dynamic Linear reduces the range to 7 bits on
       its x86, fbgemm and onednn engines and not on qnnpack (its reference
-      model never does): `dynamic-reduce-range` says which (default on, as
-      for `default:x86`).
+      model never does): `dynamic-reduce-range` says which; unset, the
+      module's `qfx.backend` (the backend qfx-prepare used) decides, as
+      PyTorch's engine for it does (off for qnnpack), and a module without
+      one reduces.
     - A weight with float zero points (`per_channel_affine_float_qparams`,
       e.g. `float_qparams_weight_only_qconfig_4bit`), which `!quant.uniform`
       cannot express, is stored as integers of its dtype's width and
@@ -105,10 +107,12 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
       zero points on anything but a constant.
   }];
   let options = [
-    Option<"dynamicReduceRange", "dynamic-reduce-range", "bool",
-           /*default=*/"true",
+    Option<"dynamicReduceRange", "dynamic-reduce-range", "std::string",
+           /*default=*/"\"\"",
            "Halve the range of dynamically quantized activations, as "
-           "PyTorch's x86, fbgemm and onednn engines do (qnnpack does not)">
+           "PyTorch's x86, fbgemm and onednn engines do (qnnpack does not); "
+           "true or false; unset: as the engine of the module's "
+           "qfx.backend does">
   ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",

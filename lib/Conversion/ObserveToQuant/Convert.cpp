@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qfx/Config/BackendConfig.h"
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Observer.h"
@@ -93,7 +94,27 @@ using SharedObservers = std::map<int64_t, SharedObserver>;
 struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
   using Base::Base;
 
+  /// Whether dynamically quantized activations get a 7-bit range: the
+  /// option, else what the engine of the backend the model was prepared for
+  /// does.
+  bool reducesDynamicRange = true;
+
+  mlir::LogicalResult initialize(mlir::MLIRContext *context) override {
+    if (dynamicReduceRange.empty() || dynamicReduceRange == "true" ||
+        dynamicReduceRange == "false")
+      return mlir::success();
+    return mlir::emitError(mlir::UnknownLoc::get(context))
+           << "qfx-convert: dynamic-reduce-range '" << dynamicReduceRange
+           << "' is neither true nor false";
+  }
+
   void runOnOperation() override {
+    reducesDynamicRange = dynamicReduceRange != "false";
+    if (dynamicReduceRange.empty())
+      if (auto backend = getOperation()->getAttrOfType<mlir::StringAttr>(
+              QFXDialect::getBackendAttrName()))
+        reducesDynamicRange =
+            getEngineTraits(backend.getValue()).reducesDynamicRange;
     llvm::SmallVector<ObserveOp> observers;
     getOperation().walk([&](ObserveOp op) { observers.push_back(op); });
     SharedObservers shared;
@@ -239,7 +260,7 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
              << " is not supported; PyTorch quantizes activations "
                 "dynamically to quint8 or qint8";
     QuantRange range = getDTypeRange(dtype);
-    if (dynamicReduceRange) {
+    if (reducesDynamicRange) {
       // C++'s division, as aten's ChooseQuantizationParams halves them.
       range.min /= 2;
       range.max /= 2;

@@ -2075,13 +2075,8 @@ struct QFXLowerReferencePass
     if (failed(config.load(context, backend)))
       return failure();
     std::string mode = requantizationOption;
-    if (mode.empty()) {
-      // The engine PyTorch runs the backend's quantized models on.
-      llvm::StringRef name = config.backend->getName();
-      mode = name == "x86" || name == "fbgemm" || name == "onednn" ? "onednn"
-             : name == "qnnpack"                                   ? "qnnpack"
-                                                                   : "integer";
-    }
+    if (mode.empty())
+      mode = getEngineTraits(config.backend->getName()).requantization;
     if (mode == "onednn")
       requantization = Requantization::OneDnn;
     else if (mode == "qnnpack")
