@@ -180,6 +180,8 @@ class _Exporter:
         self.results: list = []
         # Tensor name -> (the PyTorch observer recorded on it, its statistics).
         self.torch_observers: dict = {}
+        # Weight fake quantizers of a QAT model (see _qat_to_float).
+        self.weight_observers: dict = {}
 
     # ----- helpers --------------------------------------------------------
 
@@ -346,6 +348,18 @@ class _Exporter:
         self.torch_observers[x.tensor.name] = (node.target, stats)
         self.w.annotate(x.tensor, "qfx.torch_observer", f"{{{', '.join(parts)}}}")
 
+    def tag_weight(self, weight: Tensor, loc: str):
+        """The weight of a module a QAT module became: the statistics of its
+        weight fake quantizer (qfx.torch_observer, as on activations)."""
+        observer = self.weight_observers.get(loc)
+        if observer is None:
+            return
+        name, kind, stats = observer
+        parts = [f'name = "{name}"', f'type = "{kind}"']
+        if stats is not None:
+            parts.append(f"stats = {stats}")
+        self.w.annotate(weight, "qfx.torch_observer", f"{{{', '.join(parts)}}}")
+
     def m_linear(self, node, m, x, loc, origin):
         weight = m.weight.detach().cpu().numpy()
         bias = m.bias.detach().cpu().numpy() if m.bias is not None else np.zeros(m.out_features, np.float32)
@@ -361,6 +375,7 @@ class _Exporter:
         out_features = weight.shape[0]
         a = w.reshape(src, (1, rows, features), loc, None)
         b = w.const(weight.T[None, :, :], loc, f"{node.name}_weight")
+        self.tag_weight(b, loc)
         zp_a = w.zero_point(loc)
         zp_b = w.zero_point(loc)
         mm = w.op("matmul", [a, b, zp_a, zp_b], (1, rows, out_features), loc, origin, hint=node.name)
@@ -433,6 +448,7 @@ class _Exporter:
 
         def conv(op, inp, wt, b, hint):
             wc = w.const(wt, loc, f"{hint}_weight")
+            self.tag_weight(wc, loc)
             bc = w.const(b, loc, f"{hint}_bias")
             zi = w.zero_point(loc)
             zw = w.zero_point(loc)
@@ -1254,6 +1270,51 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
 
+    model, weight_observers = _qat_to_float(model)
     gm, node_scope = _trace(model)
     recorded, outputs = _record(gm, example_inputs)
-    return _Exporter(gm, model, recorded, node_scope).run(func_name), outputs
+    exporter = _Exporter(gm, model, recorded, node_scope)
+    exporter.weight_observers = weight_observers
+    return exporter.run(func_name), outputs
+
+
+def _is_qat_module(module) -> bool:
+    """A module prepare_qat_fx swapped in (torch.nn.qat, torch.nn.intrinsic.qat):
+    a fake-quantized weight and a float equivalent."""
+    return hasattr(module, "weight_fake_quant") and callable(getattr(module, "to_float", None))
+
+
+def _qat_to_float(model) -> tuple:
+    """`model` with each QAT module replaced as PyTorch's convert_fx replaces
+    it (convert_weighted_module): `to_float()` (batch norm folded into the
+    convolution with its running statistics), then the weight fake
+    quantizer observes the float weight once more, and its statistics give
+    the weight's qparams. Works on a copy: the caller's model and its
+    fake quantizers stay as they are. Returns the model (`model` itself if
+    it has no QAT module) and, by the qualified name of each float module
+    holding a weight, its fake quantizer's name, type and statistics."""
+    qat = [(name, m) for name, m in model.named_modules() if _is_qat_module(m)]
+    if not qat:
+        return model, {}
+    import copy
+
+    model = copy.deepcopy(model)
+    modules = dict(model.named_modules())
+    observers = {}
+    for name, _ in qat:
+        module = modules[name]
+        fake_quant = module.weight_fake_quant
+        float_module = module.to_float()
+        # A fused float module (ConvReLU2d, LinearReLU) holds the weight in
+        # its first child, as convert_fx's fused_module[0].
+        root, root_name = float_module, name
+        if isinstance(float_module, torch.nn.intrinsic._FusedModule):
+            root, root_name = float_module[0], f"{name}.0"
+        with torch.no_grad():
+            fake_quant(root.weight)
+        observer = getattr(fake_quant, "activation_post_process", fake_quant)
+        observers[root_name] = (f"{name}.weight_fake_quant", type(fake_quant).__name__,
+                                _observer_statistics(observer))
+        parent_name, _, child = name.rpartition(".")
+        setattr(modules[parent_name] if parent_name else model, child, float_module)
+    return model, observers

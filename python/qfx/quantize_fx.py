@@ -71,6 +71,7 @@ import numpy as np
 
 from qfx import _compiled
 from qfx import config as _config
+from qfx.config._torch import qconfig_mapping_from_torch
 from qfx.exporter import export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
@@ -721,6 +722,13 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     model (see docs/python.md). Where qfx observes a value PyTorch's model
     does not, `qfx.ToolError` names it. The PyTorch model is not changed.
 
+    A GraphModule from `prepare_qat_fx`, trained and in eval mode, converts
+    the same way, as PyTorch's `convert_fx` converts it: each QAT module
+    becomes its float module (`to_float()`: batch norm folded with its
+    running statistics), its weight fake quantizer observes the float weight
+    once more and gives the weight's qparams, and the activation fake
+    quantizers' observers give theirs. The int8 program is PyTorch's.
+
     The result runs the int8 TOSA program (see `QuantizedModel`). Patterns
     qfx-lower cannot lower run in float: they are listed in
     `QuantizedModel.float_ops` and reported with a `FloatOpWarning`.
@@ -800,10 +808,6 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     if example_inputs is None:
         raise TypeError("convert_fx of a model PyTorch prepared needs example_inputs (the "
                         "shapes the quantized model takes)")
-    if model._is_qat:
-        raise ValueError("convert_fx: models PyTorch's prepare_qat_fx prepared are not supported "
-                         "yet (their fused Conv-BN modules and weight fake quantizers do not "
-                         "export); use a prepare_fx model")
     if model.training:
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")
@@ -811,8 +815,8 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     signature = _signature(example_inputs, result, "convert_fx")
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
-    qconfig_option = _write_qconfig_mapping(_config.from_torch(model._qconfig_mapping),
-                                            directory)
+    mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
+    qconfig_option = _write_qconfig_mapping(mapping, directory)
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
     (directory / "float.mlir").write_text(float_mlir)
     _pipeline(directory, "float.mlir", "calibrated.mlir",

@@ -423,7 +423,10 @@ def test_from_torch_errors(torch):
         DTypeConfig as TorchDTypeConfig,
     )
 
-    with pytest.raises(ValueError, match="activation: unsupported observer FakeQuantize"):
+    # Fake quantizers are for training; a QAT model converts with
+    # qfx.convert_fx, which reads them (test_quantize_fx.py).
+    with pytest.raises(ValueError, match="activation: FakeQuantize is a fake quantizer, for "
+                       r"training \(QAT\); qfx does not train"):
         qfx.from_torch(tq.default_qat_qconfig)
     with pytest.raises(TypeError, match="cannot convert torch.nn.modules.conv.Conv2d"):
         qfx.from_torch(nn.Conv2d(1, 1, 1))

@@ -1289,8 +1289,79 @@ def test_convert_fx_of_a_model_pytorch_prepared_errors(onednn):
 
     qat = prepare_qat_fx(make_residual_cnn().train(), get_default_qat_qconfig_mapping("x86"),
                          example)
-    with pytest.raises(ValueError, match="prepare_qat_fx prepared are not supported yet"):
+    with pytest.raises(ValueError, match=r"call \.eval\(\)"):
+        qfx.convert_fx(qat, example)
+    with pytest.raises(qfx.ExportError, match="has seen no data: calibrate"):
         qfx.convert_fx(qat.eval(), example)
+
+
+class QATModel(nn.Module):
+    """What prepare_qat_fx turns into each kind of QAT module of the x86 and
+    qnnpack tables: ConvBnReLU2d, ConvBn2d (depthwise), Conv2d, LinearReLU,
+    Linear, and FixedQParamsFakeQuantize (hardsigmoid)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.conv3 = nn.Conv2d(8, 8, 1)
+        self.pool = nn.MaxPool2d(4)
+        self.fc1 = nn.Linear(32, 16)
+        self.fc2 = nn.Linear(16, 5)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.dw(y)) + y
+        y = F.hardsigmoid(self.conv3(y))
+        y = torch.flatten(self.pool(y), 1)
+        return self.fc2(F.relu(self.fc1(y)))
+
+
+@pytest.mark.parametrize("engine", ["x86", "qnnpack"])
+def test_convert_fx_of_a_model_trained_with_prepare_qat_fx_equals_pytorch(engine):
+    # The QAT workflow: prepare_qat_fx, a few training steps in PyTorch, then
+    # qfx.convert_fx instead of PyTorch's: the same int8 program. Batch norm
+    # is folded with its running statistics, weights are quantized with
+    # their fake quantizers' qparams after one more observation of the
+    # folded weight, as PyTorch's convert_fx does.
+    import copy
+    from torch.ao.quantization import get_default_qat_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import prepare_qat_fx
+
+    torch.manual_seed(7)
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "qnnpack" if engine == "qnnpack" else "onednn"
+    try:
+        example = (torch.randn(2, 3, 8, 8),)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            qat = prepare_qat_fx(QATModel().train(), get_default_qat_qconfig_mapping(engine),
+                                 example)
+        optimizer = torch.optim.SGD(qat.parameters(), lr=0.05)
+        for x in samples((4, 3, 8, 8), 6, seed=41):
+            loss = (qat(x) - 1).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        qat.eval()
+        state = copy.deepcopy(qat.state_dict())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", qfx.FloatOpWarning)
+            quantized = qfx.convert_fx(qat, example, backend_config=engine)
+        # qfx's conversion observes a copy of the weights' fake quantizers.
+        assert all(torch.equal(state[k], v) for k, v in qat.state_dict().items())
+        torch_model = torch_convert_fx(copy.deepcopy(qat))
+        tests = samples((2, 3, 8, 8), 8, seed=42)
+        with torch.no_grad():
+            theirs = torch.stack([torch_model(x) for x in tests])
+    finally:
+        torch.backends.quantized.engine = saved
+    reference = quantized.mlir("reference")
+    assert "BatchNorm" not in reference and "weight_fake_quant" not in reference
+    ours = quantized.run_samples(torch.stack(tests))
+    assert torch.equal(ours, theirs)
 
 
 def test_convert_fx_of_a_model_pytorch_prepared_with_another_backend(onednn):

@@ -36,6 +36,20 @@ func.func @imported(%x: tensor<1x2x2x2xf32> {qfx.torch_observer = {name = "activ
 
 // -----
 
+// A weight of a QAT model carries its fake quantizer's statistics (the
+// exporter ran it on the float weight, as convert_fx does): they win over the
+// constant's own (here min -3, max 4).
+// CHECK-LABEL: func.func @qat_weight
+// CHECK-NOT: qfx.torch_observer
+// CHECK: qfx.observe %{{.*}} id 0 spec({{.*}}per_channel_minmax{{.*}}) stats(#qfx.per_channel_minmax<min = [-2.000000e+00, -1.000000e+00], max = [5.000000e-01, 3.000000e+00]>)
+func.func @qat_weight() -> tensor<2x1x1x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, -3.0]]], [[[0.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> {qfx.torch_observer = {name = "conv.weight_fake_quant", type = "FusedMovingAvgObsFakeQuantize", stats = #qfx.per_channel_minmax<min = [-2.0, -1.0], max = [0.5, 3.0]>}} : () -> tensor<2x1x1x2xf32>
+  %0 = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = qint8, qscheme = per_channel_symmetric, ch_axis = 0>) : tensor<2x1x1x2xf32>
+  return %0 : tensor<2x1x1x2xf32>
+}
+
+// -----
+
 // A histogram observer takes PyTorch's histogram; fixed-qparams observers
 // need none.
 

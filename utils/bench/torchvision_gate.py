@@ -17,11 +17,14 @@
 # convert, lower, compile) next to PyTorch's. Usage:
 #
 #   /usr/bin/python3 utils/bench/torchvision_gate.py [--models a,b,...]
-#       [--size 224] [--calibrate 8] [--tests 8] [--statistics qfx|pytorch]
+#       [--size 224] [--calibrate 8] [--tests 8] [--statistics qfx|pytorch|qat]
 #
 # --statistics pytorch converts PyTorch's prepared and calibrated model with
 # qfx.convert_fx (PyTorch's observer statistics, imported), so the two int8
 # models share their qparams and any difference is in the int8 arithmetic.
+# --statistics qat prepares with prepare_qat_fx (x86 default QAT mapping)
+# instead and trains one SGD step per calibration sample (towards random
+# targets) before both convert the trained model.
 #
 # PyTorch's own prepare_fx cannot trace some models on Python 3.11 (torch
 # 1.13's Proxy.__iter__); the row then says so and compares nothing.
@@ -57,20 +60,33 @@ def build(name: str):
     return model
 
 
-def torch_int8(model, example, calibration):
+def torch_int8(model, example, calibration, qat=False):
     """PyTorch's quantized model, the seconds it took, and its calibrated
-    prepared model."""
+    (or, with `qat`, trained) prepared model."""
     import copy
 
     import torch
-    from torch.ao.quantization import get_default_qconfig_mapping
-    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+    from torch.ao.quantization import get_default_qat_qconfig_mapping, get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx, prepare_qat_fx
 
     start = time.perf_counter()
-    prepared = prepare_fx(model, get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
+    if qat:
+        prepared = prepare_qat_fx(copy.deepcopy(model).train(),
+                                  get_default_qat_qconfig_mapping("x86"), example)
+        optimizer = torch.optim.SGD(prepared.parameters(), lr=1e-3)
+        generator = torch.Generator().manual_seed(2)
         for x in calibration:
-            prepared(x)
+            y = prepared(x)
+            loss = (y - torch.randn(y.shape, generator=generator)).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        prepared.eval()
+    else:
+        prepared = prepare_fx(model, get_default_qconfig_mapping("x86"), example)
+        with torch.no_grad():
+            for x in calibration:
+                prepared(x)
     quantized = convert_fx(copy.deepcopy(prepared))
     return quantized, time.perf_counter() - start, prepared.eval()
 
@@ -116,9 +132,10 @@ def one(name: str, args) -> dict:
     tests = [torch.randn(*shape, generator=generator) for _ in range(args.tests)]
     example = (calibration[0],)
     theirs_model = torch_prepared = None
-    if args.statistics == "pytorch":
+    if args.statistics != "qfx":
         try:
-            theirs_model, row["torch_s"], torch_prepared = torch_int8(model, example, calibration)
+            theirs_model, row["torch_s"], torch_prepared = torch_int8(
+                model, example, calibration, qat=args.statistics == "qat")
         except Exception as e:
             row["qfx"] = f"PyTorch FX fails: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
             return row
@@ -170,8 +187,9 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=224)
     parser.add_argument("--calibrate", type=int, default=8)
     parser.add_argument("--tests", type=int, default=8)
-    parser.add_argument("--statistics", choices=("qfx", "pytorch"), default="qfx",
-                        help="who calibrates qfx's model: qfx, or PyTorch (imported)")
+    parser.add_argument("--statistics", choices=("qfx", "pytorch", "qat"), default="qfx",
+                        help="who calibrates qfx's model: qfx, PyTorch (imported), or "
+                        "PyTorch's QAT (trained with prepare_qat_fx, imported)")
     args = parser.parse_args()
     import torch
 

@@ -246,7 +246,8 @@ def QFXImportStatistics
       fit the observer (`#qfx.histogram` with its bins for a histogram
       observer, ...);
     - for an observed constant (a weight) without one, to the statistics of
-      the constant, as calibration would compute them.
+      the constant, as calibration would compute them (a weight of a QAT
+      model has one: its weight fake quantizer's).
 
     An observer with neither is an error, and so are observers sharing an id
     (qparams) that would get different statistics: PyTorch's model does not

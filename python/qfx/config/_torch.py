@@ -81,11 +81,42 @@ def is_torch_observer(value: Any) -> bool:
     if _is_torch_ao(value, "_PartialWrapper"):
         return True
     return (isinstance(value, type) and value.__module__.startswith("torch.ao.quantization")
-            and value.__name__ in OBSERVERS)
+            and (value.__name__ in OBSERVERS or value.__name__ in _FAKE_QUANTIZERS))
 
 
-def observer_from_torch(value: Any, field: str = "observer") -> ObserverSpec:
-    """`SomeObserver.with_args(...)` or an observer class -> ObserverSpec."""
+# Fake quantizers by name: the quant_min/quant_max their constructor passes
+# to the observer when neither is given.
+_FAKE_QUANTIZERS = {"FakeQuantize": (None, None), "FusedMovingAvgObsFakeQuantize": (0, 255),
+                    "FixedQParamsFakeQuantize": (None, None)}
+
+
+def _fake_quantize_observer(name: str, kwargs: Dict[str, Any], field: str) -> ObserverSpec:
+    """The observer `name(**kwargs)` (a fake quantizer) constructs and takes
+    its qparams from: its `observer` argument, called with the remaining
+    arguments and, when both are set, quant_min and quant_max."""
+    kwargs = dict(kwargs)
+    observer = kwargs.pop("observer", None)
+    if observer is None:
+        if name == "FixedQParamsFakeQuantize":
+            raise ValueError(f"{field}: FixedQParamsFakeQuantize needs an observer argument")
+        from torch.ao.quantization import MovingAverageMinMaxObserver
+
+        observer = MovingAverageMinMaxObserver
+    default_min, default_max = _FAKE_QUANTIZERS[name]
+    quant_min, quant_max = kwargs.pop("quant_min", default_min), kwargs.pop("quant_max", default_max)
+    if quant_min is not None and quant_max is not None:
+        kwargs.update(quant_min=quant_min, quant_max=quant_max)
+    inner = observer_from_torch(observer, f"{field}.observer")
+    return ObserverSpec(inner.observer, {**inner.kwargs, **kwargs}, field)
+
+
+def observer_from_torch(value: Any, field: str = "observer",
+                        fake_quantizers: bool = False) -> ObserverSpec:
+    """`SomeObserver.with_args(...)` or an observer class -> ObserverSpec.
+    With `fake_quantizers`, a fake quantizer (FakeQuantize,
+    FusedMovingAvgObsFakeQuantize, FixedQParamsFakeQuantize) becomes the
+    observer it wraps: the qparams of a model trained with fake quantization
+    (prepare_qat_fx) come from that observer's statistics."""
     if _is_torch_ao(value, "_PartialWrapper"):
         if value.callable_args:
             raise ValueError(f"{field}: with_callable_args is not supported, got {value!r}")
@@ -96,9 +127,16 @@ def observer_from_torch(value: Any, field: str = "observer") -> ObserverSpec:
     else:
         cls, kwargs = value, {}
     name = getattr(cls, "__name__", repr(cls))
-    if name not in OBSERVERS or not getattr(cls, "__module__", "").startswith("torch.ao.quantization"):
+    from_torch_ao = getattr(cls, "__module__", "").startswith("torch.ao.quantization")
+    if from_torch_ao and name in _FAKE_QUANTIZERS:
+        if fake_quantizers:
+            return _fake_quantize_observer(name, kwargs, field)
+        raise ValueError(f"{field}: {name} is a fake quantizer, for training (QAT); qfx does not "
+                         "train: prepare and train the model with PyTorch's prepare_qat_fx and "
+                         "convert it with qfx.convert_fx")
+    if name not in OBSERVERS or not from_torch_ao:
         raise ValueError(f"{field}: unsupported observer {name}; qfx has {', '.join(OBSERVERS)} "
-                         "(fake quantizers and RecordingObserver are not supported)")
+                         "(RecordingObserver is not supported)")
     return ObserverSpec(OBSERVERS[name], kwargs, field)
 
 
@@ -106,33 +144,36 @@ def is_torch_qconfig(value: Any) -> bool:
     return _is_torch_ao(value, "QConfig", "QConfigDynamic")
 
 
-def qconfig_from_torch(value: Any, field: str = "qconfig"):
+def qconfig_from_torch(value: Any, field: str = "qconfig", fake_quantizers: bool = False):
+    """A torch QConfig -> qfx's; fake quantizers as in observer_from_torch."""
     from qfx.config.qconfig import QConfig
 
-    return QConfig(observer_from_torch(value.activation, f"{field}.activation"),
-                   observer_from_torch(value.weight, f"{field}.weight"))
+    return QConfig(observer_from_torch(value.activation, f"{field}.activation", fake_quantizers),
+                   observer_from_torch(value.weight, f"{field}.weight", fake_quantizers))
 
 
-def _optional_qconfig(value: Any, field: str):
-    return None if value is None else qconfig_from_torch(value, field)
-
-
-def qconfig_mapping_from_torch(value: Any):
+def qconfig_mapping_from_torch(value: Any, fake_quantizers: bool = False):
+    """A torch QConfigMapping -> qfx's; fake quantizers as in
+    observer_from_torch (a QAT mapping, for the model prepare_qat_fx
+    prepared with it)."""
     from qfx.config.qconfig_mapping import QConfigMapping
 
+    def qconfig(q: Any, field: str):
+        return None if q is None else qconfig_from_torch(q, field, fake_quantizers)
+
     mapping = QConfigMapping()
-    mapping.set_global(_optional_qconfig(value.global_qconfig, '""'))
+    mapping.set_global(qconfig(value.global_qconfig, '""'))
     for t, q in value.object_type_qconfigs.items():
         name = torch_object_name(t, "object_type")
-        mapping.set_object_type(name, _optional_qconfig(q, f"object_type[{name!r}]"))
+        mapping.set_object_type(name, qconfig(q, f"object_type[{name!r}]"))
     for r, q in value.module_name_regex_qconfigs.items():
-        mapping.set_module_name_regex(r, _optional_qconfig(q, f"module_name_regex[{r!r}]"))
+        mapping.set_module_name_regex(r, qconfig(q, f"module_name_regex[{r!r}]"))
     for n, q in value.module_name_qconfigs.items():
-        mapping.set_module_name(n, _optional_qconfig(q, f"module_name[{n!r}]"))
+        mapping.set_module_name(n, qconfig(q, f"module_name[{n!r}]"))
     for (n, t, i), q in value.module_name_object_type_order_qconfigs.items():
         name = torch_object_name(t, "module_name_object_type_order")
         mapping.set_module_name_object_type_order(
-            n, name, i, _optional_qconfig(q, f"module_name_object_type_order[{(n, name, i)!r}]"))
+            n, name, i, qconfig(q, f"module_name_object_type_order[{(n, name, i)!r}]"))
     return mapping
 
 
