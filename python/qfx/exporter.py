@@ -915,7 +915,9 @@ def _f_stochastic_depth(ex, node, loc, origin):
     # torchvision.ops.stochastic_depth drops whole rows only in training.
     a = ex.args_kwargs(node, ["input", "p", "mode", "training"], {"training": True})
     if ex.static(node, a["training"]) and ex.static(node, a["p"]) != 0.0:
-        ex.fail(node, "stochastic depth in training mode is not supported")
+        ex.fail(node, "stochastic depth in training mode is not supported (a graph traced in "
+                "training mode, as prepare_qat_fx traces it, keeps training=True after .eval(): "
+                "PyTorch's converted model drops rows at random too)")
     ex.alias(node, ex.tensor_arg(node, a["input"]))
 
 

@@ -77,6 +77,8 @@ def torch_int8(model, example, calibration, qat=False):
         generator = torch.Generator().manual_seed(2)
         for x in calibration:
             y = prepared(x)
+            if not isinstance(y, torch.Tensor):  # GoogLeNet's auxiliary outputs in training
+                y = y[0]
             loss = (y - torch.randn(y.shape, generator=generator)).pow(2).mean()
             optimizer.zero_grad()
             loss.backward()
