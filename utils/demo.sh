@@ -96,13 +96,12 @@ torch_agree=""
 [[ "$torch_out" == *$'\n'* ]] && torch_agree=${torch_out#*$'\n'}
 
 step "6. compare: the int8 model against float, layer by layer, on test image 0"
-# Against the fused float model (batch norm folded, conv+relu in one region,
-# all float), so that a layer's name means the same value in both: in the
-# exported model "conv1" is the convolution before batch norm and relu. Each
-# int8 pattern output is compared dequantized (with its recorded qparams).
+# Against the exported float model: an int8 pattern (conv1 + bn1 + relu1) is
+# named by its last op, whose value it computes ("relu1"), and compared
+# dequantized (with its recorded qparams) with that op's float value.
 "$PY" -c "import numpy as np, sys; np.save(sys.argv[2], np.load(sys.argv[1])[:1])" \
   "$DIGITS/test_inputs.npy" "$OUT/x0.npy"
-show "$QUANT_RUN" "$OUT/fused.mlir" --compare="$OUT/int8.mlir" --input="$OUT/x0.npy"
+show "$QUANT_RUN" "$DIGITS/digits.mlir" --compare="$OUT/int8.mlir" --input="$OUT/x0.npy"
 
 step "7. bench: latency per image (batch 1): float, float after fusion, reference, int8; two interleaved rounds"
 # quant-run JIT-compiles each model. With its default --codegen=host,

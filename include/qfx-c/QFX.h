@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 2
+#define QFX_CAPI_VERSION 3
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -187,6 +187,71 @@ QFX_CAPI_EXPORTED int qfxModelGetResult(QfxModel model, size_t index,
 QFX_CAPI_EXPORTED int qfxModelRun(QfxSession session, QfxModel model,
                                   const QfxTensor *inputs, size_t numInputs,
                                   const QfxTensor *results, size_t numResults);
+
+/*===----------------------------------------------------------------------===*
+ * Recording every layer's output (PyTorch's numeric suite)
+ *===----------------------------------------------------------------------===*/
+
+/* As qfxModelCompile, but each qfxModelRun of the model also records the
+ * value every op with a named location produces (the last float tensor of
+ * each name; quantized values, and the integers of an int8 stage's
+ * patterns, dequantized), as `quant-run --compare` does for each stage:
+ * PyTorch's numeric-suite loggers. */
+QFX_CAPI_EXPORTED int
+qfxModelCompileRecording(QfxSession session, const char *source, size_t length,
+                         const char *sourceName, const char *entry,
+                         const char *target, QfxModel *model);
+
+/* One recorded value. The strings and the tensor's shape and data belong to
+ * the session and live until its next qfxModelRun or qfxExtractWeights. */
+typedef struct QfxRecordedValue {
+  /* The op's location name ("layer1.0.conv1", "layer1.0(add)"). */
+  const char *name;
+  /* The op that produced it ("tosa.conv2d", "qfx.fused"). */
+  const char *opName;
+  /* float32, C order. */
+  QfxTensor value;
+  /* Non-zero if the value is quantized per tensor with `scale` and
+   * `zeroPoint`. */
+  int quantized;
+  double scale;
+  int64_t zeroPoint;
+} QfxRecordedValue;
+
+/* The weights of one function of a stage (`source`, `entry` as for
+ * qfxCalibrate), into the session's recorded values: each float constant a
+ * qfx.observe observes (an observed or calibrated stage: the weights as
+ * quantized, batch norm folded) and each integer constant a quant.scast +
+ * quant.dcast dequantizes (a reference stage), dequantized, named by the
+ * observer's or the dcast's location. Returns non-zero with the reason
+ * recorded. */
+QFX_CAPI_EXPORTED int qfxExtractWeights(QfxSession session, const char *source,
+                                        size_t length, const char *sourceName,
+                                        const char *entry);
+
+/* PyTorch's shadow model of an int8 stage (`int8Source`, a module after
+ * qfx-lower) and the float stage it was made from (`floatSource`), as the
+ * text of a new module with locations (`*output`, free with qfxFreeString):
+ * in function `entry` (as for qfxCalibrate) each int8 pattern computes on
+ * the float model's values, quantized to its input's type, instead of on
+ * the int8 values before it. Compiled with qfxModelCompileRecording, it
+ * records each pattern's output with the layer's own error. Returns
+ * non-zero with the reason recorded. */
+QFX_CAPI_EXPORTED int qfxBuildShadowStage(QfxSession session,
+                                          const char *floatSource,
+                                          size_t floatLength,
+                                          const char *int8Source,
+                                          size_t int8Length, const char *entry,
+                                          char **output, size_t *outputLength);
+
+/* The values the session's last qfxModelRun of a recording model recorded,
+ * in program order, or the weights of its last qfxExtractWeights (none
+ * after other models' runs). */
+QFX_CAPI_EXPORTED size_t qfxGetNumRecordedValues(QfxSession session);
+
+/* Fills `*value` with the index-th; returns non-zero if out of range. */
+QFX_CAPI_EXPORTED int qfxGetRecordedValue(QfxSession session, size_t index,
+                                          QfxRecordedValue *value);
 
 /*===----------------------------------------------------------------------===*
  * Compiling ahead of time

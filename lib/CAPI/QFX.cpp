@@ -11,6 +11,7 @@
 #include "qfx/InitQFX.h"
 #include "qfx/Runtime/AheadOfTime.h"
 #include "qfx/Runtime/Calibration.h"
+#include "qfx/Runtime/Compare.h"
 #include "qfx/Runtime/CompiledModel.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -151,12 +152,20 @@ struct QfxSessionImpl {
   mlir::DiagnosticEngine::HandlerID handler;
   // Stable addresses: QfxDiagnostic points into the records.
   std::deque<Record> records;
+  // The last qfxModelRun's recorded values.
+  std::vector<qfx::RecordedValue> recorded;
 };
 
 struct QfxModelImpl {
   explicit QfxModelImpl(qfx::CompiledModel model)
-      : model(std::move(model)), entry(this->model.getEntry().str()) {}
-  qfx::CompiledModel model;
+      : plain(std::move(model)), model(*plain),
+        entry(this->model.getEntry().str()) {}
+  explicit QfxModelImpl(qfx::RecordingModel model)
+      : recording(std::move(model)), model(recording->getModel()),
+        entry(this->model.getEntry().str()) {}
+  std::optional<qfx::CompiledModel> plain;
+  std::optional<qfx::RecordingModel> recording;
+  const qfx::CompiledModel &model;
   std::string entry;
 };
 
@@ -208,6 +217,43 @@ static llvm::Error checkTensors(const QfxModelImpl &model, llvm::StringRef what,
     data.push_back(static_cast<Pointer>(tensor.data));
   }
   return llvm::Error::success();
+}
+
+/// qfxModelCompile and qfxModelCompileRecording: `Model` is
+/// qfx::CompiledModel or qfx::RecordingModel.
+template <typename Model>
+static int compileModel(QfxSession session, llvm::StringRef function,
+                        const char *source, size_t length,
+                        const char *sourceName, const char *entry,
+                        const char *target, QfxModel *model) {
+  if (!session || !model)
+    return 1;
+  *model = nullptr;
+  session->records.clear();
+  qfx::CompileOptions options;
+  options.entry = entry ? entry : "";
+  if (target && *target) {
+    const qfx::NativeTargetInfo *info = qfx::lookupNativeTarget(target);
+    if (!info || !qfx::isJitTarget(*info)) {
+      session->error(llvm::Twine("target '") + target + "': expected " +
+                     qfx::listNativeTargets(qfx::isJitTarget));
+      return 1;
+    }
+    options.codegenTarget = info->target;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session->parse(function, source, length, sourceName);
+  if (!module)
+    return 1;
+  llvm::Expected<Model> compiled = Model::compile(*module, options);
+  if (!compiled)
+    return session->fail(sourceName, compiled.takeError());
+  *model = new (std::nothrow) QfxModelImpl(std::move(*compiled));
+  if (!*model) {
+    session->error("out of memory");
+    return 1;
+  }
+  return 0;
 }
 
 extern "C" {
@@ -340,35 +386,18 @@ int qfxCalibrate(QfxSession session, const char *source, size_t length,
 int qfxModelCompile(QfxSession session, const char *source, size_t length,
                     const char *sourceName, const char *entry,
                     const char *target, QfxModel *model) {
-  if (!session || !model)
-    return 1;
-  *model = nullptr;
-  session->records.clear();
-  qfx::CompileOptions options;
-  options.entry = entry ? entry : "";
-  if (target && *target) {
-    const qfx::NativeTargetInfo *info = qfx::lookupNativeTarget(target);
-    if (!info || !qfx::isJitTarget(*info)) {
-      session->error(llvm::Twine("target '") + target + "': expected " +
-                     qfx::listNativeTargets(qfx::isJitTarget));
-      return 1;
-    }
-    options.codegenTarget = info->target;
-  }
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      session->parse("qfxModelCompile", source, length, sourceName);
-  if (!module)
-    return 1;
-  llvm::Expected<qfx::CompiledModel> compiled =
-      qfx::CompiledModel::compile(*module, options);
-  if (!compiled)
-    return session->fail(sourceName, compiled.takeError());
-  *model = new (std::nothrow) QfxModelImpl(std::move(*compiled));
-  if (!*model) {
-    session->error("out of memory");
-    return 1;
-  }
-  return 0;
+  return compileModel<qfx::CompiledModel>(session, "qfxModelCompile", source,
+                                          length, sourceName, entry, target,
+                                          model);
+}
+
+int qfxModelCompileRecording(QfxSession session, const char *source,
+                             size_t length, const char *sourceName,
+                             const char *entry, const char *target,
+                             QfxModel *model) {
+  return compileModel<qfx::RecordingModel>(session, "qfxModelCompileRecording",
+                                           source, length, sourceName, entry,
+                                           target, model);
 }
 
 void qfxModelDestroy(QfxModel model) { delete model; }
@@ -412,8 +441,77 @@ int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
           checkTensors(*model, "results", model->model.getResults(), results,
                        numResults, resultData))
     return session->fail(nullptr, std::move(error));
-  if (llvm::Error error = model->model.run(inputData, resultData))
+  session->recorded.clear();
+  if (model->recording) {
+    auto recorded = model->recording->run(inputData, resultData);
+    if (!recorded)
+      return session->fail(nullptr, recorded.takeError());
+    session->recorded = std::move(*recorded);
+    return 0;
+  }
+  if (llvm::Error error = model->plain->run(inputData, resultData))
     return session->fail(nullptr, std::move(error));
+  return 0;
+}
+
+int qfxExtractWeights(QfxSession session, const char *source, size_t length,
+                      const char *sourceName, const char *entry) {
+  if (!session)
+    return 1;
+  session->records.clear();
+  session->recorded.clear();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session->parse("qfxExtractWeights", source, length, sourceName);
+  if (!module)
+    return 1;
+  auto weights = qfx::extractWeights(*module, entry ? entry : "");
+  if (!weights)
+    return session->fail(sourceName, weights.takeError());
+  session->recorded = std::move(*weights);
+  return 0;
+}
+
+int qfxBuildShadowStage(QfxSession session, const char *floatSource,
+                        size_t floatLength, const char *int8Source,
+                        size_t int8Length, const char *entry, char **output,
+                        size_t *outputLength) {
+  if (!session || !output)
+    return 1;
+  *output = nullptr;
+  session->records.clear();
+  mlir::OwningOpRef<mlir::ModuleOp> floatStage = session->parse(
+      "qfxBuildShadowStage", floatSource, floatLength, "the float stage");
+  if (!floatStage)
+    return 1;
+  mlir::OwningOpRef<mlir::ModuleOp> int8Stage = session->parse(
+      "qfxBuildShadowStage", int8Source, int8Length, "the int8 stage");
+  if (!int8Stage)
+    return 1;
+  auto shadow =
+      qfx::buildShadowStage(*floatStage, *int8Stage, entry ? entry : "");
+  if (!shadow)
+    return session->fail(nullptr, shadow.takeError());
+  return session->print(**shadow, /*printDebugInfo=*/1, output, outputLength);
+}
+
+size_t qfxGetNumRecordedValues(QfxSession session) {
+  return session ? session->recorded.size() : 0;
+}
+
+int qfxGetRecordedValue(QfxSession session, size_t index,
+                        QfxRecordedValue *value) {
+  if (!session || !value || index >= session->recorded.size())
+    return 1;
+  qfx::RecordedValue &recorded = session->recorded[index];
+  value->name = recorded.name.c_str();
+  value->opName = recorded.opName.c_str();
+  value->value.dtype = QfxDTypeFloat32;
+  value->value.rank = recorded.shape.size();
+  value->value.shape = recorded.shape.data();
+  value->value.data = recorded.data.data();
+  value->quantized = recorded.qparams.has_value();
+  value->scale = recorded.qparams ? recorded.qparams->first : 0.0;
+  value->zeroPoint = recorded.qparams ? recorded.qparams->second : 0;
   return 0;
 }
 

@@ -15,12 +15,15 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace qfx;
@@ -28,7 +31,8 @@ using runtime::makeError;
 
 std::string qfx::getLocationName(mlir::Location loc) {
   if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
-    for (mlir::Location inner : fused.getLocations())
+    // A pattern's ops in forward order: its value is the last one's.
+    for (mlir::Location inner : llvm::reverse(fused.getLocations()))
       if (std::string name = getLocationName(inner); !name.empty())
         return name;
     return "";
@@ -44,13 +48,11 @@ std::string qfx::getLocationName(mlir::Location loc) {
   return name;
 }
 
-namespace {
-
 /// Observers that record: the last tensor each location produced.
-class Recorder : public ObservationSink {
+class RecordingModel::Recorder : public ObservationSink {
 public:
-  explicit Recorder(llvm::DenseMap<int64_t, std::string> names)
-      : names(std::move(names)) {}
+  explicit Recorder(const llvm::DenseMap<int64_t, std::string> &names)
+      : names(names) {}
 
   void observe(int64_t slot, llvm::ArrayRef<int64_t> shape,
                llvm::ArrayRef<float> data) override {
@@ -69,8 +71,10 @@ public:
   std::map<std::string, Value> values;
 
 private:
-  llvm::DenseMap<int64_t, std::string> names;
+  const llvm::DenseMap<int64_t, std::string> &names;
 };
+
+namespace {
 
 /// A clone of `module` in which every float tensor an op with a named
 /// location produces is observed by a placeholder observer, and the names
@@ -83,6 +87,22 @@ struct Instrumented {
   std::map<std::string, int64_t> positions;
   std::map<std::string, std::pair<double, int64_t>> qparams;
 };
+
+/// The names a pattern absorbed (all but the last of a fused location):
+/// the stage has no value of theirs, only ops computing on the way (the int8
+/// input of a conv, say, still located at the conv).
+std::set<std::string> getAbsorbedNames(mlir::Operation *function) {
+  std::set<std::string> absorbed;
+  function->walk([&](mlir::Operation *op) {
+    if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(op->getLoc())) {
+      std::string last = getLocationName(fused);
+      for (mlir::Location inner : fused.getLocations())
+        if (std::string name = getLocationName(inner); name != last)
+          absorbed.insert(name);
+    }
+  });
+  return absorbed;
+}
 
 Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
   Instrumented result;
@@ -101,9 +121,10 @@ Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
     if (!llvm::isa<ObserveOp>(op))
       ops.push_back(op);
   });
+  std::set<std::string> absorbed = getAbsorbedNames(function);
   for (mlir::Operation *op : ops) {
     std::string name = getLocationName(op->getLoc());
-    if (name.empty() || op->getNumResults() != 1)
+    if (name.empty() || absorbed.count(name) || op->getNumResults() != 1)
       continue;
     mlir::Value value = op->getResult(0);
     auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
@@ -136,7 +157,8 @@ Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
       value.replaceAllUsesExcept(recorder, recorder);
     recorders[recorder] = name;
     result.opNames[name] = op->getName().getStringRef().str();
-    result.positions[name] = static_cast<int64_t>(result.positions.size());
+    // The value kept is the last op's: it is placed there.
+    result.positions[name] = static_cast<int64_t>(recorders.size());
     if (auto uniform =
             llvm::dyn_cast_or_null<mlir::quant::UniformQuantizedType>(
                 quantized))
@@ -224,12 +246,249 @@ std::vector<float> toFloats(const NpyArray &array) {
 
 } // namespace
 
+RecordingModel::RecordingModel(CompiledModel model,
+                               llvm::DenseMap<int64_t, std::string> slotNames,
+                               std::map<std::string, ValueInfo> values)
+    : model(std::move(model)), slotNames(std::move(slotNames)),
+      values(std::move(values)) {}
+
+llvm::Expected<RecordingModel> RecordingModel::compile(mlir::ModuleOp module,
+                                                       CompileOptions options) {
+  llvm::Expected<std::string> entry = findEntry(module, options.entry);
+  if (!entry)
+    return entry.takeError();
+  Instrumented instrumented = instrument(module, *entry);
+  options.entry = *entry;
+  options.calibrate = true;
+  auto model = CompiledModel::compile(*instrumented.module, options);
+  if (!model)
+    return model.takeError();
+  std::map<std::string, ValueInfo> values;
+  for (const auto &[name, opName] : instrumented.opNames) {
+    ValueInfo &info = values[name];
+    info.opName = opName;
+    info.position = instrumented.positions[name];
+    if (auto it = instrumented.qparams.find(name);
+        it != instrumented.qparams.end())
+      info.qparams = it->second;
+  }
+  return RecordingModel(std::move(*model), std::move(instrumented.slotNames),
+                        std::move(values));
+}
+
+std::vector<RecordedValue>
+RecordingModel::takeRecorded(Recorder &recorder) const {
+  std::vector<RecordedValue> recorded;
+  for (auto &[name, value] : recorder.values) {
+    const ValueInfo &info = values.at(name);
+    recorded.push_back({name, info.opName, info.position,
+                        std::move(value.shape), std::move(value.data),
+                        info.qparams});
+  }
+  llvm::sort(recorded, [](const RecordedValue &a, const RecordedValue &b) {
+    return a.position < b.position;
+  });
+  return recorded;
+}
+
+llvm::Expected<std::vector<RecordedValue>>
+RecordingModel::run(llvm::ArrayRef<NpyArray> inputs,
+                    llvm::SmallVectorImpl<NpyArray> &outputs) {
+  Recorder recorder(slotNames);
+  auto results = model.run(inputs, &recorder);
+  if (!results)
+    return results.takeError();
+  outputs.assign(std::make_move_iterator(results->begin()),
+                 std::make_move_iterator(results->end()));
+  return takeRecorded(recorder);
+}
+
+llvm::Expected<std::vector<RecordedValue>>
+RecordingModel::run(llvm::ArrayRef<const void *> inputs,
+                    llvm::ArrayRef<void *> results) {
+  Recorder recorder(slotNames);
+  if (llvm::Error error = model.run(inputs, results, &recorder))
+    return std::move(error);
+  return takeRecorded(recorder);
+}
+
+/// The float values of `quantized`, a constant of integers stored as
+/// `type` (per tensor or per axis): (q - zero point) * scale in float32.
+static std::vector<float> dequantizeConstant(mlir::DenseElementsAttr quantized,
+                                             mlir::quant::QuantizedType type) {
+  auto shaped = llvm::cast<mlir::ShapedType>(quantized.getType());
+  std::vector<float> values;
+  values.reserve(shaped.getNumElements());
+  bool isSigned = type.isSigned();
+  auto perAxis = llvm::dyn_cast<mlir::quant::UniformQuantizedPerAxisType>(type);
+  auto perTensor = llvm::dyn_cast<mlir::quant::UniformQuantizedType>(type);
+  int64_t inner = 1, axisSize = 1;
+  if (perAxis) {
+    int32_t axis = perAxis.getQuantizedDimension();
+    axisSize = shaped.getDimSize(axis);
+    for (int64_t d = axis + 1; d < shaped.getRank(); ++d)
+      inner *= shaped.getDimSize(d);
+  }
+  int64_t index = 0;
+  for (const llvm::APInt &q : quantized.getValues<llvm::APInt>()) {
+    int64_t stored = isSigned ? q.getSExtValue() : q.getZExtValue();
+    double scale = 1;
+    int64_t zeroPoint = 0;
+    if (perAxis) {
+      int64_t channel = (index / inner) % axisSize;
+      scale = perAxis.getScales()[channel];
+      zeroPoint = perAxis.getZeroPoints()[channel];
+    } else if (perTensor) {
+      scale = perTensor.getScale();
+      zeroPoint = perTensor.getZeroPoint();
+    }
+    values.push_back(static_cast<float>(stored - zeroPoint) *
+                     static_cast<float>(scale));
+    ++index;
+  }
+  return values;
+}
+
+llvm::Expected<std::vector<RecordedValue>>
+qfx::extractWeights(mlir::ModuleOp module, llvm::StringRef entry) {
+  llvm::Expected<std::string> entryName = findEntry(module, entry);
+  if (!entryName)
+    return entryName.takeError();
+  auto function = module.lookupSymbol<mlir::func::FuncOp>(*entryName);
+  std::vector<RecordedValue> weights;
+  auto add = [&](mlir::Operation *op, llvm::ArrayRef<int64_t> shape,
+                 std::vector<float> data,
+                 std::optional<std::pair<double, int64_t>> qparams) {
+    RecordedValue weight;
+    weight.name = getLocationName(op->getLoc());
+    weight.opName = op->getName().getStringRef().str();
+    weight.position = static_cast<int64_t>(weights.size());
+    weight.shape.assign(shape.begin(), shape.end());
+    weight.data = std::move(data);
+    weight.qparams = qparams;
+    weights.push_back(std::move(weight));
+  };
+  function.walk([&](mlir::Operation *op) {
+    mlir::DenseElementsAttr constant;
+    if (auto observe = llvm::dyn_cast<ObserveOp>(op)) {
+      if (!mlir::matchPattern(observe.getInput(),
+                              mlir::m_Constant(&constant)) ||
+          !constant.getElementType().isF32())
+        return;
+      auto values = constant.getValues<float>();
+      add(op, constant.getType().getShape(),
+          std::vector<float>(values.begin(), values.end()), std::nullopt);
+      return;
+    }
+    auto dequantize = llvm::dyn_cast<mlir::quant::DequantizeCastOp>(op);
+    if (!dequantize)
+      return;
+    auto storage =
+        dequantize.getInput().getDefiningOp<mlir::quant::StorageCastOp>();
+    if (!storage ||
+        !mlir::matchPattern(storage.getInput(), mlir::m_Constant(&constant)) ||
+        !llvm::isa<mlir::IntegerType>(constant.getElementType()))
+      return;
+    auto type = llvm::cast<mlir::quant::QuantizedType>(
+        llvm::cast<mlir::ShapedType>(dequantize.getInput().getType())
+            .getElementType());
+    std::optional<std::pair<double, int64_t>> qparams;
+    if (auto uniform = llvm::dyn_cast<mlir::quant::UniformQuantizedType>(type))
+      qparams = {uniform.getScale(), uniform.getZeroPoint()};
+    add(op, constant.getType().getShape(), dequantizeConstant(constant, type),
+        qparams);
+  });
+  return weights;
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+qfx::buildShadowStage(mlir::ModuleOp floatStage, mlir::ModuleOp int8Stage,
+                      llvm::StringRef entry) {
+  llvm::Expected<std::string> entryName = findEntry(int8Stage, entry);
+  if (!entryName)
+    return makeError("the int8 stage: " +
+                     llvm::toString(entryName.takeError()));
+  auto floatFunction = floatStage.lookupSymbol<mlir::func::FuncOp>(*entryName);
+  if (!floatFunction || floatFunction.isExternal())
+    return makeError("the float stage has no function @" + *entryName);
+  mlir::OwningOpRef<mlir::ModuleOp> shadow = int8Stage.clone();
+  auto function = shadow->lookupSymbol<mlir::func::FuncOp>(*entryName);
+  if (floatFunction.getFunctionType().getInputs() !=
+      function.getFunctionType().getInputs())
+    return makeError("the float and int8 stages of @" + *entryName +
+                     " take different arguments");
+  mlir::MLIRContext *context = shadow->getContext();
+  std::set<std::string> absorbed = getAbsorbedNames(function);
+  llvm::SmallVector<mlir::Operation *> int8Ops;
+  for (mlir::Operation &op : function.getBody().front().without_terminator())
+    int8Ops.push_back(&op);
+
+  // The float stage's ops first, on the same arguments; its value of each
+  // name (the last op's) is kept, then its ops lose their names, so that
+  // only the int8 ops are recorded.
+  mlir::IRMapping mapping;
+  for (auto [from, to] :
+       llvm::zip_equal(floatFunction.getArguments(), function.getArguments()))
+    mapping.map(from, to);
+  mlir::OpBuilder builder(context);
+  builder.setInsertionPointToStart(&function.getBody().front());
+  std::map<std::string, Value> floatValues;
+  for (mlir::Operation &op :
+       floatFunction.getBody().front().without_terminator()) {
+    mlir::Operation *clone = builder.clone(op, mapping);
+    std::string name = getLocationName(op.getLoc());
+    auto type = clone->getNumResults() == 1
+                    ? llvm::dyn_cast<mlir::RankedTensorType>(
+                          clone->getResult(0).getType())
+                    : nullptr;
+    if (!name.empty() && type &&
+        llvm::isa<mlir::FloatType>(type.getElementType()) &&
+        !clone->hasTrait<mlir::OpTrait::ConstantLike>())
+      floatValues[name] = clone->getResult(0);
+    clone->walk([&](mlir::Operation *inner) {
+      inner->setLoc(mlir::UnknownLoc::get(context));
+    });
+  }
+
+  // Each int8 value of a pattern (its quantized type recorded by qfx-lower)
+  // is, for the ops of the patterns using it, the float stage's value of the
+  // same name quantized to that type.
+  for (mlir::Operation *op : int8Ops) {
+    auto quantizedAs =
+        op->getAttrOfType<mlir::TypeAttr>(QFXDialect::getQuantizedAttrName());
+    std::string name = getLocationName(op->getLoc());
+    if (!quantizedAs || name.empty() || absorbed.count(name) ||
+        op->getNumResults() != 1)
+      continue;
+    auto it = floatValues.find(name);
+    Value result = op->getResult(0);
+    auto type = llvm::dyn_cast<mlir::RankedTensorType>(result.getType());
+    if (it == floatValues.end() || !type ||
+        llvm::cast<mlir::RankedTensorType>(it->second.getType()).getShape() !=
+            type.getShape())
+      continue;
+    // Unnamed: the pattern's own value stays the one recorded.
+    builder.setInsertionPointAfter(op);
+    auto unknown = mlir::UnknownLoc::get(context);
+    auto quantizedType = type.clone(quantizedAs.getValue());
+    Value quantized = mlir::quant::QuantizeCastOp::create(
+        builder, unknown, quantizedType, it->second);
+    Value stored =
+        mlir::quant::StorageCastOp::create(builder, unknown, type, quantized);
+    result.replaceUsesWithIf(stored, [&](mlir::OpOperand &use) {
+      mlir::Operation *user = use.getOwner();
+      return user != stored.getDefiningOp() &&
+             getLocationName(user->getLoc()) != name;
+    });
+  }
+  return shadow;
+}
+
 llvm::Expected<std::vector<ValueComparison>>
 qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
                    llvm::StringRef entry, llvm::ArrayRef<NpyArray> inputs) {
   struct Run {
-    Instrumented instrumented;
-    std::unique_ptr<Recorder> recorder;
+    std::map<std::string, RecordedValue> values;
     llvm::SmallVector<NpyArray> outputs;
   };
   llvm::Expected<std::string> entryName = findEntry(baseline, entry);
@@ -239,40 +498,32 @@ qfx::compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
   for (auto [run, module, which] :
        llvm::zip_equal(runs, std::array{baseline, compared},
                        std::array{"the baseline", "the compared stage"})) {
-    run.instrumented = instrument(module, *entryName);
     CompileOptions options;
     options.entry = *entryName;
-    options.calibrate = true;
-    auto model = CompiledModel::compile(*run.instrumented.module, options);
+    auto model = RecordingModel::compile(module, options);
     if (!model)
       return makeError(llvm::Twine(which) + ": " +
                        llvm::toString(model.takeError()));
-    if (llvm::Error err = model->checkInputs(inputs))
+    if (llvm::Error err = model->getModel().checkInputs(inputs))
       return makeError(llvm::Twine(which) + ": " +
                        llvm::toString(std::move(err)));
-    run.recorder = std::make_unique<Recorder>(run.instrumented.slotNames);
-    auto outputs = model->run(inputs, run.recorder.get());
-    if (!outputs)
-      return outputs.takeError();
-    run.outputs = std::move(*outputs);
+    auto recorded = model->run(inputs, run.outputs);
+    if (!recorded)
+      return recorded.takeError();
+    for (RecordedValue &value : *recorded)
+      run.values[value.name] = std::move(value);
   }
 
   std::vector<ValueComparison> report;
-  for (const auto &[name, value] : runs[0].recorder->values) {
-    auto other = runs[1].recorder->values.find(name);
-    if (other == runs[1].recorder->values.end() ||
-        other->second.shape != value.shape)
+  for (const auto &[name, value] : runs[0].values) {
+    auto other = runs[1].values.find(name);
+    if (other == runs[1].values.end() || other->second.shape != value.shape)
       continue;
-    report.push_back(compareValues(name, runs[1].instrumented.opNames[name],
-                                   value.shape, value.data,
-                                   other->second.data));
-    report.back().position = runs[1].instrumented.positions[name];
-    for (auto [run, qparams] :
-         llvm::zip_equal(runs, std::array{&report.back().baselineQParams,
-                                          &report.back().comparedQParams}))
-      if (auto it = run.instrumented.qparams.find(name);
-          it != run.instrumented.qparams.end())
-        *qparams = it->second;
+    report.push_back(compareValues(name, other->second.opName, value.shape,
+                                   value.data, other->second.data));
+    report.back().position = other->second.position;
+    report.back().baselineQParams = value.qparams;
+    report.back().comparedQParams = other->second.qparams;
   }
   if (runs[0].outputs.size() != runs[1].outputs.size())
     return makeError(llvm::formatv("the stages have {0} and {1} results",

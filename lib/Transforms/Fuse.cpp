@@ -333,6 +333,17 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
       folded = add.getResult();
   }
   last->getResult(0).replaceAllUsesWith(folded);
+  // The ops from the producer to the folded value now compute the batch
+  // norm's value: located at both (a fused location, the batch norm last).
+  llvm::SmallSetVector<Operation *, 4> computing;
+  for (Operation *op :
+       {producer, static_cast<Operation *>(biasAdd),
+        static_cast<Operation *>(reshape), folded.getDefiningOp()})
+    if (op)
+      computing.insert(op);
+  for (Operation *op : computing)
+    op->setLoc(
+        mlir::FusedLoc::get(op->getContext(), {op->getLoc(), last->getLoc()}));
   // The affine ops, then what only they used (old weight and bias, the batch
   // norm's constants and their computation).
   SmallVector<Operation *> dead(affine.ops.begin(), affine.ops.end());

@@ -8,6 +8,9 @@ run in this process, as IREE's Python runtime loads its C API.
 - `Model(mlir)` is a function compiled as quant-run compiles it; calling it
   runs it on NumPy arrays.
 - `compile_to_file(mlir, output)` is `quant-compile`.
+- `Model(mlir, record=True)` also records every named op's value on each
+  call, and `extract_weights(mlir)` reads a stage's weights: the numeric
+  suite (qfx.ns).
 - `builtin_config(kind, name)` is the library's built-in configuration.
 
 Diagnostics come back as records and, on failure, in a `ToolError` whose
@@ -29,7 +32,7 @@ import numpy as np
 from qfx.tools import ToolError
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 2  # QFX_CAPI_VERSION
+_VERSION = 3  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -69,6 +72,25 @@ class _QfxDiagnostic(ctypes.Structure):
 class _QfxTensor(ctypes.Structure):
     _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_size_t),
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("data", ctypes.c_void_p)]
+
+
+class _QfxRecordedValue(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("op_name", ctypes.c_char_p), ("value", _QfxTensor),
+                ("quantized", ctypes.c_int), ("scale", ctypes.c_double),
+                ("zero_point", ctypes.c_int64)]
+
+
+@dataclass(frozen=True)
+class RecordedValue:
+    """A value a recording `Model` recorded: the op's location name
+    ("layer1.0.conv1", "layer1.0(add)"), the op that made it, its elements
+    (float32, dequantized if quantized) and, if quantized per tensor, its
+    (scale, zero point)."""
+
+    name: str
+    op_name: str
+    value: np.ndarray
+    qparams: Optional[Tuple[float, int]]
 
 
 def _candidates() -> List[pathlib.Path]:
@@ -126,9 +148,21 @@ def _load() -> ctypes.CDLL:
         ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _PROGRESS,
         ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
         ctypes.POINTER(ctypes.c_size_t)]
-    library.qfxModelCompile.restype = ctypes.c_int
-    library.qfxModelCompile.argtypes = source + [ctypes.c_char_p, ctypes.c_char_p,
-                                                 ctypes.POINTER(ctypes.c_void_p)]
+    for name in ("qfxModelCompile", "qfxModelCompileRecording"):
+        getattr(library, name).restype = ctypes.c_int
+        getattr(library, name).argtypes = source + [ctypes.c_char_p, ctypes.c_char_p,
+                                                    ctypes.POINTER(ctypes.c_void_p)]
+    library.qfxBuildShadowStage.restype = ctypes.c_int
+    library.qfxBuildShadowStage.argtypes = [
+        ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
+        ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    library.qfxExtractWeights.restype = ctypes.c_int
+    library.qfxExtractWeights.argtypes = source + [ctypes.c_char_p]
+    library.qfxGetNumRecordedValues.restype = ctypes.c_size_t
+    library.qfxGetNumRecordedValues.argtypes = [ctypes.c_void_p]
+    library.qfxGetRecordedValue.restype = ctypes.c_int
+    library.qfxGetRecordedValue.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                            ctypes.POINTER(_QfxRecordedValue)]
     library.qfxModelDestroy.argtypes = [ctypes.c_void_p]
     library.qfxModelGetEntry.restype = ctypes.c_char_p
     library.qfxModelGetEntry.argtypes = [ctypes.c_void_p]
@@ -274,17 +308,23 @@ class Model:
     function), the int8 kernels for `target` (default: this machine).
     `inputs` and `results` list each tensor's NumPy dtype and shape. Calls
     take arrays of those dtypes and shapes and return new arrays, or write
-    into `results` given. ToolError if it does not compile or run."""
+    into `results` given. ToolError if it does not compile or run.
+
+    With `record`, every call also records the value each op with a named
+    location produces (`qfxModelCompileRecording`); `recorded` then holds
+    the last call's, in program order (a list of RecordedValue)."""
 
     def __init__(self, mlir: str, source_name: str = "<source>", entry: Optional[str] = None,
-                 target: Optional[str] = None):
+                 target: Optional[str] = None, record: bool = False):
         library, session = _Session.get()
         self._library = library
+        self.record = record
+        self.recorded: List[RecordedValue] = []
         source = mlir.encode()
         handle = ctypes.c_void_p()
-        status = library.qfxModelCompile(session, source, len(source), source_name.encode(),
-                                         _optional(entry), _optional(target),
-                                         ctypes.byref(handle))
+        compile_model = library.qfxModelCompileRecording if record else library.qfxModelCompile
+        status = compile_model(session, source, len(source), source_name.encode(),
+                               _optional(entry), _optional(target), ctypes.byref(handle))
         if status != 0:
             raise ToolError(f"qfx JIT compilation of {source_name}", status,
                             format_diagnostics(_diagnostics(library, session)))
@@ -329,7 +369,59 @@ class Model:
         if status != 0:
             raise ToolError(f"qfx model @{self.entry}", status,
                             format_diagnostics(_diagnostics(library, session)))
+        if self.record:
+            self.recorded = _recorded_values(library, session)
         return list(results)
+
+
+def shadow_stage(float_mlir: str, int8_mlir: str, entry: Optional[str] = None) -> str:
+    """qfxBuildShadowStage: the int8 stage with each pattern computing on the
+    float stage's values (text with locations, for `Model(..., record=True)`)."""
+    library, session = _Session.get()
+    float_source, int8_source = float_mlir.encode(), int8_mlir.encode()
+    output, length = ctypes.c_void_p(), ctypes.c_size_t()
+    status = library.qfxBuildShadowStage(session, float_source, len(float_source), int8_source,
+                                         len(int8_source), _optional(entry),
+                                         ctypes.byref(output), ctypes.byref(length))
+    if status != 0:
+        raise ToolError("qfx shadow stage", status,
+                        format_diagnostics(_diagnostics(library, session)))
+    return _take_string(library, output, length.value)
+
+
+def extract_weights(mlir: str, source_name: str = "<source>",
+                    entry: Optional[str] = None) -> List[RecordedValue]:
+    """The weights of a stage (qfxExtractWeights): an observed or calibrated
+    stage's float weights, a reference stage's dequantized ones, named by
+    location. ToolError if the module does not parse or has no such
+    function."""
+    library, session = _Session.get()
+    source = mlir.encode()
+    status = library.qfxExtractWeights(session, source, len(source), source_name.encode(),
+                                       _optional(entry))
+    if status != 0:
+        raise ToolError(f"qfx weights of {source_name}", status,
+                        format_diagnostics(_diagnostics(library, session)))
+    return _recorded_values(library, session)
+
+
+def _recorded_values(library: ctypes.CDLL, session: int) -> List[RecordedValue]:
+    """The session's recorded values, copied out of it."""
+    values = []
+    for index in range(library.qfxGetNumRecordedValues(session)):
+        record = _QfxRecordedValue()
+        if library.qfxGetRecordedValue(session, index, ctypes.byref(record)) != 0:
+            raise AssertionError(f"qfxGetRecordedValue({index}) failed")
+        tensor = record.value
+        shape = tuple(tensor.shape[d] for d in range(tensor.rank))
+        count = int(np.prod(shape, dtype=np.int64))
+        data = np.ctypeslib.as_array(ctypes.cast(tensor.data, ctypes.POINTER(ctypes.c_float)),
+                                     shape=(count,)) if count else np.empty(0, np.float32)
+        values.append(RecordedValue(record.name.decode(), record.op_name.decode(),
+                                    data.reshape(shape).copy(),
+                                    (record.scale, record.zero_point) if record.quantized
+                                    else None))
+    return values
 
 
 def compile_to_file(mlir: str, output: str, header: Optional[str] = None,

@@ -75,6 +75,20 @@ def _escape(name: str) -> str:
     return name.replace("\\", "\\\\").replace('"', '\\"')
 
 
+class ModuleCall(tuple):
+    """One call of a module the graph calls more than once: located at the
+    module and the call's FX node, `loc("layer1.0.relu"("layer1_0_relu_1"))`,
+    so that each call's value has a name of its own, but scoped to the module
+    alone (`qfx.module_name`), as its single call would be."""
+
+    def __new__(cls, module: str, node: str):
+        return super().__new__(cls, (module, node))
+
+    @property
+    def module(self) -> str:
+        return self[0]
+
+
 def location(name) -> str:
     """`loc("name")`, or for a (module, node) pair `loc("module"("node"))`:
     the enclosing module of a functional call and its FX node."""
@@ -88,6 +102,8 @@ def scope_attributes(name) -> list:
     """The `qfx.module_name` (and for a (module, node) pair `qfx.node_name`)
     attributes naming what `location(name)` names: QConfigMapping keys read
     them, never the location."""
+    if isinstance(name, ModuleCall):
+        return [f'qfx.module_name = "{_escape(name.module)}"']
     if isinstance(name, tuple):
         module, node = name
         return [f'qfx.module_name = "{_escape(module)}"', f'qfx.node_name = "{_escape(node)}"']

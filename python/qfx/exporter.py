@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from qfx._tosa_text import FLOAT32_MAX, Tensor, TosaWriter, dense_f32, format_f32
+from qfx._tosa_text import FLOAT32_MAX, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
 
 # torch is imported on the first export (it takes a second to load and the
 # rest of qfx does not need it); _load_torch() sets these module globals.
@@ -182,6 +182,13 @@ class _Exporter:
         self.torch_observers: dict = {}
         # Weight fake quantizers of a QAT model (see _qat_to_float).
         self.weight_observers: dict = {}
+        # Modules the graph calls more than once (torchvision's ResNet blocks
+        # apply one ReLU twice): each call is located at its node too.
+        calls: dict = {}
+        for node in gm.graph.nodes:
+            if node.op == "call_module":
+                calls[node.target] = calls.get(node.target, 0) + 1
+        self.called_again = {target for target, count in calls.items() if count > 1}
 
     # ----- helpers --------------------------------------------------------
 
@@ -313,7 +320,14 @@ class _Exporter:
         if node.kwargs or len(node.args) != 1:
             self.fail(node, "expected a single tensor argument")
         x = self.tensor_arg(node, node.args[0])
-        handler(self, node, module, x, node.target, _module_type_name(module))
+        handler(self, node, module, x, self.module_location(node), _module_type_name(module))
+
+    def module_location(self, node):
+        """A call_module node's location: its module, or for a module called
+        again, the module and the node (ModuleCall)."""
+        if node.target in self.called_again:
+            return ModuleCall(node.target, node.name)
+        return node.target
 
     def torch_observer(self, node, module):
         """An observer (or fake quantizer) of a model PyTorch prepared: the
@@ -351,7 +365,7 @@ class _Exporter:
     def tag_weight(self, weight: Tensor, loc: str):
         """The weight of a module a QAT module became: the statistics of its
         weight fake quantizer (qfx.torch_observer, as on activations)."""
-        observer = self.weight_observers.get(loc)
+        observer = self.weight_observers.get(loc.module if isinstance(loc, ModuleCall) else loc)
         if observer is None:
             return
         name, kind, stats = observer
@@ -1278,6 +1292,34 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     exporter = _Exporter(gm, model, recorded, node_scope)
     exporter.weight_observers = weight_observers
     return exporter.run(func_name), outputs
+
+
+def named_values(model, example_inputs: tuple) -> tuple:
+    """For the numeric suite (qfx.ns): qfx's trace of an eval-mode float
+    `model` (a GraphModule), and for each node computing a tensor, the name
+    its ops' location gives its value (as recording models and `quant-run
+    --compare` name it: "layer1.0.conv1", "layer1.0(add)",
+    "layer1.0.relu(layer1_0_relu_1)") and the order of PyTorch's dimensions
+    qfx holds the value in (NHWC after a convolution: (0, 2, 3, 1))."""
+    _load_torch()
+    gm, node_scope = _trace(model)
+    recorded, _ = _record(gm, tuple(example_inputs))
+    exporter = _Exporter(gm, model, recorded, node_scope)
+    exporter.run("main")
+    names = {}
+    for node in gm.graph.nodes:
+        value = exporter.env.get(node)
+        if not isinstance(value, _Value) or value.array is not None:
+            continue
+        if node.op == "call_module":
+            loc = exporter.module_location(node)
+        elif node.op in ("call_function", "call_method"):
+            loc = exporter.node_location(node)
+        else:
+            continue
+        name = f"{loc[0]}({loc[1]})" if isinstance(loc, tuple) else loc
+        names[node] = (name, value.layout)
+    return gm, names
 
 
 def _is_qat_module(module) -> bool:

@@ -533,8 +533,8 @@ class QuantizedModel(_Model):
 
     Calling it runs the int8 TOSA program (int8.mlir, `qfx-lower`'s output):
     the float inputs are quantized once, convolutions and matmuls run on int8
-    values with int32 accumulators, `tosa.rescale` requantizes between
-    layers, and the outputs are dequantized once. Its outputs are those of
+    values with int32 accumulators, requantized as PyTorch's engine for the
+    backend does, and the outputs are dequantized once. Its outputs are those of
     PyTorch's quantized (`convert_fx`) model. The program is compiled once
     in this process, as quant-run compiles it, or is the library `save`
     compiled ahead of time when `qfx.load` can use it (the same code: their

@@ -429,6 +429,33 @@ def test_locations_are_qualified_module_names_and_node_names(tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
+class ReusedReLU(nn.Module):
+    """torchvision's BasicBlock applies one ReLU module twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 1)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.conv(self.relu(x)) + x)
+
+
+def test_a_module_called_twice_is_located_at_each_call(tmp_path):
+    # Each call's value has a name of its own (the numeric suite and
+    # quant-run --compare match values by name); the ops stay the module's
+    # for QConfigMapping (qfx.module_name only, no qfx.node_name).
+    torch.manual_seed(0)
+    model = ReusedReLU().eval()
+    x = torch.randn(1, 3, 4, 4)
+    text = export_tosa(model, (x,))
+    clamps = [loc for op, _, loc in ops(text) if op == "tosa.clamp"]
+    assert clamps == ['"relu"("relu")', '"relu"("relu_1")']
+    assert re.search(r'tosa\.clamp .*\{.*qfx\.module_name = "relu"[,}]', text)
+    assert not re.search(r'tosa\.clamp .*qfx\.node_name', text)
+    assert_matches_torch(model, x, text, tmp_path)
+
+
 class Functional(nn.Module):
     def __init__(self):
         super().__init__()

@@ -24,7 +24,8 @@
 
 // Batch norm (mul by scale s, add of shift t) folds into the conv:
 // w' = w * s per output channel (OHWI axis 0), b' = b * s + t; then
-// conv + clamp is one conv2d_relu region holding the conv's zero points.
+// conv + clamp is one conv2d_relu region holding the conv's zero points,
+// located at the conv, the batch norm it now computes, and the ReLU.
 // CHECK-LABEL: func.func @conv_bn_relu
 // CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2.000000e+00, 4.000000e+00]]], {{\[\[\[}}3.000000e+01, 4.000000e+01]]]]> : tensor<2x1x1x2xf32>}>
 // CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<[2.000000e+00, -1.000000e+01]> : tensor<2xf32>}>
@@ -34,7 +35,7 @@
 // CHECK-NEXT: %[[C:.*]] = tosa.conv2d %[[X]], %[[KW]], %[[KB]], %[[ZP]], %[[ZP]]
 // CHECK-NEXT: %[[CL:.*]] = tosa.clamp %[[C]]
 // CHECK-NEXT: qfx.yield %[[CL]]
-// CHECK-NEXT: } loc(fused["conv", "relu"])
+// CHECK-NEXT: } loc(fused["conv", "bn", "relu"])
 // CHECK-NOT: tosa.mul
 // CHECK: return %[[R]]
 func.func @conv_bn_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
@@ -84,7 +85,7 @@ func.func @depthwise_multiplier(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x4xf32> 
 // CHECK: tosa.matmul
 // CHECK-NEXT: tosa.add {{.*}}{qfx.origin = "torch.nn.Linear"}
 // CHECK-NEXT: tosa.clamp
-// CHECK: } loc(fused["fc", "relu"])
+// CHECK: } loc(fused["fc", "bn", "relu"])
 func.func @matmul_bn(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
   %w = "tosa.const"() <{values = dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>}> : () -> tensor<1x2x2xf32>
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>

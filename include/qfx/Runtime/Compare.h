@@ -14,10 +14,12 @@
 #ifndef QFX_RUNTIME_COMPARE_H
 #define QFX_RUNTIME_COMPARE_H
 
+#include "qfx/Runtime/CompiledModel.h"
 #include "qfx/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,6 +47,79 @@ struct ValueComparison {
   std::optional<std::pair<double, int64_t>> baselineQParams, comparedQParams;
 };
 
+/// A value a RecordingModel recorded in one run.
+struct RecordedValue {
+  /// The op's location name (see getLocationName).
+  std::string name;
+  /// The op that produced it.
+  std::string opName;
+  /// Its position in the stage (walk order of the recording ops).
+  int64_t position = 0;
+  llvm::SmallVector<int64_t> shape;
+  /// Its elements in C order; a quantized value dequantized.
+  std::vector<float> data;
+  /// Per-tensor (scale, zero point) where the value is quantized.
+  std::optional<std::pair<double, int64_t>> qparams;
+};
+
+/// A stage compiled to record, on each run, the value every op with a named
+/// location produces (the last float tensor of each name; quantized values,
+/// and the integers of an int8 stage's patterns, dequantized): PyTorch's
+/// numeric suite's output loggers, for any stage quant-run runs.
+class RecordingModel {
+public:
+  /// Compiles `options.entry` (see findEntry) of `module` (not changed)
+  /// with recorders; `options.calibrate` is implied.
+  static llvm::Expected<RecordingModel> compile(mlir::ModuleOp module,
+                                                CompileOptions options);
+
+  const CompiledModel &getModel() const { return model; }
+
+  /// Runs the function once (see CompiledModel::run) and returns the values
+  /// recorded, in program order.
+  llvm::Expected<std::vector<RecordedValue>>
+  run(llvm::ArrayRef<NpyArray> inputs,
+      llvm::SmallVectorImpl<NpyArray> &outputs);
+  llvm::Expected<std::vector<RecordedValue>>
+  run(llvm::ArrayRef<const void *> inputs, llvm::ArrayRef<void *> results);
+
+private:
+  class Recorder;
+  struct ValueInfo {
+    std::string opName;
+    int64_t position;
+    std::optional<std::pair<double, int64_t>> qparams;
+  };
+  RecordingModel(CompiledModel model,
+                 llvm::DenseMap<int64_t, std::string> slotNames,
+                 std::map<std::string, ValueInfo> values);
+  std::vector<RecordedValue> takeRecorded(Recorder &recorder) const;
+
+  CompiledModel model;
+  llvm::DenseMap<int64_t, std::string> slotNames;
+  std::map<std::string, ValueInfo> values;
+};
+
+/// The weights of `entry` (see findEntry) of a stage, in walk order: each
+/// float constant a qfx.observe observes (an observed or calibrated stage:
+/// the float weights as quantized, batch norm folded) and each integer
+/// constant a quant.scast + quant.dcast dequantizes (a reference stage),
+/// dequantized; named by the observer's or the dcast's location.
+llvm::Expected<std::vector<RecordedValue>>
+extractWeights(mlir::ModuleOp module, llvm::StringRef entry);
+
+/// PyTorch's shadow model for an int8 stage: `entry` of `int8Stage` in which
+/// each pattern computes on the float model's values. The float stage's ops
+/// run first, on the same arguments, without names; each int8 value of a
+/// pattern (an op with `qfx.quantized`) is, for the ops of other patterns
+/// using it, the float stage's value of the same name quantized to its
+/// type. A RecordingModel of it records each int8 pattern's output with
+/// its inputs taken from the float model: the layer's own error, not the
+/// error of the layers before it.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildShadowStage(mlir::ModuleOp floatStage, mlir::ModuleOp int8Stage,
+                 llvm::StringRef entry);
+
 /// How many float32 values lie between two scales (PyTorch's scales are
 /// float32): 0 when they are equal as float32.
 int64_t getFloat32Ulps(double a, double b);
@@ -58,7 +133,9 @@ compareStages(mlir::ModuleOp baseline, mlir::ModuleOp compared,
               llvm::StringRef entry, llvm::ArrayRef<NpyArray> inputs);
 
 /// The name a location gives its op in a comparison: the names of its
-/// NameLocs, outermost first, the inner ones in parentheses; "" if none.
+/// NameLocs, outermost first, the inner ones in parentheses; for a fused
+/// location (a pattern's ops, in forward order), its last name: the
+/// pattern's value is its last op's; "" if none.
 std::string getLocationName(mlir::Location loc);
 
 } // namespace qfx

@@ -6,6 +6,9 @@
  *   run-model calibrate MODEL.mlir SAMPLES...  print progress, then the
  *                                              calibrated module
  *   run-model compile MODEL.mlir OUT.so|OUT.o  compile ahead of time
+ *   run-model record MODEL.mlir ENTRY      compile recording, run on the
+ *                                          inputs of `run`, print what it
+ *                                          recorded
  * ENTRY and TARGET may be "" (the default). Each call's diagnostics are
  * printed as records. */
 #include "qfx-c/QFX.h"
@@ -117,6 +120,60 @@ static int run(QfxSession session, const char *text, size_t length,
   return 0;
 }
 
+static int record(QfxSession session, const char *text, size_t length,
+                  const char *path, const char *entry) {
+  QfxModel model = NULL;
+  int status =
+      qfxModelCompileRecording(session, text, length, path, entry, "", &model);
+  printf("compile recording: status %d\n", status);
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  size_t numInputs = qfxModelGetNumInputs(model);
+  size_t numResults = qfxModelGetNumResults(model);
+  QfxTensor *inputs = calloc(numInputs + 1, sizeof(QfxTensor));
+  QfxTensor *results = calloc(numResults + 1, sizeof(QfxTensor));
+  for (size_t k = 0; k < numInputs; ++k) {
+    if (qfxModelGetInput(model, k, &inputs[k]) != 0)
+      return 3;
+    float *data = malloc(countElements(&inputs[k]) * sizeof(float));
+    for (size_t i = 0; i < countElements(&inputs[k]); ++i)
+      data[i] = 0.5f * (float)i + (float)k;
+    inputs[k].data = data;
+  }
+  for (size_t k = 0; k < numResults; ++k) {
+    if (qfxModelGetResult(model, k, &results[k]) != 0)
+      return 3;
+    results[k].data =
+        calloc(countElements(&results[k]), dtypeSizes[results[k].dtype]);
+  }
+  status = qfxModelRun(session, model, inputs, numInputs, results, numResults);
+  printf("run: status %d, %zu values recorded\n", status,
+         qfxGetNumRecordedValues(session));
+  for (size_t k = 0; k < qfxGetNumRecordedValues(session); ++k) {
+    QfxRecordedValue value;
+    if (qfxGetRecordedValue(session, k, &value) != 0)
+      return 3;
+    printf("%s (%s)", value.name, value.opName);
+    if (value.quantized)
+      printf(" scale %g zero point %lld", value.scale,
+             (long long)value.zeroPoint);
+    printf(": ");
+    printTensor("value", k, &value.value);
+  }
+  QfxRecordedValue past;
+  printf("out of range: %d\n",
+         qfxGetRecordedValue(session, qfxGetNumRecordedValues(session), &past));
+  for (size_t k = 0; k < numInputs; ++k)
+    free(inputs[k].data);
+  for (size_t k = 0; k < numResults; ++k)
+    free(results[k].data);
+  free(inputs);
+  free(results);
+  qfxModelDestroy(model);
+  return 0;
+}
+
 static void progress(void *userData, int64_t done, int64_t total) {
   ++*(int *)userData;
   printf("progress %lld/%lld\n", (long long)done, (long long)total);
@@ -136,6 +193,8 @@ int main(int argc, char **argv) {
   int status = 2;
   if (strcmp(argv[1], "run") == 0 && argc == 5) {
     status = run(session, text, length, argv[2], argv[3], argv[4]);
+  } else if (strcmp(argv[1], "record") == 0 && argc == 4) {
+    status = record(session, text, length, argv[2], argv[3]);
   } else if (strcmp(argv[1], "calibrate") == 0) {
     char *output = NULL;
     int calls = 0;
