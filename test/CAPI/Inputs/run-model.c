@@ -59,6 +59,46 @@ static void printTensor(const char *what, size_t index,
   printf("\n");
 }
 
+/* The model's inputs (x[i] = 0.5 * i + k for argument k) and result
+ * buffers, one spare entry each; their signatures printed if `print`. */
+static int makeTensors(QfxModel model, int print, QfxTensor **inputsOut,
+                       QfxTensor **resultsOut) {
+  size_t numInputs = qfxModelGetNumInputs(model);
+  size_t numResults = qfxModelGetNumResults(model);
+  QfxTensor *inputs = calloc(numInputs + 1, sizeof(QfxTensor));
+  QfxTensor *results = calloc(numResults + 1, sizeof(QfxTensor));
+  for (size_t k = 0; k < numInputs; ++k) {
+    if (qfxModelGetInput(model, k, &inputs[k]) != 0)
+      return 3;
+    if (print)
+      printTensor("input", k, &inputs[k]);
+    float *data = malloc(countElements(&inputs[k]) * sizeof(float));
+    for (size_t i = 0; i < countElements(&inputs[k]); ++i)
+      data[i] = 0.5f * (float)i + (float)k;
+    inputs[k].data = data;
+  }
+  for (size_t k = 0; k < numResults; ++k) {
+    if (qfxModelGetResult(model, k, &results[k]) != 0)
+      return 3;
+    if (print)
+      printTensor("result", k, &results[k]);
+    results[k].data =
+        calloc(countElements(&results[k]), dtypeSizes[results[k].dtype]);
+  }
+  *inputsOut = inputs;
+  *resultsOut = results;
+  return 0;
+}
+
+static void freeTensors(QfxModel model, QfxTensor *inputs, QfxTensor *results) {
+  for (size_t k = 0; k < qfxModelGetNumInputs(model); ++k)
+    free(inputs[k].data);
+  for (size_t k = 0; k < qfxModelGetNumResults(model); ++k)
+    free(results[k].data);
+  free(inputs);
+  free(results);
+}
+
 static int run(QfxSession session, const char *text, size_t length,
                const char *path, const char *entry, const char *target) {
   QfxModel model = NULL;
@@ -71,24 +111,9 @@ static int run(QfxSession session, const char *text, size_t length,
   printf("entry @%s\n", qfxModelGetEntry(model));
   size_t numInputs = qfxModelGetNumInputs(model);
   size_t numResults = qfxModelGetNumResults(model);
-  QfxTensor *inputs = calloc(numInputs + 1, sizeof(QfxTensor));
-  QfxTensor *results = calloc(numResults + 1, sizeof(QfxTensor));
-  for (size_t k = 0; k < numInputs; ++k) {
-    if (qfxModelGetInput(model, k, &inputs[k]) != 0)
-      return 3;
-    printTensor("input", k, &inputs[k]);
-    float *data = malloc(countElements(&inputs[k]) * sizeof(float));
-    for (size_t i = 0; i < countElements(&inputs[k]); ++i)
-      data[i] = 0.5f * (float)i + (float)k;
-    inputs[k].data = data;
-  }
-  for (size_t k = 0; k < numResults; ++k) {
-    if (qfxModelGetResult(model, k, &results[k]) != 0)
-      return 3;
-    printTensor("result", k, &results[k]);
-    results[k].data =
-        calloc(countElements(&results[k]), dtypeSizes[results[k].dtype]);
-  }
+  QfxTensor *inputs, *results;
+  if (makeTensors(model, 1, &inputs, &results) != 0)
+    return 3;
   if (qfxModelGetInput(model, numInputs, &inputs[numInputs]) == 0)
     return 4;
   status = qfxModelRun(session, model, inputs, numInputs, results, numResults);
@@ -110,12 +135,7 @@ static int run(QfxSession session, const char *text, size_t length,
   printf("too few inputs: status %d\n",
          qfxModelRun(session, model, inputs, 0, results, numResults));
   printDiagnostics(session);
-  for (size_t k = 0; k < numInputs; ++k)
-    free(inputs[k].data);
-  for (size_t k = 0; k < numResults; ++k)
-    free(results[k].data);
-  free(inputs);
-  free(results);
+  freeTensors(model, inputs, results);
   qfxModelDestroy(model);
   return 0;
 }
@@ -129,25 +149,11 @@ static int record(QfxSession session, const char *text, size_t length,
   printDiagnostics(session);
   if (status != 0)
     return status;
-  size_t numInputs = qfxModelGetNumInputs(model);
-  size_t numResults = qfxModelGetNumResults(model);
-  QfxTensor *inputs = calloc(numInputs + 1, sizeof(QfxTensor));
-  QfxTensor *results = calloc(numResults + 1, sizeof(QfxTensor));
-  for (size_t k = 0; k < numInputs; ++k) {
-    if (qfxModelGetInput(model, k, &inputs[k]) != 0)
-      return 3;
-    float *data = malloc(countElements(&inputs[k]) * sizeof(float));
-    for (size_t i = 0; i < countElements(&inputs[k]); ++i)
-      data[i] = 0.5f * (float)i + (float)k;
-    inputs[k].data = data;
-  }
-  for (size_t k = 0; k < numResults; ++k) {
-    if (qfxModelGetResult(model, k, &results[k]) != 0)
-      return 3;
-    results[k].data =
-        calloc(countElements(&results[k]), dtypeSizes[results[k].dtype]);
-  }
-  status = qfxModelRun(session, model, inputs, numInputs, results, numResults);
+  QfxTensor *inputs, *results;
+  if (makeTensors(model, 0, &inputs, &results) != 0)
+    return 3;
+  status = qfxModelRun(session, model, inputs, qfxModelGetNumInputs(model),
+                       results, qfxModelGetNumResults(model));
   printf("run: status %d, %zu values recorded\n", status,
          qfxGetNumRecordedValues(session));
   for (size_t k = 0; k < qfxGetNumRecordedValues(session); ++k) {
@@ -164,12 +170,7 @@ static int record(QfxSession session, const char *text, size_t length,
   QfxRecordedValue past;
   printf("out of range: %d\n",
          qfxGetRecordedValue(session, qfxGetNumRecordedValues(session), &past));
-  for (size_t k = 0; k < numInputs; ++k)
-    free(inputs[k].data);
-  for (size_t k = 0; k < numResults; ++k)
-    free(results[k].data);
-  free(inputs);
-  free(results);
+  freeTensors(model, inputs, results);
   qfxModelDestroy(model);
   return 0;
 }
