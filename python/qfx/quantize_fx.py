@@ -707,8 +707,9 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     lowered with `qfx-lower{backend=B}` (int8.mlir), B being the backend
     given to `prepare_fx`, and compiled, all in this process. The prepared
     model stays usable: more calls record more samples, and converting again
-    calibrates from scratch on all of them. ValueError if nothing was
-    recorded.
+    calibrates from scratch on all of them. A model that observes no
+    activation (dynamic or weight-only quantization) converts without
+    samples; ValueError if one that does has none.
 
     A PyTorch GraphModule from `torch.ao.quantization.quantize_fx.prepare_fx`,
     in eval mode and calibrated, quantizes with PyTorch's calibration instead
@@ -744,21 +745,31 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     if example_inputs is not None or backend_config is not None:
         raise ValueError("convert_fx: example_inputs and backend_config are for a model PyTorch "
                          "prepared; qfx.prepare_fx's model has both already")
-    if prepared.num_samples == 0:
-        raise ValueError("convert_fx: no calibration samples; call the prepared model on "
-                         "calibration data first")
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
     for stage in ("float", "observed"):
         shutil.copyfile(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
-    sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
-    calibrated = _capi.calibrate((directory / "observed.mlir").read_text(), sources,
-                                 source_name="observed.mlir", progress=_progress_printer())
+    if prepared.num_samples:
+        sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
+        calibrated = _capi.calibrate((directory / "observed.mlir").read_text(), sources,
+                                     source_name="observed.mlir", progress=_progress_printer())
+    else:
+        # Dynamic and weight-only quantization observe no activation: the
+        # observed model converts as it is (qfx-convert fails on an
+        # observer that needed data).
+        calibrated = (directory / "observed.mlir").read_text()
     (directory / "calibrated.mlir").write_text(calibrated)
     backend_option = prepared.backend_config
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
-    _finish_conversion(quantized, directory, prepared.signature, backend_option)
+    try:
+        _finish_conversion(quantized, directory, prepared.signature, backend_option)
+    except ToolError as error:
+        if prepared.num_samples or "has no statistics" not in error.diagnostics:
+            raise
+        raise ValueError("convert_fx: no calibration samples, and the model observes "
+                         "activations; call the prepared model on calibration data first:\n"
+                         f"{error.diagnostics}") from None
     _warn_float_ops(quantized.float_ops, stacklevel=2)
     return quantized
 

@@ -295,8 +295,7 @@ def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
         torch.backends.quantized.engine = saved
     prepared = qfx.prepare_fx(model, mapping, (tests[0],), "qnnpack" if engine == "qnnpack"
                               else "x86", outputs=None)
-    prepared(tests[0])
-    quantized = qfx.convert_fx(prepared)
+    quantized = qfx.convert_fx(prepared)  # dynamic: no calibration needed
     expected_range = "[0, 255]" if engine == "qnnpack" else "[0, 127]"
     assert f"range {expected_range}" in quantized.mlir("reference")
     ours = quantized.run_samples(torch.stack(tests))
@@ -914,9 +913,13 @@ def test_errors(onednn):
     with pytest.raises(TypeError, match="float32"):
         qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16, dtype=torch.int64),))
 
-    prepared = qfx.prepare_fx(model, TorchQConfigMapping(), example, outputs=None)
-    with pytest.raises(ValueError, match="no calibration samples"):
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    with pytest.raises(ValueError, match="no calibration samples, and the model observes "
+                       "activations(.|\n)*has no statistics"):
         qfx.convert_fx(prepared)
+    # Nothing to observe (an empty QConfigMapping): the float model as it is.
+    assert qfx.convert_fx(qfx.prepare_fx(model, TorchQConfigMapping(), example)).float_ops == []
+    prepared = qfx.prepare_fx(model, TorchQConfigMapping(), example, outputs=None)
     with pytest.raises(ValueError, match=r"shape \[2, 16\].*\[4, 16\]"):
         prepared(torch.randn(2, 16))
     with pytest.raises(ValueError, match="1 input"):
