@@ -202,6 +202,29 @@ qfxModelCompileRecording(QfxSession session, const char *source, size_t length,
                          const char *sourceName, const char *entry,
                          const char *target, QfxModel *model);
 
+/* As qfxModelCompile, but each qfxModelRun of the model also times it per
+ * layer (`quant-run --profile`): a hook after each named value (the last op
+ * of each location name) reads one element of it, and the time since the
+ * previous hook goes to its name. The hooks keep a layer's output from
+ * fusing with the next layer's elementwise ops. */
+QFX_CAPI_EXPORTED int
+qfxModelCompileProfiling(QfxSession session, const char *source, size_t length,
+                         const char *sourceName, const char *entry,
+                         const char *target, QfxModel *model);
+
+/* The time of one layer in the session's last qfxModelRun of a profiling
+ * model, in program order; the last is "(rest)", the time after the last
+ * named value. The strings live until the session's next qfxModelRun. */
+typedef struct QfxLayerTime {
+  const char *name;
+  const char *opName;
+  double seconds;
+} QfxLayerTime;
+
+QFX_CAPI_EXPORTED size_t qfxGetNumLayerTimes(QfxSession session);
+QFX_CAPI_EXPORTED int qfxGetLayerTime(QfxSession session, size_t index,
+                                      QfxLayerTime *time);
+
 /* One recorded value. The strings and the tensor's shape and data belong to
  * the session and live until its next qfxModelRun or qfxExtractWeights. */
 typedef struct QfxRecordedValue {

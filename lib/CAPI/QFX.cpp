@@ -152,8 +152,9 @@ struct QfxSessionImpl {
   mlir::DiagnosticEngine::HandlerID handler;
   // Stable addresses: QfxDiagnostic points into the records.
   std::deque<Record> records;
-  // The last qfxModelRun's recorded values.
+  // The last qfxModelRun's recorded values or layer times.
   std::vector<qfx::RecordedValue> recorded;
+  std::vector<qfx::LayerTime> layerTimes;
 };
 
 struct QfxModelImpl {
@@ -163,8 +164,12 @@ struct QfxModelImpl {
   explicit QfxModelImpl(qfx::RecordingModel model)
       : recording(std::move(model)), model(recording->getModel()),
         entry(this->model.getEntry().str()) {}
+  explicit QfxModelImpl(qfx::ProfilingModel model)
+      : profiling(std::move(model)), model(profiling->getModel()),
+        entry(this->model.getEntry().str()) {}
   std::optional<qfx::CompiledModel> plain;
   std::optional<qfx::RecordingModel> recording;
+  std::optional<qfx::ProfilingModel> profiling;
   const qfx::CompiledModel &model;
   std::string entry;
 };
@@ -219,8 +224,9 @@ static llvm::Error checkTensors(const QfxModelImpl &model, llvm::StringRef what,
   return llvm::Error::success();
 }
 
-/// qfxModelCompile and qfxModelCompileRecording: `Model` is
-/// qfx::CompiledModel or qfx::RecordingModel.
+/// qfxModelCompile, qfxModelCompileRecording and qfxModelCompileProfiling:
+/// `Model` is qfx::CompiledModel, qfx::RecordingModel or
+/// qfx::ProfilingModel.
 template <typename Model>
 static int compileModel(QfxSession session, llvm::StringRef function,
                         const char *source, size_t length,
@@ -391,6 +397,15 @@ int qfxModelCompile(QfxSession session, const char *source, size_t length,
                                           model);
 }
 
+int qfxModelCompileProfiling(QfxSession session, const char *source,
+                             size_t length, const char *sourceName,
+                             const char *entry, const char *target,
+                             QfxModel *model) {
+  return compileModel<qfx::ProfilingModel>(session, "qfxModelCompileProfiling",
+                                           source, length, sourceName, entry,
+                                           target, model);
+}
+
 int qfxModelCompileRecording(QfxSession session, const char *source,
                              size_t length, const char *sourceName,
                              const char *entry, const char *target,
@@ -442,6 +457,14 @@ int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
                        numResults, resultData))
     return session->fail(nullptr, std::move(error));
   session->recorded.clear();
+  session->layerTimes.clear();
+  if (model->profiling) {
+    auto times = model->profiling->run(inputData, resultData);
+    if (!times)
+      return session->fail(nullptr, times.takeError());
+    session->layerTimes = std::move(*times);
+    return 0;
+  }
   if (model->recording) {
     auto recorded = model->recording->run(inputData, resultData);
     if (!recorded)
@@ -492,6 +515,20 @@ int qfxBuildShadowStage(QfxSession session, const char *floatSource,
   if (!shadow)
     return session->fail(nullptr, shadow.takeError());
   return session->print(**shadow, /*printDebugInfo=*/1, output, outputLength);
+}
+
+size_t qfxGetNumLayerTimes(QfxSession session) {
+  return session ? session->layerTimes.size() : 0;
+}
+
+int qfxGetLayerTime(QfxSession session, size_t index, QfxLayerTime *time) {
+  if (!session || !time || index >= session->layerTimes.size())
+    return 1;
+  const qfx::LayerTime &layer = session->layerTimes[index];
+  time->name = layer.name.c_str();
+  time->opName = layer.opName.c_str();
+  time->seconds = layer.seconds;
+  return 0;
 }
 
 size_t qfxGetNumRecordedValues(QfxSession session) {

@@ -14,11 +14,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -76,8 +79,17 @@ private:
 
 namespace {
 
-/// A clone of `module` in which every float tensor an op with a named
-/// location produces is observed by a placeholder observer, and the names
+/// What an instrumented stage hands its observation sink.
+enum class Instrumentation {
+  /// Each named value, as a float tensor (dequantized if quantized).
+  Values,
+  /// The first element of each named value: a mark that the op is done.
+  Marks,
+};
+
+/// A clone of `module` in which the value of each name (the last op with
+/// that location name, see getLocationName) is observed by a placeholder
+/// observer, and the names
 /// of the observers' runtime slots (qfx-lower-observers numbers every
 /// qfx.observe of the module in walk order) with the ops that made them.
 struct Instrumented {
@@ -104,60 +116,102 @@ std::set<std::string> getAbsorbedNames(mlir::Operation *function) {
   return absorbed;
 }
 
-Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry) {
+/// The quantized type `op`'s result stands for: its element type, the one
+/// qfx-lower recorded on integers (qfx.quantized), or for a quant.dcast the
+/// type it dequantizes. Null for plain float or integer values.
+mlir::quant::QuantizedType getQuantizedType(mlir::Operation *op) {
+  if (auto integerAs =
+          op->getAttrOfType<mlir::TypeAttr>(QFXDialect::getQuantizedAttrName()))
+    return llvm::dyn_cast<mlir::quant::QuantizedType>(integerAs.getValue());
+  mlir::Type type = op->getResult(0).getType();
+  if (auto dequantize = llvm::dyn_cast<mlir::quant::DequantizeCastOp>(op))
+    type = dequantize.getInput().getType();
+  return llvm::dyn_cast<mlir::quant::QuantizedType>(
+      llvm::cast<mlir::ShapedType>(type).getElementType());
+}
+
+Instrumented instrument(mlir::ModuleOp module, llvm::StringRef entry,
+                        Instrumentation what) {
   Instrumented result;
   result.module = module.clone();
   mlir::MLIRContext *context = module.getContext();
   // A float model may have no qfx op yet.
   context->getOrLoadDialect<QFXDialect>();
+  context->getOrLoadDialect<mlir::tensor::TensorDialect>();
   auto spec =
       ObserverSpecAttr::get(context, ObserverSpec(ObserverKind::Placeholder));
   llvm::DenseMap<mlir::Operation *, std::string> recorders;
   auto function = result.module->lookupSymbol<mlir::func::FuncOp>(entry);
   if (!function)
     return result;
-  llvm::SmallVector<mlir::Operation *> ops;
-  function.walk([&](mlir::Operation *op) {
-    if (!llvm::isa<ObserveOp>(op))
-      ops.push_back(op);
-  });
+  // The ops that make a named value, and of each name the last: its value
+  // is the one recorded.
   std::set<std::string> absorbed = getAbsorbedNames(function);
-  for (mlir::Operation *op : ops) {
+  std::map<std::string, mlir::Operation *> last;
+  llvm::SmallVector<mlir::Operation *> named;
+  function.walk([&](mlir::Operation *op) {
+    if (llvm::isa<ObserveOp>(op) || op->getNumResults() != 1 ||
+        op->hasTrait<mlir::OpTrait::ConstantLike>())
+      return;
     std::string name = getLocationName(op->getLoc());
-    if (name.empty() || absorbed.count(name) || op->getNumResults() != 1)
+    auto type =
+        llvm::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
+    if (name.empty() || absorbed.count(name) || !type ||
+        (!getQuantizedType(op) &&
+         !llvm::isa<mlir::FloatType>(type.getElementType())))
+      return;
+    last[name] = op;
+    named.push_back(op);
+  });
+  for (mlir::Operation *op : named) {
+    std::string name = getLocationName(op->getLoc());
+    if (last[name] != op)
       continue;
     mlir::Value value = op->getResult(0);
-    auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
-    if (!type || op->hasTrait<mlir::OpTrait::ConstantLike>())
-      continue;
-    // A quantized value, or integers whose quantized type qfx-lower
-    // recorded (an int8 model's pattern outputs), is recorded dequantized.
-    auto quantized =
+    auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+    mlir::quant::QuantizedType quantized = getQuantizedType(op);
+    auto storedAs =
         llvm::dyn_cast<mlir::quant::QuantizedType>(type.getElementType());
-    auto integerAs =
-        op->getAttrOfType<mlir::TypeAttr>(QFXDialect::getQuantizedAttrName());
-    if (integerAs)
-      quantized = llvm::cast<mlir::quant::QuantizedType>(integerAs.getValue());
-    if (!quantized && !llvm::isa<mlir::FloatType>(type.getElementType()))
-      continue;
     mlir::OpBuilder builder(context);
     builder.setInsertionPointAfter(op);
+    mlir::Location loc = op->getLoc();
+    bool isFloat = llvm::isa<mlir::FloatType>(type.getElementType());
     mlir::Value recorded = value;
-    if (integerAs)
-      recorded = mlir::quant::StorageCastOp::create(
-          builder, op->getLoc(), type.clone(quantized), value);
-    if (quantized)
-      recorded = mlir::quant::DequantizeCastOp::create(
-          builder, op->getLoc(), type.clone(quantized.getExpressedType()),
-          recorded);
-    auto recorder = ObserveOp::create(builder, op->getLoc(), recorded,
+    if (what == Instrumentation::Values) {
+      // Quantized values, and integers standing for them, dequantized.
+      if (!isFloat && !storedAs)
+        recorded = mlir::quant::StorageCastOp::create(
+            builder, loc, type.clone(quantized), recorded);
+      if (!isFloat)
+        recorded = mlir::quant::DequantizeCastOp::create(
+            builder, loc, type.clone(quantized.getExpressedType()), recorded);
+    } else {
+      // Its first element, as a float: the hook runs once the op is done,
+      // at the cost of one element.
+      if (storedAs)
+        recorded = mlir::quant::StorageCastOp::create(
+            builder, loc, type.clone(storedAs.getStorageType()), recorded);
+      int64_t rank = type.getRank();
+      llvm::SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
+      recorded = mlir::tensor::ExtractSliceOp::create(
+          builder, loc,
+          mlir::RankedTensorType::get(
+              ones, llvm::cast<mlir::ShapedType>(recorded.getType())
+                        .getElementType()),
+          recorded, mlir::ValueRange(), mlir::ValueRange(), mlir::ValueRange(),
+          zeros, ones, ones);
+      auto sliceType = llvm::cast<mlir::RankedTensorType>(recorded.getType());
+      if (!llvm::isa<mlir::FloatType>(sliceType.getElementType()))
+        recorded = mlir::tosa::CastOp::create(
+            builder, loc, sliceType.clone(builder.getF32Type()), recorded);
+    }
+    auto recorder = ObserveOp::create(builder, loc, recorded,
                                       builder.getI64IntegerAttr(0), spec,
                                       /*stats=*/nullptr);
-    if (!quantized)
+    if (recorded == value)
       value.replaceAllUsesExcept(recorder, recorder);
     recorders[recorder] = name;
     result.opNames[name] = op->getName().getStringRef().str();
-    // The value kept is the last op's: it is placed there.
     result.positions[name] = static_cast<int64_t>(recorders.size());
     if (auto uniform =
             llvm::dyn_cast_or_null<mlir::quant::UniformQuantizedType>(
@@ -246,18 +300,20 @@ std::vector<float> toFloats(const NpyArray &array) {
 
 } // namespace
 
-RecordingModel::RecordingModel(CompiledModel model,
-                               llvm::DenseMap<int64_t, std::string> slotNames,
-                               std::map<std::string, ValueInfo> values)
+InstrumentedModel::InstrumentedModel(
+    CompiledModel model, llvm::DenseMap<int64_t, std::string> slotNames,
+    std::map<std::string, ValueInfo> values)
     : model(std::move(model)), slotNames(std::move(slotNames)),
       values(std::move(values)) {}
 
-llvm::Expected<RecordingModel> RecordingModel::compile(mlir::ModuleOp module,
-                                                       CompileOptions options) {
+llvm::Expected<InstrumentedModel>
+InstrumentedModel::compileInstrumented(mlir::ModuleOp module,
+                                       CompileOptions options, bool marks) {
   llvm::Expected<std::string> entry = findEntry(module, options.entry);
   if (!entry)
     return entry.takeError();
-  Instrumented instrumented = instrument(module, *entry);
+  Instrumented instrumented = instrument(
+      module, *entry, marks ? Instrumentation::Marks : Instrumentation::Values);
   options.entry = *entry;
   options.calibrate = true;
   auto model = CompiledModel::compile(*instrumented.module, options);
@@ -272,8 +328,16 @@ llvm::Expected<RecordingModel> RecordingModel::compile(mlir::ModuleOp module,
         it != instrumented.qparams.end())
       info.qparams = it->second;
   }
-  return RecordingModel(std::move(*model), std::move(instrumented.slotNames),
-                        std::move(values));
+  return InstrumentedModel(std::move(*model), std::move(instrumented.slotNames),
+                           std::move(values));
+}
+
+llvm::Expected<RecordingModel> RecordingModel::compile(mlir::ModuleOp module,
+                                                       CompileOptions options) {
+  auto instrumented = compileInstrumented(module, std::move(options), false);
+  if (!instrumented)
+    return instrumented.takeError();
+  return RecordingModel(std::move(*instrumented));
 }
 
 std::vector<RecordedValue>
@@ -399,6 +463,78 @@ qfx::extractWeights(mlir::ModuleOp module, llvm::StringRef entry) {
         qparams);
   });
   return weights;
+}
+
+/// Observers that time: the time since the previous named value goes to
+/// this one.
+class ProfilingModel::Timer : public ObservationSink {
+public:
+  using Clock = std::chrono::steady_clock;
+  explicit Timer(const llvm::DenseMap<int64_t, std::string> &names)
+      : names(names), last(Clock::now()) {}
+
+  void observe(int64_t slot, llvm::ArrayRef<int64_t> shape,
+               llvm::ArrayRef<float> data) override {
+    auto now = Clock::now();
+    auto it = names.find(slot);
+    if (it == names.end())
+      return;
+    seconds[it->second] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+
+  /// The times, in program order of `values`, then "(rest)" until now.
+  std::vector<LayerTime>
+  finish(const std::map<std::string, ValueInfo> &values) {
+    double rest = std::chrono::duration<double>(Clock::now() - last).count();
+    std::vector<std::pair<int64_t, LayerTime>> ordered;
+    for (const auto &[name, time] : seconds) {
+      const ValueInfo &info = values.at(name);
+      ordered.push_back({info.position, {name, info.opName, time}});
+    }
+    llvm::sort(ordered,
+               [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<LayerTime> times;
+    for (auto &[position, time] : ordered)
+      times.push_back(std::move(time));
+    times.push_back({"(rest)", "", rest});
+    return times;
+  }
+
+private:
+  const llvm::DenseMap<int64_t, std::string> &names;
+  Clock::time_point last;
+  std::map<std::string, double> seconds;
+};
+
+llvm::Expected<ProfilingModel> ProfilingModel::compile(mlir::ModuleOp module,
+                                                       CompileOptions options) {
+  auto instrumented = compileInstrumented(module, std::move(options), true);
+  if (!instrumented)
+    return instrumented.takeError();
+  return ProfilingModel(std::move(*instrumented));
+}
+
+llvm::Expected<std::vector<LayerTime>>
+ProfilingModel::run(llvm::ArrayRef<const void *> inputs,
+                    llvm::ArrayRef<void *> results) {
+  Timer timer(slotNames);
+  if (llvm::Error error = model.run(inputs, results, &timer))
+    return std::move(error);
+  return timer.finish(values);
+}
+
+llvm::Expected<std::vector<LayerTime>>
+ProfilingModel::run(llvm::ArrayRef<NpyArray> inputs,
+                    llvm::SmallVectorImpl<NpyArray> &outputs) {
+  Timer timer(slotNames);
+  auto results = model.run(inputs, &timer);
+  if (!results)
+    return results.takeError();
+  std::vector<LayerTime> times = timer.finish(values);
+  outputs.assign(std::make_move_iterator(results->begin()),
+                 std::make_move_iterator(results->end()));
+  return times;
 }
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>

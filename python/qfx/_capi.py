@@ -80,6 +80,11 @@ class _QfxRecordedValue(ctypes.Structure):
                 ("zero_point", ctypes.c_int64)]
 
 
+class _QfxLayerTime(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("op_name", ctypes.c_char_p),
+                ("seconds", ctypes.c_double)]
+
+
 @dataclass(frozen=True)
 class RecordedValue:
     """A value a recording `Model` recorded: the op's location name
@@ -148,7 +153,7 @@ def _load() -> ctypes.CDLL:
         ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _PROGRESS,
         ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
         ctypes.POINTER(ctypes.c_size_t)]
-    for name in ("qfxModelCompile", "qfxModelCompileRecording"):
+    for name in ("qfxModelCompile", "qfxModelCompileRecording", "qfxModelCompileProfiling"):
         getattr(library, name).restype = ctypes.c_int
         getattr(library, name).argtypes = source + [ctypes.c_char_p, ctypes.c_char_p,
                                                     ctypes.POINTER(ctypes.c_void_p)]
@@ -158,6 +163,11 @@ def _load() -> ctypes.CDLL:
         ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
     library.qfxExtractWeights.restype = ctypes.c_int
     library.qfxExtractWeights.argtypes = source + [ctypes.c_char_p]
+    library.qfxGetNumLayerTimes.restype = ctypes.c_size_t
+    library.qfxGetNumLayerTimes.argtypes = [ctypes.c_void_p]
+    library.qfxGetLayerTime.restype = ctypes.c_int
+    library.qfxGetLayerTime.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                        ctypes.POINTER(_QfxLayerTime)]
     library.qfxGetNumRecordedValues.restype = ctypes.c_size_t
     library.qfxGetNumRecordedValues.argtypes = [ctypes.c_void_p]
     library.qfxGetRecordedValue.restype = ctypes.c_int
@@ -312,17 +322,24 @@ class Model:
 
     With `record`, every call also records the value each op with a named
     location produces (`qfxModelCompileRecording`); `recorded` then holds
-    the last call's, in program order (a list of RecordedValue)."""
+    the last call's, in program order (a list of RecordedValue). With
+    `profile`, every call times each layer (`qfxModelCompileProfiling`);
+    `layer_times` then holds the last call's (name, op, seconds), in program
+    order, the last "(rest)"."""
 
     def __init__(self, mlir: str, source_name: str = "<source>", entry: Optional[str] = None,
-                 target: Optional[str] = None, record: bool = False):
+                 target: Optional[str] = None, record: bool = False, profile: bool = False):
         library, session = _Session.get()
         self._library = library
-        self.record = record
+        if record and profile:
+            raise ValueError("a model records values or times layers, not both")
+        self.record, self.profile = record, profile
         self.recorded: List[RecordedValue] = []
+        self.layer_times: List[Tuple[str, str, float]] = []
         source = mlir.encode()
         handle = ctypes.c_void_p()
-        compile_model = library.qfxModelCompileRecording if record else library.qfxModelCompile
+        compile_model = (library.qfxModelCompileRecording if record else
+                         library.qfxModelCompileProfiling if profile else library.qfxModelCompile)
         status = compile_model(session, source, len(source), source_name.encode(),
                                _optional(entry), _optional(target), ctypes.byref(handle))
         if status != 0:
@@ -371,6 +388,13 @@ class Model:
                             format_diagnostics(_diagnostics(library, session)))
         if self.record:
             self.recorded = _recorded_values(library, session)
+        if self.profile:
+            self.layer_times = []
+            for index in range(library.qfxGetNumLayerTimes(session)):
+                time = _QfxLayerTime()
+                if library.qfxGetLayerTime(session, index, ctypes.byref(time)) != 0:
+                    raise AssertionError(f"qfxGetLayerTime({index}) failed")
+                self.layer_times.append((time.name.decode(), time.op_name.decode(), time.seconds))
         return list(results)
 
 

@@ -528,6 +528,39 @@ class PreparedModel(_Model):
                 f"samples={self.num_samples}, workdir='{self.workdir}')")
 
 
+@dataclass(frozen=True)
+class LayerTime:
+    """One row of a Profile: the layer (its location name, "(rest)" for
+    the ops after the last one), the op making its value, its median time
+    and its share of the profiled total."""
+
+    layer: str
+    op: str
+    median_ms: float
+    share: float
+
+
+@dataclass(frozen=True)
+class Profile:
+    """`QuantizedModel.profile`'s result: `layers` in program order, the
+    median total of the profiled runs and of the model without the timing
+    hooks (`plain_ms`), over `runs` runs. str() is quant-run --profile's
+    table."""
+
+    layers: List[LayerTime]
+    total_ms: float
+    plain_ms: float
+    runs: int
+
+    def __str__(self) -> str:
+        lines = [f"profile: {self.runs} runs: median {self.total_ms:.4f} ms profiled, "
+                 f"{self.plain_ms:.4f} ms without the hooks",
+                 f"{'median ms':>12}  {'share':>6}  {'op':22}  layer"]
+        lines += [f"{t.median_ms:12.4f}  {100 * t.share:5.1f}%  {t.op:22}  {t.layer}"
+                  for t in self.layers]
+        return "\n".join(lines)
+
+
 class QuantizedModel(_Model):
     """The model `convert_fx` returns (or `qfx.load` reads).
 
@@ -574,10 +607,43 @@ class QuantizedModel(_Model):
         self.float_ops = list(float_ops)
         self._compile_record = dict(compiled) if compiled else None
         self._function = library if library is not None else _jit(workdir, "int8", signature)
+        self._profiling: Any = None
 
     def __call__(self, *inputs: Any) -> Any:
         arrays, as_torch = self._run_one(inputs, "quantized model")
         return self.signature.wrap_outputs(self._run(arrays), as_torch)
+
+    def profile(self, *inputs: Any, runs: int = 20) -> "Profile":
+        """Times the int8 program per layer on `inputs` (`quant-run
+        --profile`): `runs` runs after three warm-up runs, each layer's
+        median (the ops from the previous named value to its own), in
+        program order, next to the median of the model without the timing
+        hooks. The profiling program is compiled at the first call."""
+        arrays, _ = self._run_one(inputs, "profile")
+        if not isinstance(runs, int) or runs < 1:
+            raise ValueError(f"profile: runs must be a positive int, got {runs!r}")
+        if self._profiling is None:
+            self._profiling = _capi.Model(self.mlir("int8"), "int8.mlir", profile=True)
+        import time
+
+        times: dict = {}
+        totals, plain = [], []
+        for run in range(runs + 3):
+            self._profiling(arrays)
+            start = time.perf_counter()
+            self._run(arrays)
+            seconds = time.perf_counter() - start
+            if run < 3:  # warm-up
+                continue
+            plain.append(seconds)
+            totals.append(sum(t for _, _, t in self._profiling.layer_times))
+            for name, op, t in self._profiling.layer_times:
+                times.setdefault(name, (op, []))[1].append(t)
+        total = float(np.median(totals))
+        layers = [LayerTime(name, op, 1000 * float(np.median(ts)),
+                            float(np.median(ts)) / total if total else 0.0)
+                  for name, (op, ts) in times.items()]
+        return Profile(layers, 1000 * total, 1000 * float(np.median(plain)), runs)
 
     def save(self, directory: Any) -> None:
         """Writes float.mlir, observed.mlir (not for a model PyTorch

@@ -394,6 +394,31 @@ def test_two_inputs_and_two_outputs(onednn):
     check_compiled_is_quant_run(quantized, torch.stack(xs), torch.stack(ys))
 
 
+def test_profile_times_each_layer_of_the_int8_program(onednn):
+    model = make_residual_cnn()
+    example = (torch.randn(1, 3, 15, 15),)
+    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    for x in samples((1, 3, 15, 15), 3, seed=51):
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    profile = quantized.profile(example[0], runs=5)
+    # Each pattern of the int8 program is a layer, named by its last op, in
+    # program order; then the ops after the last one.
+    assert [t.layer for t in profile.layers] == [
+        "relu", "conv2", "(relu_1)", "pool", "(mean)", "fc", "(rest)"]
+    assert all(t.median_ms >= 0 for t in profile.layers) and profile.runs == 5
+    assert all(abs(t.share - t.median_ms / profile.total_ms) < 1e-9 for t in profile.layers)
+    assert 0 < profile.total_ms and 0 < profile.plain_ms
+    table = str(profile).splitlines()
+    assert table[0].startswith("profile: 5 runs: median ")
+    assert table[1].split() == ["median", "ms", "share", "op", "layer"]
+    assert table[2].split()[-1] == "relu" and len(table) == 2 + len(profile.layers)
+    with pytest.raises(ValueError, match="runs must be a positive int"):
+        quantized.profile(example[0], runs=0)
+    with pytest.raises(ValueError, match="shape"):
+        quantized.profile(torch.randn(1, 3, 8, 8))
+
+
 def test_save_and_load_round_trip(onednn, tmp_path):
     model = make_mlp()
     example = (torch.randn(4, 16),)

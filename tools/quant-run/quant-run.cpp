@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // quant-run MODEL.mlir --input=A.npy[,B.npy] [-o OUT.npy[,...]] [--bench=N]
+// quant-run MODEL.mlir --input=A.npy[,B.npy] --profile=N
 // quant-run OBSERVED.mlir --calibrate=A.npy[,B.npy] [-o CALIBRATED.mlir]
 //
 // JIT-compiles one function of a model at any stage of the qfx pipeline
@@ -38,6 +39,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 namespace cl = llvm::cl;
 
@@ -70,6 +72,12 @@ static cl::opt<unsigned>
               cl::desc("Time N runs after a warm-up and print the median, "
                        "the spread and the throughput"),
               cl::value_desc("N"), cl::cat(category));
+static cl::opt<unsigned> profileRuns(
+    "profile", cl::init(0),
+    cl::desc("Time N runs after a warm-up, per layer (the ops from one named "
+             "value to the next), and print the median time of each, in "
+             "program order, with the plain model's median for comparison"),
+    cl::value_desc("N"), cl::cat(category));
 static cl::opt<std::string> comparePath(
     "compare",
     cl::desc("Run this second stage on the same --input and report, per op "
@@ -260,6 +268,70 @@ static int runBenchmark(qfx::CompiledModel &model,
   return 0;
 }
 
+static double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+/// Prints the per-layer profile of --profile.
+static int runProfile(mlir::ModuleOp module, const qfx::CompileOptions &options,
+                      llvm::ArrayRef<qfx::NpyArray> inputs) {
+  using Clock = std::chrono::steady_clock;
+  auto profiled = qfx::ProfilingModel::compile(module, options);
+  if (!profiled)
+    return fail(profiled.takeError());
+  if (llvm::Error err = profiled->getModel().checkInputs(inputs))
+    return fail(std::move(err));
+  auto plain = qfx::CompiledModel::compile(module, options);
+  if (!plain)
+    return fail(plain.takeError());
+  llvm::SmallVector<qfx::NpyArray> outputs;
+  // Layer names in program order, and their times and ops.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, std::vector<double>>> times;
+  std::vector<double> totals, plainTotals;
+  for (unsigned run = 0; run < profileRuns + 3; ++run) {
+    auto layers = profiled->run(inputs, outputs);
+    if (!layers)
+      return fail(layers.takeError());
+    auto start = Clock::now();
+    if (auto result = plain->run(inputs); !result)
+      return fail(result.takeError());
+    double plainSeconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (run < 3) // Warm-up: the first runs page in code and data.
+      continue;
+    plainTotals.push_back(plainSeconds);
+    double total = 0;
+    for (const qfx::LayerTime &layer : *layers) {
+      auto [it, added] = times.try_emplace(layer.name);
+      if (added)
+        order.push_back(layer.name);
+      it->second.first = layer.opName;
+      it->second.second.push_back(layer.seconds);
+      total += layer.seconds;
+    }
+    totals.push_back(total);
+  }
+  double total = median(totals);
+  llvm::outs() << llvm::formatv(
+      "profile: {0} runs of @{1}: median {2:f4} ms profiled, {3:f4} ms "
+      "without the hooks; per layer, the ops since the previous layer, in "
+      "program order\n",
+      profileRuns, profiled->getModel().getEntry(), 1000 * total,
+      1000 * median(plainTotals));
+  llvm::outs() << llvm::formatv("{0,12}  {1,6}  {2,-22}  {3}\n", "median ms",
+                                "share", "op", "layer");
+  for (const std::string &name : order) {
+    auto &[opName, seconds] = times[name];
+    double time = median(seconds);
+    llvm::outs() << llvm::formatv("{0,12:f4}  {1,5:f1}%  {2,-22}  {3}\n",
+                                  1000 * time, 100 * time / total, opName,
+                                  name);
+  }
+  return 0;
+}
+
 /// Calibrates the observers of `module` on the samples of --calibrate and
 /// writes the calibrated module to -o (or stdout).
 static int runCalibration(mlir::ModuleOp module) {
@@ -329,6 +401,10 @@ int main(int argc, char **argv) {
     return fail("expected a model (see --help)");
   if (benchRuns > 0 && !outputPaths.empty())
     return fail("--bench and -o cannot be combined");
+  if (profileRuns > 0 && (benchRuns > 0 || !outputPaths.empty() ||
+                          !comparePath.empty() || !calibrationPaths.empty()))
+    return fail("--profile cannot be combined with --bench, -o, --compare or "
+                "--calibrate");
 
   mlir::DialectRegistry registry;
   qfx::registerQFXDialects(registry);
@@ -361,6 +437,8 @@ int main(int argc, char **argv) {
   options.entry = entry;
   options.codegenTarget = target->target;
   options.emulateAmx = emulateAmx;
+  if (profileRuns > 0)
+    return runProfile(*module, options, inputs);
   auto model = qfx::CompiledModel::compile(*module, options);
   if (!model)
     return fail(model.takeError());

@@ -62,18 +62,43 @@ struct RecordedValue {
   std::optional<std::pair<double, int64_t>> qparams;
 };
 
-/// A stage compiled to record, on each run, the value every op with a named
-/// location produces (the last float tensor of each name; quantized values,
-/// and the integers of an int8 stage's patterns, dequantized): PyTorch's
-/// numeric suite's output loggers, for any stage quant-run runs.
-class RecordingModel {
+/// What RecordingModel and ProfilingModel share: a stage compiled with a
+/// runtime hook after the value of each name (the last op with that
+/// location name, see getLocationName; constants excepted).
+class InstrumentedModel {
+public:
+  const CompiledModel &getModel() const { return model; }
+
+protected:
+  struct ValueInfo {
+    std::string opName;
+    int64_t position;
+    std::optional<std::pair<double, int64_t>> qparams;
+  };
+  InstrumentedModel(CompiledModel model,
+                    llvm::DenseMap<int64_t, std::string> slotNames,
+                    std::map<std::string, ValueInfo> values);
+  /// Compiles `module` with a hook after each named value: the value itself
+  /// (a float tensor), or with `marks` its first element.
+  static llvm::Expected<InstrumentedModel>
+  compileInstrumented(mlir::ModuleOp module, CompileOptions options,
+                      bool marks);
+
+  CompiledModel model;
+  /// The observation slot of each hook, and the name of its value.
+  llvm::DenseMap<int64_t, std::string> slotNames;
+  std::map<std::string, ValueInfo> values;
+};
+
+/// A stage compiled to record, on each run, the value of each name (the
+/// integers of an int8 stage's patterns and quantized values dequantized):
+/// PyTorch's numeric suite's output loggers, for any stage quant-run runs.
+class RecordingModel : public InstrumentedModel {
 public:
   /// Compiles `options.entry` (see findEntry) of `module` (not changed)
   /// with recorders; `options.calibrate` is implied.
   static llvm::Expected<RecordingModel> compile(mlir::ModuleOp module,
                                                 CompileOptions options);
-
-  const CompiledModel &getModel() const { return model; }
 
   /// Runs the function once (see CompiledModel::run) and returns the values
   /// recorded, in program order.
@@ -85,19 +110,45 @@ public:
 
 private:
   class Recorder;
-  struct ValueInfo {
-    std::string opName;
-    int64_t position;
-    std::optional<std::pair<double, int64_t>> qparams;
-  };
-  RecordingModel(CompiledModel model,
-                 llvm::DenseMap<int64_t, std::string> slotNames,
-                 std::map<std::string, ValueInfo> values);
+  explicit RecordingModel(InstrumentedModel base)
+      : InstrumentedModel(std::move(base)) {}
   std::vector<RecordedValue> takeRecorded(Recorder &recorder) const;
+};
 
-  CompiledModel model;
-  llvm::DenseMap<int64_t, std::string> slotNames;
-  std::map<std::string, ValueInfo> values;
+/// The time a ProfilingModel measured for one name in one run: from the end
+/// of the previous named value (or the start of the run) to the end of this
+/// one, the ops in between; the last entry, named "(rest)", is the time
+/// after the last named value.
+struct LayerTime {
+  std::string name;
+  std::string opName;
+  double seconds = 0;
+};
+
+/// A stage compiled to time its named values on each run (`quant-run
+/// --profile`, Python's QuantizedModel.profile): the hook after each
+/// reads one element of the value, and the time between two hooks goes to
+/// the second. The hooks keep a layer's output from fusing with the next
+/// layer's elementwise ops, so a profiled run may take a little longer
+/// than a plain one.
+class ProfilingModel : public InstrumentedModel {
+public:
+  /// As RecordingModel::compile.
+  static llvm::Expected<ProfilingModel> compile(mlir::ModuleOp module,
+                                                CompileOptions options);
+
+  /// Runs the function once and returns the time of each name, in program
+  /// order, then "(rest)".
+  llvm::Expected<std::vector<LayerTime>>
+  run(llvm::ArrayRef<const void *> inputs, llvm::ArrayRef<void *> results);
+  llvm::Expected<std::vector<LayerTime>>
+  run(llvm::ArrayRef<NpyArray> inputs,
+      llvm::SmallVectorImpl<NpyArray> &outputs);
+
+private:
+  class Timer;
+  explicit ProfilingModel(InstrumentedModel base)
+      : InstrumentedModel(std::move(base)) {}
 };
 
 /// The weights of `entry` (see findEntry) of a stage, in walk order: each

@@ -9,6 +9,9 @@
  *   run-model record MODEL.mlir ENTRY      compile recording, run on the
  *                                          inputs of `run`, print what it
  *                                          recorded
+ *   run-model profile MODEL.mlir ENTRY     compile profiling, run, print
+ *                                          the layers timed (not the times:
+ *                                          whether they are valid)
  * ENTRY and TARGET may be "" (the default). Each call's diagnostics are
  * printed as records. */
 #include "qfx-c/QFX.h"
@@ -175,6 +178,37 @@ static int record(QfxSession session, const char *text, size_t length,
   return 0;
 }
 
+static int profile(QfxSession session, const char *text, size_t length,
+                   const char *path, const char *entry) {
+  QfxModel model = NULL;
+  int status =
+      qfxModelCompileProfiling(session, text, length, path, entry, "", &model);
+  printf("compile profiling: status %d\n", status);
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  QfxTensor *inputs, *results;
+  if (makeTensors(model, 0, &inputs, &results) != 0)
+    return 3;
+  status = qfxModelRun(session, model, inputs, qfxModelGetNumInputs(model),
+                       results, qfxModelGetNumResults(model));
+  printf("run: status %d, %zu layers timed\n", status,
+         qfxGetNumLayerTimes(session));
+  for (size_t k = 0; k < qfxGetNumLayerTimes(session); ++k) {
+    QfxLayerTime time;
+    if (qfxGetLayerTime(session, k, &time) != 0)
+      return 3;
+    printf("%s (%s): %s\n", time.name, time.opName,
+           time.seconds >= 0 && time.seconds < 1 ? "timed" : "bad time");
+  }
+  QfxLayerTime past;
+  printf("out of range: %d\n",
+         qfxGetLayerTime(session, qfxGetNumLayerTimes(session), &past));
+  freeTensors(model, inputs, results);
+  qfxModelDestroy(model);
+  return 0;
+}
+
 static void progress(void *userData, int64_t done, int64_t total) {
   ++*(int *)userData;
   printf("progress %lld/%lld\n", (long long)done, (long long)total);
@@ -196,6 +230,8 @@ int main(int argc, char **argv) {
     status = run(session, text, length, argv[2], argv[3], argv[4]);
   } else if (strcmp(argv[1], "record") == 0 && argc == 4) {
     status = record(session, text, length, argv[2], argv[3]);
+  } else if (strcmp(argv[1], "profile") == 0 && argc == 4) {
+    status = profile(session, text, length, argv[2], argv[3]);
   } else if (strcmp(argv[1], "calibrate") == 0) {
     char *output = NULL;
     int calls = 0;
