@@ -143,6 +143,54 @@ def QFXEmulateAmx : Pass<"qfx-emulate-amx", "::mlir::ModuleOp"> {
   ];
 }
 
+def QFXInterchangeReductions : Pass<"qfx-interchange-reductions",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Moves the loop of a linalg op's innermost output dimension "
+                "innermost when reductions are innermost (pooling, "
+                "depthwise convolution), so that LLVM vectorizes it";
+  let description = [{
+    `convert-linalg-to-loops` emits a linalg op's loops in its iteration
+    order. Pooling and depthwise convolution iterate `(n, oh, ow, c, kh,
+    kw)`: the innermost loops are the window's reductions, three iterations
+    each, and LLVM's loop vectorizer finds nothing to vectorize (an int8
+    3x3 max pooling of 112x112x64 took 3-5 ms). Where the innermost loop
+    is a reduction, the output's innermost dimension is a parallel loop `d`,
+    and every operand either does not use `d` or has it, alone, as its
+    innermost dimension (contiguous), this pass generalizes the op and makes
+    `d` the innermost loop, the others keeping their order: `(n, oh, ow,
+    kh, kw, c)`, whose inner loop runs over contiguous channels. Ops it
+    cannot generalize, and those where `d` would be strided in an operand
+    (a convolution's filter), are left alone.
+
+    ```mlir
+    %r = linalg.pooling_nhwc_max {strides = dense<2> : vector<2xi64>, ...}
+        ins(%x, %window : tensor<1x113x113x64xi8>, tensor<3x3xi8>) outs(%init : ...)
+    // becomes a linalg.generic with iterator_types
+    //   [parallel, parallel, parallel, reduction, reduction, parallel]
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def QFXStridedCopiesToLoops : Pass<"qfx-strided-copies-to-loops",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Turns memref.copy between non-contiguous buffers into "
+                "linalg.copy, loops LLVM vectorizes";
+  let description = [{
+    Bufferization copies with `memref.copy`; `finalize-memref-to-llvm`
+    calls the runner utilities' `memrefCopy` for it, which copies a
+    non-contiguous buffer (a padded tensor's interior, a slice of a
+    concatenation) one element at a time with index arithmetic: padding the
+    112x112x64 int8 input of a max pooling took about 3 ms. Run after
+    bufferization, this pass makes each `memref.copy` whose source or
+    target is not a static, contiguous, row-major buffer a `linalg.copy`,
+    which `convert-linalg-to-loops` turns into loops whose innermost
+    dimension LLVM vectorizes; contiguous copies stay `memref.copy` (a
+    `memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
                                   "::mlir::ModuleOp"> {
   let summary = "Turns calls of qfx-codegen's intrinsic declarations into "
