@@ -143,20 +143,34 @@ static int run(QfxSession session, const char *text, size_t length,
   return 0;
 }
 
+typedef int (*CompileFn)(QfxSession, const char *, size_t, const char *,
+                         const char *, const char *, QfxModel *);
+
+/* Compiles with `compile` (printing "compile WHAT: status") and runs the
+ * model once on the inputs of `run`; returns the run's status, or 100 + the
+ * compile status if it failed (nothing to free then). */
+static int compileAndRun(QfxSession session, CompileFn compile,
+                         const char *what, const char *text, size_t length,
+                         const char *path, const char *entry, QfxModel *model,
+                         QfxTensor **inputs, QfxTensor **results) {
+  int status = compile(session, text, length, path, entry, "", model);
+  printf("compile %s: status %d\n", what, status);
+  printDiagnostics(session);
+  if (status != 0 || makeTensors(*model, 0, inputs, results) != 0)
+    return 100 + status;
+  return qfxModelRun(session, *model, *inputs, qfxModelGetNumInputs(*model),
+                     *results, qfxModelGetNumResults(*model));
+}
+
 static int record(QfxSession session, const char *text, size_t length,
                   const char *path, const char *entry) {
   QfxModel model = NULL;
-  int status =
-      qfxModelCompileRecording(session, text, length, path, entry, "", &model);
-  printf("compile recording: status %d\n", status);
-  printDiagnostics(session);
-  if (status != 0)
-    return status;
   QfxTensor *inputs, *results;
-  if (makeTensors(model, 0, &inputs, &results) != 0)
-    return 3;
-  status = qfxModelRun(session, model, inputs, qfxModelGetNumInputs(model),
-                       results, qfxModelGetNumResults(model));
+  int status =
+      compileAndRun(session, qfxModelCompileRecording, "recording", text,
+                    length, path, entry, &model, &inputs, &results);
+  if (status >= 100)
+    return status - 100 ? status - 100 : 3;
   printf("run: status %d, %zu values recorded\n", status,
          qfxGetNumRecordedValues(session));
   for (size_t k = 0; k < qfxGetNumRecordedValues(session); ++k) {
@@ -181,17 +195,12 @@ static int record(QfxSession session, const char *text, size_t length,
 static int profile(QfxSession session, const char *text, size_t length,
                    const char *path, const char *entry) {
   QfxModel model = NULL;
-  int status =
-      qfxModelCompileProfiling(session, text, length, path, entry, "", &model);
-  printf("compile profiling: status %d\n", status);
-  printDiagnostics(session);
-  if (status != 0)
-    return status;
   QfxTensor *inputs, *results;
-  if (makeTensors(model, 0, &inputs, &results) != 0)
-    return 3;
-  status = qfxModelRun(session, model, inputs, qfxModelGetNumInputs(model),
-                       results, qfxModelGetNumResults(model));
+  int status =
+      compileAndRun(session, qfxModelCompileProfiling, "profiling", text,
+                    length, path, entry, &model, &inputs, &results);
+  if (status >= 100)
+    return status - 100 ? status - 100 : 3;
   printf("run: status %d, %zu layers timed\n", status,
          qfxGetNumLayerTimes(session));
   for (size_t k = 0; k < qfxGetNumLayerTimes(session); ++k) {
