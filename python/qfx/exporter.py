@@ -165,7 +165,8 @@ def _window_extent(in_size, pad_before, pad_after, out_size, stride, extent):
 
 
 class _Exporter:
-    def __init__(self, gm, root, recorded: dict, scope: dict):
+    def __init__(self, gm, root, recorded: dict, scope: dict,
+                 weight_observers: Optional[dict] = None):
         self.gm = gm
         self.recorded = recorded
         self.scope = scope
@@ -181,7 +182,7 @@ class _Exporter:
         # Tensor name -> (the PyTorch observer recorded on it, its statistics).
         self.torch_observers: dict = {}
         # Weight fake quantizers of a QAT model (see _qat_to_float).
-        self.weight_observers: dict = {}
+        self.weight_observers: dict = weight_observers or {}
         # Modules the graph calls more than once (torchvision's ResNet blocks
         # apply one ReLU twice): each call is located at its node too.
         calls: dict = {}
@@ -1289,9 +1290,7 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     model, weight_observers = _qat_to_float(model)
     gm, node_scope = _trace(model)
     recorded, outputs = _record(gm, example_inputs)
-    exporter = _Exporter(gm, model, recorded, node_scope)
-    exporter.weight_observers = weight_observers
-    return exporter.run(func_name), outputs
+    return _Exporter(gm, model, recorded, node_scope, weight_observers).run(func_name), outputs
 
 
 def named_values(model, example_inputs: tuple) -> tuple:
