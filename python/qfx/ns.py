@@ -51,7 +51,6 @@ import math
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-import numpy as np
 
 from qfx import _capi
 from qfx.quantize_fx import QuantizedModel

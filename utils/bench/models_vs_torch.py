@@ -43,6 +43,11 @@ MODELS = ("resnet18,resnet50,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,goo
           "squeezenet1_1,regnet_x_400mf,densenet121")
 
 
+def describe(error: Exception) -> str:
+    """An exception in one line, for a row of the table."""
+    return f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+
+
 def worker(args) -> dict:
     """One (model, threads, batch): quantize both ways, time the peers."""
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before qfx's runtime starts
@@ -78,7 +83,7 @@ def worker(args) -> dict:
         row["qfx_convert_s"] = time.perf_counter() - start
         peers["qfx"] = lambda: quantized(x)
     except Exception as error:  # a row per model, whatever fails
-        row["qfx_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+        row["qfx_error"] = describe(error)
 
     start = time.perf_counter()
     try:
@@ -89,13 +94,9 @@ def worker(args) -> dict:
                 torch_prepared(sample)
         torch_int8 = convert_fx(torch_prepared)
         row["torch_convert_s"] = time.perf_counter() - start
-
-        def run_torch_int8():
-            with torch.no_grad():
-                return torch_int8(x)
-        peers["torch_int8"] = run_torch_int8
+        peers["torch_int8"] = lambda: torch_int8(x)
     except Exception as error:
-        row["torch_int8_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+        row["torch_int8_error"] = describe(error)
 
     try:
         # Frozen TorchScript with convolutions on oneDNN (optimize_for_inference
@@ -105,26 +106,23 @@ def worker(args) -> dict:
         with torch.no_grad():
             frozen = torch.jit.optimize_for_inference(
                 torch.jit.freeze(torch.jit.trace(model, (x,), check_trace=False)))
-
-        def run_torch_float():
-            with torch.no_grad():
-                return frozen(x)
-        peers["torch_float"] = run_torch_float
+        peers["torch_float"] = lambda: frozen(x)
     except Exception as error:
-        row["torch_float_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+        row["torch_float_error"] = describe(error)
 
-    for run in peers.values():  # warm-up (oneDNN fusion compiles on early calls)
-        for _ in range(3):
-            run()
     rounds = {name: [] for name in peers}
-    for _ in range(args.rounds):
-        for name, run in peers.items():
-            times = []
-            for _ in range(args.runs):
-                start = time.perf_counter()
+    with torch.no_grad():
+        for run in peers.values():  # warm-up (TorchScript optimizes on early calls)
+            for _ in range(3):
                 run()
-                times.append(time.perf_counter() - start)
-            rounds[name].append(statistics.median(times))
+        for _ in range(args.rounds):
+            for name, run in peers.items():
+                times = []
+                for _ in range(args.runs):
+                    start = time.perf_counter()
+                    run()
+                    times.append(time.perf_counter() - start)
+                rounds[name].append(statistics.median(times))
     for name, medians in rounds.items():
         row[f"{name}_ms"] = 1000 * statistics.median(medians)
     return row
