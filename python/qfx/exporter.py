@@ -1203,19 +1203,57 @@ def _load_torch() -> None:
         "contiguous": _f_identity,
     })
 
+    # torch._assert on shapes (ViT checks the image size) held when the
+    # example inputs ran; the export is for those shapes.
     _STATIC_FUNCTIONS.update({getattr, operator.getitem, operator.add, operator.sub, operator.mul,
-                              operator.floordiv})
+                              operator.floordiv, operator.eq, operator.ne, operator.lt,
+                              operator.le, operator.gt, operator.ge, torch._assert})
+
+
+def _unpacked_length(frame) -> Optional[int]:
+    """How many values the instruction `frame` is executing unpacks, when it
+    is a tuple unpacking (`a, b = x`), else None.
+
+    torch 1.13's Proxy.__iter__ looks the instruction up as the
+    (f_lasti // 2)-th of dis.get_instructions, which holds up to Python 3.10;
+    3.11's inline caches take code units that get_instructions does not list,
+    so the index lands on another instruction. The byte offset does not move."""
+    import dis
+    for inst in dis.get_instructions(frame.f_code):
+        if inst.offset == frame.f_lasti:
+            return inst.argval if inst.opname == "UNPACK_SEQUENCE" else None
+    return None
 
 
 def _trace(model):
     """torch.fx.symbolic_trace's graph, plus for every node the qualified
     name of the module whose forward created it (for error messages)."""
 
+    class Unpacking:
+        def __iter__(self):
+            import inspect
+            length = _unpacked_length(inspect.currentframe().f_back)
+            if length is not None:
+                return (self[i] for i in range(length))
+            return self.tracer.iter(self)
+
+        def __getattr__(self, name):  # `x.shape` is unpacked too
+            return UnpackingAttribute(self, name)
+
+    class UnpackingProxy(Unpacking, torch.fx.Proxy):
+        pass
+
+    class UnpackingAttribute(Unpacking, torch.fx.proxy.Attribute):
+        pass
+
     class ScopeTracer(torch.fx.Tracer):
         def __init__(self):
             super().__init__()
             self.scope_stack: list = [""]
             self.node_scope: dict = {}
+
+        def proxy(self, node):
+            return UnpackingProxy(node, self)
 
         def is_leaf_module(self, m, qualified_name):
             return _is_observer(m) or super().is_leaf_module(m, qualified_name)

@@ -628,6 +628,37 @@ def test_flatten_after_conv_uses_pytorch_element_order(tmp_path):
     assert_matches_torch(model, x, text, tmp_path)
 
 
+def test_tuple_unpacking_of_traced_values_on_python_3_11(tmp_path):
+    # torch 1.13's Proxy.__iter__ finds the unpacking instruction by an index
+    # that Python 3.11's inline caches shift: `n, c, h, w = y.shape` after a
+    # call raised "Proxy object cannot be iterated" (ShuffleNet, ViT).
+    class Unpacks(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 1)
+
+        def forward(self, x):
+            y = self.conv(x)
+            n, c, h, w = y.shape
+            batch, channels, _, _ = y.size()
+            torch._assert(h == w, "square")
+            return y.reshape(batch, channels * h * w // n * n)
+
+    model = Unpacks().eval()
+    x = torch.randn(1, 3, 4, 4)
+    text = export_tosa(model, (x,))
+    assert_matches_torch(model, x, text, tmp_path)
+
+
+def test_iterating_a_traced_tensor_is_still_refused():
+    class Iterates(nn.Module):
+        def forward(self, x):
+            return sum(row for row in x)
+
+    with pytest.raises(torch.fx.proxy.TraceError, match="cannot be iterated"):
+        export_tosa(Iterates().eval(), (torch.randn(2, 3),))
+
+
 def test_channel_broadcast_parameter_follows_the_layout(tmp_path):
     class ScaleAfterConv(nn.Module):
         def __init__(self):
