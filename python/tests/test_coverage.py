@@ -1,0 +1,39 @@
+"""utils/bench/native_coverage.py: every op of PyTorch 1.13's native
+BackendConfig belongs to an op family of the coverage report (or is listed
+with the reason it is not covered), and a family's row says what happened."""
+
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "utils" / "bench"))
+
+import native_coverage  # noqa: E402
+
+
+def test_every_native_op_belongs_to_a_family():
+    assert native_coverage.check() == []
+    assert len(native_coverage.native_ops()) > 100
+
+
+def test_fused_and_qat_modules_count_for_their_float_family():
+    family_of = native_coverage.family_of
+    assert family_of("torch.ao.nn.intrinsic.modules.fused.ConvBnReLU3d") == "conv3d"
+    assert family_of("torch.nn.intrinsic.qat.modules.linear_fused.LinearBn1d") == "linear"
+    assert family_of("torch.ao.nn.qat.modules.embedding_ops.EmbeddingBag") == "embedding_bag"
+    assert family_of("torch.nn.modules.conv.Conv2d") is None  # listed as nn.Conv2d
+
+
+@pytest.mark.parametrize("name", ["add", "hardswish"])
+def test_a_supported_family_passes(name):
+    family = {f.name: f for f in native_coverage.FAMILIES}[name]
+    row = native_coverage.one(family, "qfx")
+    assert (row["exported"], row["quantized"], row["parity"]) == (True, True, True), row
+
+
+def test_an_unexported_family_fails_with_the_reason():
+    family = native_coverage.Family(
+        "unsupported", [], native_coverage.after_conv(lambda m, y: y.cumsum(1)), (1, 3, 4, 4))
+    row = native_coverage.one(family, "qfx")
+    assert not row["exported"] and "cumsum" in row["why"]
