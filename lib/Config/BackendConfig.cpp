@@ -368,8 +368,8 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                            withRelu(ops, allRelus), lowering, reluName));
     }
 
-    result.push_back(
-        row({"tosa.concat"}, OpGroup::Cat, singles({"torch.cat"}), "cat"));
+    result.push_back(row({"tosa.concat"}, OpGroup::Cat,
+                         singles({"torch.cat", "torch.stack"}), "cat"));
 
     // Elementwise ops: a 256-entry table. Fixed qparams for sigmoid and
     // hardsigmoid ([0, 1]) and tanh ([-1, 1]).
@@ -424,13 +424,18 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
       llvm::StringRef lowering;
     };
     for (const Share &share :
+         // 1-D pooling is 2-D pooling over [N, 1, L, C].
          {Share{"tosa.avg_pool2d",
-                {"torch.nn.AvgPool2d", "torch.nn.AdaptiveAvgPool2d",
+                {"torch.nn.AvgPool1d", "torch.nn.AvgPool2d",
+                 "torch.nn.AdaptiveAvgPool1d", "torch.nn.AdaptiveAvgPool2d",
+                 "torch.avg_pool1d", "torch.adaptive_avg_pool1d",
                  "torch.nn.functional.adaptive_avg_pool2d",
                  "torch.nn.functional.avg_pool2d"},
                 "avg_pool2d"},
           Share{"tosa.max_pool2d",
-                {"torch.nn.MaxPool2d", "torch.nn.functional.max_pool2d"},
+                {"torch.nn.MaxPool1d", "torch.nn.MaxPool2d",
+                 "torch.nn.functional.max_pool1d",
+                 "torch.nn.functional.max_pool2d"},
                 "max_pool2d"},
           // A composite (reduce_sum, times 1/N).
           Share{"torch.mean", {"torch.mean", "Tensor.mean"}, "mean"},
@@ -442,15 +447,22 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                  "Tensor.relu", "Tensor.relu_"},
                 "table"},
           Share{"tosa.identity", {"torch.nn.Identity"}, "data_movement"},
+          // torch.stack is a reshape per tensor and a concat;
+          // repeat_interleave a reshape, a tile and a reshape.
           Share{"tosa.reshape",
                 {"torch.flatten", "torch.squeeze", "torch.unsqueeze",
                  "Tensor.reshape", "Tensor.view", "Tensor.squeeze",
-                 "Tensor.unsqueeze"},
+                 "Tensor.squeeze_", "Tensor.unsqueeze", "Tensor.unsqueeze_",
+                 "torch.stack", "torch.repeat_interleave",
+                 "Tensor.repeat_interleave"},
                 "data_movement"},
           Share{"tosa.transpose",
                 {"torch.transpose", "Tensor.transpose", "Tensor.permute"},
                 "data_movement"},
-          Share{"tosa.tile", {"Tensor.repeat"}, "data_movement"},
+          Share{"tosa.tile",
+                {"Tensor.repeat", "torch.repeat_interleave",
+                 "Tensor.repeat_interleave"},
+                "data_movement"},
           // No int8 lowering yet.
           Share{"tosa.resize", {"torch.nn.functional.interpolate"}, ""}})
       result.push_back(row({share.tosaOp}, OpGroup::ShareQParams,

@@ -146,6 +146,12 @@ def _pair(v) -> tuple:
     return (int(v), int(v))
 
 
+def _window(dims: int, v, fill: int) -> tuple:
+    """A pooling parameter as (H, W): a 1-D pool is a 2-D one over
+    [N, 1, L, C], its H parameter `fill`."""
+    return _pair(v) if dims == 2 else (fill, _single(v))
+
+
 def _single(v) -> int:
     if isinstance(v, (tuple, list)):
         (v,) = v
@@ -208,6 +214,14 @@ class _Exporter:
         if not isinstance(value, _Value):
             self.fail(node, f"expected a tensor operand, got {arg!r}")
         return value
+
+    def constant_arg(self, node, arg, what: str) -> np.ndarray:
+        """A module attribute passed to a functional op (F.linear's weight):
+        its array, known at export time."""
+        value = self.env.get(arg) if isinstance(arg, torch.fx.Node) else None
+        if not isinstance(value, _Value) or value.array is None:
+            self.fail(node, f"expected the {what} to be a module parameter or buffer, got {arg!r}")
+        return value.array
 
     def static(self, node, arg):
         """A Python value (int, float, tuple of ints) known at export time."""
@@ -636,36 +650,55 @@ class _Exporter:
     def m_flatten(self, node, m, x, loc, origin):
         self.reshape_to(node, x, loc, origin)
 
-    def m_maxpool2d(self, node, m, x, loc, origin):
+    def m_maxpool(self, node, m, x, loc, origin):
+        dims = 1 if isinstance(m, nn.MaxPool1d) else 2
         if m.return_indices:
-            self.fail(node, "MaxPool2d with return_indices is not supported")
-        stride = _pair(m.stride if m.stride is not None else m.kernel_size)
-        self.max_pool(node, x, _pair(m.kernel_size), stride, _pair(m.padding), _pair(m.dilation),
-                      loc, origin)
+            self.fail(node, f"{origin} with return_indices is not supported")
+        stride = _window(dims, m.stride if m.stride is not None else m.kernel_size, 1)
+        self.max_pool(node, x, _window(dims, m.kernel_size, 1), stride,
+                      _window(dims, m.padding, 0), _window(dims, m.dilation, 1), loc, origin)
 
-    def m_avgpool2d(self, node, m, x, loc, origin):
-        if m.divisor_override is not None:
-            self.fail(node, "AvgPool2d with divisor_override is not supported")
-        stride = _pair(m.stride if m.stride is not None else m.kernel_size)
-        self.avg_pool(node, x, _pair(m.kernel_size), stride, _pair(m.padding), m.count_include_pad,
-                      loc, origin)
+    def m_avgpool(self, node, m, x, loc, origin):
+        dims = 1 if isinstance(m, nn.AvgPool1d) else 2
+        if getattr(m, "divisor_override", None) is not None:
+            self.fail(node, f"{origin} with divisor_override is not supported")
+        stride = _window(dims, m.stride if m.stride is not None else m.kernel_size, 1)
+        self.avg_pool(node, x, _window(dims, m.kernel_size, 1), stride,
+                      _window(dims, m.padding, 0), m.count_include_pad, loc, origin)
 
-    def m_adaptive_avgpool2d(self, node, m, x, loc, origin):
+    def m_adaptive_avgpool(self, node, m, x, loc, origin):
         self.adaptive_avg_pool(node, x, loc, origin)
 
     # ----- pools ----------------------------------------------------------
 
     def pool_input(self, node, x: _Value, loc) -> Tensor:
+        """The pool's operand as NHWC: a 4-D input, or a 3-D one (1-D
+        pooling) as [N, 1, L, C]."""
+        if x.rank == 3:
+            n, length, c = (x.torch_shape[d] for d in _NLC)
+            return self.w.reshape(self.in_layout(node, x, _NLC, loc), (n, 1, length, c), loc, None)
         if x.rank != 4:
-            self.fail(node, f"2-D pooling expects a 4-D (NCHW) input, got rank {x.rank}")
+            self.fail(node, f"pooling expects a 4-D (NCHW) or 3-D (NCL) input, got rank {x.rank}")
         return self.in_layout(node, x, _NHWC, loc)
+
+    def pool_out_shape(self, node) -> tuple:
+        """The pool's result shape as NCHW (NCL as [N, C, 1, L])."""
+        out = self.out_shape(node)
+        return out if len(out) == 4 else (out[0], out[1], 1, out[2])
+
+    def set_pooled(self, node, y: Tensor, loc):
+        if len(self.out_shape(node)) == 3:
+            n, _, length, c = y.shape
+            self.set_tensor(node, self.w.reshape(y, (n, length, c), loc, None), _NLC)
+        else:
+            self.set_tensor(node, y, _NHWC)
 
     def max_pool(self, node, x, kernel, stride, padding, dilation, loc, origin):
         if dilation != (1, 1):
             self.fail(node, "max pooling with dilation is not supported (TOSA max_pool2d has none)")
         src = self.pool_input(node, x, loc)
         n, h, wd, c = src.shape
-        out = self.out_shape(node)
+        out = self.pool_out_shape(node)
         pb, cut_h = _window_extent(h, padding[0], padding[0], out[2], stride[0], kernel[0])
         pr, cut_w = _window_extent(wd, padding[1], padding[1], out[3], stride[1], kernel[1])
         src = self.w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
@@ -673,13 +706,13 @@ class _Exporter:
                  f"stride = array<i64: {stride[0]}, {stride[1]}>, "
                  f"pad = array<i64: {padding[0]}, {pb}, {padding[1]}, {pr}>")
         y = self.w.op("max_pool2d", [src], (n, out[2], out[3], c), loc, origin, attrs=attrs, hint=node.name)
-        self.set_tensor(node, y, _NHWC)
+        self.set_pooled(node, y, loc)
 
     def avg_pool(self, node, x, kernel, stride, padding, count_include_pad, loc, origin):
         w = self.w
         src = self.pool_input(node, x, loc)
         n, h, wd, c = src.shape
-        out = self.out_shape(node)
+        out = self.pool_out_shape(node)
         pads = [padding[0], padding[0], padding[1], padding[1]]
         if count_include_pad and any(pads):
             # TOSA's average never counts padding; PyTorch counts the zeros of
@@ -711,12 +744,12 @@ class _Exporter:
                  f"pad = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>")
         y = w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin,
                  attrs=attrs, hint=node.name)
-        self.set_tensor(node, y, _NHWC)
+        self.set_pooled(node, y, loc)
 
     def adaptive_avg_pool(self, node, x, loc, origin):
         src = self.pool_input(node, x, loc)
         _, h, wd, _ = src.shape
-        out = self.out_shape(node)
+        out = self.pool_out_shape(node)
         kernel = []
         for size, o in ((h, out[2]), (wd, out[3])):
             if size % o != 0:
@@ -903,6 +936,102 @@ def _f_transpose(ex, node, loc, origin):
     ex.permute_to(node, x, dims, loc, origin)
 
 
+def _f_linear(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "weight", "bias"], {"bias": None})
+    weight = ex.constant_arg(node, a["weight"], "weight")
+    bias = (ex.constant_arg(node, a["bias"], "bias") if a["bias"] is not None
+            else np.zeros(weight.shape[0], np.float32))
+    ex.linear(node, ex.tensor_arg(node, a["input"]), weight, bias, loc,
+              "torch.nn.functional.linear")
+
+
+def _functional_conv(dims: int):
+    """F.conv1d / F.conv2d with parameter weights: the module's export, on
+    a stand-in module holding the call's arguments."""
+    def handler(ex, node, loc, origin):
+        import types
+
+        a = ex.args_kwargs(node, ["input", "weight", "bias", "stride", "padding", "dilation",
+                                  "groups"],
+                           {"bias": None, "stride": 1, "padding": 0, "dilation": 1, "groups": 1})
+        weight = ex.constant_arg(node, a["weight"], "weight")
+        bias = ex.constant_arg(node, a["bias"], "bias") if a["bias"] is not None else None
+        conv = types.SimpleNamespace(
+            weight=torch.from_numpy(weight), bias=None if bias is None else torch.from_numpy(bias),
+            kernel_size=tuple(weight.shape[2:]), stride=ex.static(node, a["stride"]),
+            padding=ex.static(node, a["padding"]), dilation=ex.static(node, a["dilation"]),
+            groups=int(ex.static(node, a["groups"])), padding_mode="zeros")
+        export = ex.m_conv1d if dims == 1 else ex.m_conv2d
+        export(node, conv, ex.tensor_arg(node, a["input"]), loc, f"torch.nn.functional.conv{dims}d")
+    return handler
+
+
+def _f_clamp(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "min", "max"], {"min": None, "max": None})
+    lo, hi = ex.static(node, a["min"]), ex.static(node, a["max"])
+    if not all(v is None or isinstance(v, (int, float)) for v in (lo, hi)):
+        ex.fail(node, "clamp with tensor bounds is not supported")
+    ex.clamp(node, ex.tensor_arg(node, a["input"]), -FLOAT32_MAX if lo is None else float(lo),
+             FLOAT32_MAX if hi is None else float(hi), loc, origin)
+
+
+def _f_stack(ex, node, loc, origin):
+    """torch.stack: each tensor with a new axis `dim`, concatenated there."""
+    a = ex.args_kwargs(node, ["tensors", "dim"], {"dim": 0})
+    values = [ex.tensor_arg(node, t) for t in a["tensors"]]
+    rank = values[0].rank + 1
+    dim = ex.static(node, a["dim"]) % rank
+    parts = []
+    for v in values:
+        shape = list(v.torch_shape)
+        shape.insert(dim, 1)
+        parts.append(ex.w.reshape(ex.plain(node, v, loc), shape, loc, origin))
+    ex.set_tensor(node, ex.w.concat(parts, dim, loc, origin), _identity(rank))
+
+
+def _tile(ex, node, x, multiples, loc, origin):
+    """tosa.tile of x (held as is) by PyTorch-order `multiples`."""
+    held = [multiples[d] for d in x.layout]
+    shape = ex.w.const_shape(held, loc)
+    out = tuple(n * m for n, m in zip(x.tensor.shape, held))
+    return ex.w.op("tile", [x.tensor, (shape, f"!tosa.shape<{len(held)}>")], out, loc, origin,
+                   hint=node.name)
+
+
+def _method_repeat(ex, node, loc, origin):
+    x = ex.tensor_arg(node, node.args[0])
+    sizes = ex.static(node, list(node.args[1:]))
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = list(sizes[0])
+    if len(sizes) < x.rank:
+        ex.fail(node, f"repeat needs at least {x.rank} sizes, got {len(sizes)}")
+    if len(sizes) > x.rank:  # new leading dimensions
+        lead = (1,) * (len(sizes) - x.rank)
+        x = _Value(ex.w.reshape(ex.plain(node, x, loc), lead + x.torch_shape, loc, origin),
+                   _identity(len(sizes)), lead + x.torch_shape)
+    ex.set_tensor(node, _tile(ex, node, x, sizes, loc, origin), x.layout)
+
+
+def _f_repeat_interleave(ex, node, loc, origin):
+    """repeat_interleave by an int along `dim`: a new axis after `dim`,
+    tiled, merged back (in PyTorch's order)."""
+    a = ex.args_kwargs(node, ["input", "repeats", "dim", "output_size"],
+                       {"dim": None, "output_size": None})
+    x = ex.tensor_arg(node, a["input"])
+    repeats, dim = ex.static(node, a["repeats"]), ex.static(node, a["dim"])
+    if not isinstance(repeats, int) or dim is None:
+        ex.fail(node, "repeat_interleave is supported with an int `repeats` and a `dim`")
+    dim %= x.rank
+    shape = list(x.torch_shape)
+    shape.insert(dim + 1, 1)
+    split = _Value(ex.w.reshape(ex.plain(node, x, loc), shape, loc, origin),
+                   _identity(len(shape)), tuple(shape))
+    multiples = [1] * len(shape)
+    multiples[dim + 1] = repeats
+    tiled = _tile(ex, node, split, multiples, loc, origin)
+    ex.set_tensor(node, ex.w.reshape(tiled, ex.out_shape(node), loc, origin), _identity(x.rank))
+
+
 def _f_identity(ex, node, loc, origin):
     ex.alias(node, ex.tensor_arg(node, node.args[0]))
 
@@ -1041,35 +1170,45 @@ def _f_hardtanh(ex, node, loc, origin):
              float(ex.static(node, a["max_val"])), loc, origin)
 
 
-def _f_max_pool2d(ex, node, loc, origin):
+def _f_max_pool(dims: int):
+    return lambda ex, node, loc, origin: _f_max_pool_nd(ex, node, loc, origin, dims)
+
+
+def _f_avg_pool(dims: int):
+    return lambda ex, node, loc, origin: _f_avg_pool_nd(ex, node, loc, origin, dims)
+
+
+def _f_max_pool_nd(ex, node, loc, origin, dims):
     a = ex.args_kwargs(node, ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
                               "return_indices"],
                        {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False,
                         "return_indices": False})
     if ex.static(node, a["return_indices"]):
-        ex.fail(node, "max_pool2d with return_indices is not supported")
-    kernel = _pair(ex.static(node, a["kernel_size"]))
+        ex.fail(node, f"max_pool{dims}d with return_indices is not supported")
+    kernel = _window(dims, ex.static(node, a["kernel_size"]), 1)
     stride = ex.static(node, a["stride"])
-    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride)
-    ex.max_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride, _pair(ex.static(node, a["padding"])),
-                _pair(ex.static(node, a["dilation"])), loc, origin)
+    stride = kernel if stride is None or stride == [] or stride == () else _window(dims, stride, 1)
+    ex.max_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride,
+                _window(dims, ex.static(node, a["padding"]), 0),
+                _window(dims, ex.static(node, a["dilation"]), 1), loc, origin)
 
 
-def _f_avg_pool2d(ex, node, loc, origin):
+def _f_avg_pool_nd(ex, node, loc, origin, dims):
     a = ex.args_kwargs(node, ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                               "divisor_override"],
                        {"stride": None, "padding": 0, "ceil_mode": False, "count_include_pad": True,
                         "divisor_override": None})
     if ex.static(node, a["divisor_override"]) is not None:
-        ex.fail(node, "avg_pool2d with divisor_override is not supported")
-    kernel = _pair(ex.static(node, a["kernel_size"]))
+        ex.fail(node, f"avg_pool{dims}d with divisor_override is not supported")
+    kernel = _window(dims, ex.static(node, a["kernel_size"]), 1)
     stride = ex.static(node, a["stride"])
-    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride)
-    ex.avg_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride, _pair(ex.static(node, a["padding"])),
+    stride = kernel if stride is None or stride == [] or stride == () else _window(dims, stride, 1)
+    ex.avg_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride,
+                _window(dims, ex.static(node, a["padding"]), 0),
                 bool(ex.static(node, a["count_include_pad"])), loc, origin)
 
 
-def _f_adaptive_avg_pool2d(ex, node, loc, origin):
+def _f_adaptive_avg_pool(ex, node, loc, origin):
     ex.adaptive_avg_pool(node, ex.tensor_arg(node, node.args[0]), loc, origin)
 
 
@@ -1147,9 +1286,12 @@ def _load_torch() -> None:
         nn.PReLU: _Exporter.m_prelu,
         nn.ELU: _Exporter.m_elu,
         nn.GELU: _Exporter.m_gelu,
-        nn.MaxPool2d: _Exporter.m_maxpool2d,
-        nn.AvgPool2d: _Exporter.m_avgpool2d,
-        nn.AdaptiveAvgPool2d: _Exporter.m_adaptive_avgpool2d,
+        nn.MaxPool1d: _Exporter.m_maxpool,
+        nn.MaxPool2d: _Exporter.m_maxpool,
+        nn.AvgPool1d: _Exporter.m_avgpool,
+        nn.AvgPool2d: _Exporter.m_avgpool,
+        nn.AdaptiveAvgPool1d: _Exporter.m_adaptive_avgpool,
+        nn.AdaptiveAvgPool2d: _Exporter.m_adaptive_avgpool,
         nn.Flatten: _Exporter.m_flatten,
         nn.Unflatten: _Exporter.m_flatten,
         nn.Dropout: _Exporter.m_identity,
@@ -1183,9 +1325,20 @@ def _load_torch() -> None:
         F.elu: _composite_fn("torch.nn.ELU", (("alpha", 1.0),)),
         F.gelu: _composite_fn("torch.nn.GELU"),
         F.dropout: _f_dropout,
-        F.max_pool2d: _f_max_pool2d,
-        F.avg_pool2d: _f_avg_pool2d,
-        F.adaptive_avg_pool2d: _f_adaptive_avg_pool2d,
+        F.linear: _f_linear,
+        F.conv1d: _functional_conv(1),
+        F.conv2d: _functional_conv(2),
+        torch.clamp: _f_clamp,
+        torch.squeeze: _f_reshape_like,
+        torch.unsqueeze: _f_reshape_like,
+        torch.stack: _f_stack,
+        torch.repeat_interleave: _f_repeat_interleave,
+        F.max_pool1d: _f_max_pool(1),
+        F.max_pool2d: _f_max_pool(2),
+        F.avg_pool1d: _f_avg_pool(1),
+        F.avg_pool2d: _f_avg_pool(2),
+        F.adaptive_avg_pool1d: _f_adaptive_avg_pool,
+        F.adaptive_avg_pool2d: _f_adaptive_avg_pool,
     })
 
     _METHOD_HANDLERS.update({
@@ -1193,8 +1346,20 @@ def _load_torch() -> None:
         "mul": _f_mul,
         "mean": _f_mean,
         "relu": _unary_fn("relu"),
+        "relu_": _unary_fn("relu"),
         "sigmoid": _unary_fn("sigmoid"),
+        "sigmoid_": _unary_fn("sigmoid"),
         "tanh": _unary_fn("tanh"),
+        "tanh_": _unary_fn("tanh"),
+        "clamp": _f_clamp,
+        "detach": _f_identity,
+        "detach_": _f_identity,
+        "squeeze": _f_reshape_like,
+        "squeeze_": _f_reshape_like,
+        "unsqueeze": _f_reshape_like,
+        "unsqueeze_": _f_reshape_like,
+        "repeat": _method_repeat,
+        "repeat_interleave": _f_repeat_interleave,
         "flatten": _method_flatten,
         "view": _method_flatten,
         "reshape": _method_flatten,

@@ -25,7 +25,12 @@ def test_fused_and_qat_modules_count_for_their_float_family():
     assert family_of("torch.nn.modules.conv.Conv2d") is None  # listed as nn.Conv2d
 
 
-@pytest.mark.parametrize("name", ["add", "hardswish"])
+# Besides the two, the families whose ops the exporter learned with the
+# report: parity with PyTorch's quantized model through qfx's whole pipeline.
+@pytest.mark.parametrize("name", [
+    "add", "hardswish", "functional_conv1d", "functional_conv2d", "functional_linear", "relu",
+    "clamp", "squeeze", "repeat", "repeat_interleave", "stack", "dropout", "max_pool1d",
+    "avg_pool1d", "adaptive_avg_pool1d"])
 def test_a_supported_family_passes(name):
     family = {f.name: f for f in native_coverage.FAMILIES}[name]
     row = native_coverage.one(family, "qfx")

@@ -217,7 +217,7 @@ FAMILIES = [
                                    "torch.nn.functional.adaptive_avg_pool3d"],
            seq(lambda: (nn.Conv3d(3, 4, 1), nn.AdaptiveAvgPool3d(2))), (1, 3, 4, 6, 6)),
     Family("mean", ["torch.mean", "mean"],
-           after_conv(lambda m, y: torch.mean(y, (2, 3)) + y.mean(1).flatten(1)[:, :8]),
+           after_conv(lambda m, y: torch.mean(y, (2, 3), keepdim=True) + y.mean(1, True)),
            (1, 3, 8, 8)),
     Family("flatten", ["torch.flatten"],
            seq(lambda: (nn.Conv2d(3, 4, 1), nn.Flatten(), nn.Linear(64, 8))), (1, 3, 4, 4)),
@@ -350,7 +350,7 @@ def torch_int8(family, model, example, calibration):
     prepared = prepare_fx(copy.deepcopy(model), torch_mapping(family), example)
     for x in calibration:
         prepared(x)
-    return convert_fx(prepared), prepared
+    return convert_fx(copy.deepcopy(prepared)), prepared  # convert_fx changes its argument
 
 
 def torch_float_ops(quantized) -> list:
