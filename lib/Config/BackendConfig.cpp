@@ -400,6 +400,20 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
           std::pair{"torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu"}})
       result.push_back(row({module}, OpGroup::Default,
                            singles({module, functional}), "table"));
+    // PyTorch's kernels that dequantize, compute in float and quantize:
+    // matmul of two activations, softmax (fixed qparams [0, 1]) and layer
+    // norm (its weight and bias stay float: constants of the body).
+    result.push_back(row({"tosa.matmul"}, OpGroup::Default,
+                         singles({"torch.matmul"}), "float_kernel"));
+    TOSAPatternSpec softmax =
+        row({"torch.nn.Softmax"}, OpGroup::FixedQParams,
+            singles({"torch.nn.Softmax"}), "float_kernel");
+    softmax.fixedRange0To1 = true;
+    result.push_back(softmax);
+    result.push_back(
+        row({"torch.nn.LayerNorm"}, OpGroup::Default,
+            singles({"torch.nn.LayerNorm", "torch.nn.functional.layer_norm"}),
+            "float_kernel"));
     // Its slopes are constants of the body (PyTorch 1.13 has no functional
     // pattern for it): one table per channel.
     result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,

@@ -60,6 +60,8 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "convert-linalg-to-loops,"
          "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
          "finalize-memref-to-llvm,"
+         // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt.
+         "func.func(math-expand-ops{ops=rsqrt}),"
          "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
          "reconcile-unrealized-casts";
 }

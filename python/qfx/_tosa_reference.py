@@ -166,6 +166,11 @@ _EVAL: Dict[str, Callable] = {
     "tosa.reduce_sum": lambda o, a, s: np.sum(
         o[0].astype(np.float64), axis=int(re.search(r"axis = (\d+) : i32", a).group(1)),
         keepdims=True),
+    "tosa.reduce_max": lambda o, a, s: np.max(
+        o[0], axis=int(re.search(r"axis = (\d+) : i32", a).group(1)), keepdims=True),
+    "tosa.reciprocal": lambda o, a, s: (1.0 / o[0]).astype(np.float32),
+    "tosa.rsqrt": lambda o, a, s: (1.0 / np.sqrt(o[0])).astype(np.float32),
+    "tosa.tile": lambda o, a, s: np.tile(o[0], [n // m for n, m in zip(s, o[0].shape)]),
     "tosa.max_pool2d": _max_pool,
     "tosa.avg_pool2d": _avg_pool,
 }

@@ -644,6 +644,102 @@ class _Exporter:
         y = self.w.composite("torch.nn.PReLU", x.tensor, loc, origin, build, hint=node.name)
         self.set_tensor(node, y, x.layout)
 
+    def m_softmax(self, node, m, x, loc, origin):
+        if m.dim is None:
+            self.fail(node, "Softmax without dim (the legacy implicit choice) is not supported")
+        self.softmax(node, x, m.dim, loc, origin)
+
+    def softmax(self, node, x: _Value, dim: int, loc, origin):
+        """The composite "torch.nn.Softmax": exp(x - max) / sum along the held
+        axis `axis`, as PyTorch's float kernel (exp(x - max) times the
+        reciprocal of the sum)."""
+        axis = x.layout.index(dim % x.rank)
+        w = self.w
+
+        def build(arg):
+            reduced = list(arg.shape)
+            reduced[axis] = 1
+            attrs = f"axis = {axis} : i32"
+            top = w.op("reduce_max", [arg], reduced, loc, None, attrs=attrs, hint="max")
+            e = w.op("exp", [w.op("sub", [arg, top], arg.shape, loc, None, hint="shifted")],
+                     arg.shape, loc, None, hint="exp")
+            total = w.op("reduce_sum", [e], reduced, loc, None, attrs=attrs, hint="sum")
+            inverse = w.op("reciprocal", [total], reduced, loc, None, hint="inverse")
+            return w.mul(e, inverse, arg.shape, loc, None)
+
+        y = w.composite("torch.nn.Softmax", x.tensor, loc, origin, build, f"axis = {axis} : i64",
+                        hint=node.name)
+        self.set_tensor(node, y, x.layout)
+
+    def m_layer_norm(self, node, m, x, loc, origin):
+        weight = m.weight.detach().cpu().numpy() if m.weight is not None else None
+        bias = m.bias.detach().cpu().numpy() if m.bias is not None else None
+        self.layer_norm(node, x, tuple(m.normalized_shape), weight, bias, float(m.eps), loc,
+                        origin)
+
+    def layer_norm(self, node, x: _Value, normalized_shape, weight, bias, eps, loc, origin):
+        """The composite "torch.nn.LayerNorm" over the trailing dimensions
+        `normalized_shape`: (x - mean) * rsqrt(var + eps) (biased variance),
+        times weight plus bias (constants of the body, float as in PyTorch's
+        quantized kernel). Attributes: the operand's held `axes`, `eps`."""
+        k = len(normalized_shape)
+        if tuple(x.torch_shape[x.rank - k:]) != tuple(normalized_shape):
+            self.fail(node, f"layer_norm over {list(normalized_shape)} does not match the "
+                      f"input's trailing dimensions {list(x.torch_shape)}")
+        dims = range(x.rank - k, x.rank)
+        axes = sorted(x.layout.index(d) for d in dims)
+        count = int(np.prod(normalized_shape))
+        plain = (1,) * (x.rank - k) + tuple(normalized_shape)
+        w = self.w
+
+        def average(t):
+            shape = list(t.shape)
+            for axis in axes:
+                shape[axis] = 1
+                t = w.op("reduce_sum", [t], tuple(shape), loc, None, attrs=f"axis = {axis} : i32",
+                         hint="sum")
+            return w.mul(t, _scalar(w, t, 1.0 / count, loc, "inverse_count"), t.shape, loc, None)
+
+        def build(arg):
+            centered = w.op("sub", [arg, average(arg)], arg.shape, loc, None, hint="centered")
+            var = average(w.mul(centered, centered, arg.shape, loc, None))
+            shifted = w.op("add", [var, _scalar(w, var, eps, loc, "eps")], var.shape, loc, None,
+                           hint="var_eps")
+            y = w.mul(centered, w.op("rsqrt", [shifted], var.shape, loc, None, hint="rstd"),
+                      arg.shape, loc, None)
+            if weight is not None:
+                y = w.mul(y, self.const_in_layout(weight.reshape(plain), x.layout, loc,
+                                                  f"{node.name}_weight"), arg.shape, loc, None)
+            if bias is not None:
+                y = w.op("add", [y, self.const_in_layout(bias.reshape(plain), x.layout, loc,
+                                                         f"{node.name}_bias")],
+                         arg.shape, loc, None, hint="add")
+            return y
+
+        attrs = (f"axes = array<i64: {', '.join(map(str, axes))}>, "
+                 f"eps = {format_f32(eps)} : f32")
+        y = w.composite("torch.nn.LayerNorm", x.tensor, loc, origin, build, attrs,
+                        hint=node.name)
+        self.set_tensor(node, y, x.layout)
+
+    def matmul(self, node, a: _Value, b: _Value, loc, origin):
+        """A matmul of two tensors of rank >= 2 with the same batch
+        dimensions: one tosa.matmul over [B, M, K] x [B, K, N]."""
+        if a.rank < 2 or b.rank < 2 or a.torch_shape[:-2] != b.torch_shape[:-2]:
+            self.fail(node, f"matmul of shapes {list(a.torch_shape)} and {list(b.torch_shape)} "
+                      "is supported only with the same batch dimensions, both of rank >= 2")
+        if a.array is not None or b.array is not None:
+            self.fail(node, "matmul with a constant operand is not supported (use nn.Linear)")
+        w = self.w
+        batch = int(np.prod(a.torch_shape[:-2], dtype=np.int64))
+        (m, k), n = a.torch_shape[-2:], b.torch_shape[-1]
+        lhs = w.reshape(self.plain(node, a, loc), (batch, m, k), loc, None)
+        rhs = w.reshape(self.plain(node, b, loc), (batch, k, n), loc, None)
+        y = w.op("matmul", [lhs, rhs, w.zero_point(loc), w.zero_point(loc)], (batch, m, n), loc,
+                 origin, hint=node.name)
+        out = self.out_shape(node)
+        self.set_tensor(node, w.reshape(y, out, loc, None), _identity(len(out)))
+
     def m_identity(self, node, m, x, loc, origin):
         self.alias(node, x)
 
@@ -964,6 +1060,22 @@ def _functional_conv(dims: int):
         export = ex.m_conv1d if dims == 1 else ex.m_conv2d
         export(node, conv, ex.tensor_arg(node, a["input"]), loc, f"torch.nn.functional.conv{dims}d")
     return handler
+
+
+def _f_matmul(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "other"], {})
+    ex.matmul(node, ex.tensor_arg(node, a["input"]), ex.tensor_arg(node, a["other"]), loc, origin)
+
+
+def _f_layer_norm(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "normalized_shape", "weight", "bias", "eps"],
+                       {"weight": None, "bias": None, "eps": 1e-5})
+    shape = ex.static(node, a["normalized_shape"])
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    weight, bias = ((ex.constant_arg(node, a[k], k) if a[k] is not None else None)
+                    for k in ("weight", "bias"))
+    ex.layer_norm(node, ex.tensor_arg(node, a["input"]), shape, weight, bias,
+                  float(ex.static(node, a["eps"])), loc, origin)
 
 
 def _f_clamp(ex, node, loc, origin):
@@ -1295,6 +1407,8 @@ def _load_torch() -> None:
         nn.Flatten: _Exporter.m_flatten,
         nn.Unflatten: _Exporter.m_flatten,
         nn.Dropout: _Exporter.m_identity,
+        nn.Softmax: _Exporter.m_softmax,
+        nn.LayerNorm: _Exporter.m_layer_norm,
         nn.Identity: _Exporter.m_identity,
     })
 
@@ -1326,6 +1440,10 @@ def _load_torch() -> None:
         F.gelu: _composite_fn("torch.nn.GELU"),
         F.dropout: _f_dropout,
         F.linear: _f_linear,
+        F.layer_norm: _f_layer_norm,
+        torch.matmul: _f_matmul,
+        torch.bmm: _f_matmul,
+        operator.matmul: _f_matmul,
         F.conv1d: _functional_conv(1),
         F.conv2d: _functional_conv(2),
         torch.clamp: _f_clamp,
@@ -1359,6 +1477,7 @@ def _load_torch() -> None:
         "unsqueeze": _f_reshape_like,
         "unsqueeze_": _f_reshape_like,
         "repeat": _method_repeat,
+        "matmul": _f_matmul,
         "repeat_interleave": _f_repeat_interleave,
         "flatten": _method_flatten,
         "view": _method_flatten,

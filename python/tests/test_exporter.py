@@ -218,6 +218,13 @@ def _with_slopes(prelu, slopes):
     return prelu
 
 
+def _with_affine(norm):
+    with torch.no_grad():
+        norm.weight.uniform_(0.5, 1.5)
+        norm.bias.uniform_(-0.5, 0.5)
+    return norm
+
+
 COMPOSITE_CASES = [
     # (id, model, composite name, qfx.origin)
     ("hardswish", Wrap(nn.Hardswish()), "torch.nn.Hardswish", "torch.nn.Hardswish"),
@@ -237,6 +244,11 @@ COMPOSITE_CASES = [
     ("f_elu", Fn(lambda x: F.elu(x, 0.5)), "torch.nn.ELU", "torch.nn.functional.elu"),
     ("f_silu", Fn(F.silu), "torch.nn.SiLU", "torch.nn.functional.silu"),
     ("f_gelu", Fn(F.gelu), "torch.nn.GELU", "torch.nn.functional.gelu"),
+    ("softmax", Wrap(nn.Softmax(1)), "torch.nn.Softmax", "torch.nn.Softmax"),
+    ("layer_norm", Wrap(_with_affine(nn.LayerNorm(5))), "torch.nn.LayerNorm",
+     "torch.nn.LayerNorm"),
+    ("f_layer_norm", Fn(lambda x: F.layer_norm(x, (3, 5), eps=1e-3)), "torch.nn.LayerNorm",
+     "torch.nn.functional.layer_norm"),
 ]
 
 
@@ -654,6 +666,17 @@ def test_tuple_unpacking_of_traced_values_on_python_3_11(tmp_path):
     x = torch.randn(1, 3, 4, 4)
     text = export_tosa(model, (x,))
     assert_matches_torch(model, x, text, tmp_path)
+
+
+def test_matmul_of_two_activations_is_one_tosa_matmul(tmp_path):
+    model = Fn(lambda x: torch.matmul(x, x.transpose(-1, -2) * 0.5)).eval()
+    x = torch.randn(2, 3, 4, 5)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert [op for op, origin, _ in ops(text) if origin == "torch.matmul"] == ["tosa.matmul"]
+    assert_matches_torch(model, x, text, tmp_path)
+    with pytest.raises(ExportError, match="same batch dimensions"):
+        export_tosa(Fn(lambda x: torch.matmul(x, x.transpose(-1, -2).mean(0))).eval(), (x,))
 
 
 def test_iterating_a_traced_tensor_is_still_refused():

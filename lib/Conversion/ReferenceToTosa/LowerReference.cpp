@@ -26,6 +26,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -259,6 +260,8 @@ private:
                            const ActQuant &out);
   Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
+  Lowered<Value> lowerInFloat(OpBuilder &b, PatternBody &body,
+                              const ActQuant &out);
   Lowered<Value> lowerTable(OpBuilder &b, PatternBody &body,
                             const ActQuant &out);
   Lowered<Value> lowerBatchNorm(OpBuilder &b, PatternBody &body,
@@ -1396,6 +1399,47 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
       concat.getAxisAttr());
 }
 
+/// PyTorch's quantized kernels that compute in float32 (quantized::matmul,
+/// softmax, layer_norm): each int8 input dequantized as PyTorch dequantizes,
+/// the pattern's float ops as the reference model has them, the result
+/// quantized as quantize_per_tensor (x * (1 / s) rounded half to even, plus
+/// the zero point, saturated). The float ops are not PyTorch's own kernels
+/// (another summation order, another exp), so an output can differ from
+/// PyTorch's by one step where its exact value lies at a rounding boundary.
+Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
+                                      const ActQuant &out) {
+  Location loc = body.root->getLoc();
+  llvm::SmallPtrSet<Operation *, 4> inPattern(body.ops.begin(), body.ops.end());
+  mlir::IRMapping floats;
+  for (Operation *op : body.ops)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (floats.contains(operand) || (def && inPattern.contains(def)))
+        continue;
+      if (def && def->hasTrait<mlir::OpTrait::ConstantLike>()) {
+        // A constant of a fused body is cloned with the ops that use it.
+        if (def->getParentOp() == body.root)
+          floats.map(operand, b.clone(*def)->getResult(0));
+        continue;
+      }
+      Lowered<Act> input = getAct(body.external(operand));
+      if (!input)
+        return input.takeError();
+      floats.map(operand, dequantizeAsFma(b, loc, *input));
+    }
+  for (Operation *op : body.ops)
+    b.clone(*op, floats);
+  Value result = floats.lookup(body.ops.back()->getResult(0));
+  auto type = llvm::cast<RankedTensorType>(result.getType());
+  Value scaled = tosa::MulOp::create(
+      b, loc, type, result,
+      channelConstant(b, loc, type.getRank(),
+                      SmallVector<float>{1.0f / static_cast<float>(out.scale)},
+                      b.getF32Type()),
+      noShift(b, loc));
+  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
+}
+
 /// One elementwise float op on scalars, as the float model computes it in
 /// float32, or nullopt for an op it does not know. `x` holds the values of
 /// the op's float operands (tosa.mul's shift and tosa.negate's zero points,
@@ -1805,6 +1849,8 @@ const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
       {"max_pool2d", {&Lowering::lowerPool, pool}},
       {"avg_pool2d", {&Lowering::lowerPool, pool}},
       {"cat", {&Lowering::lowerConcat, isOneOf<tosa::ConcatOp>}},
+      {"float_kernel",
+       {&Lowering::lowerInFloat, [](Operation *) { return true; }}},
       {"mean", {&Lowering::lowerMean, isMeanComposite}},
       {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
       // Any elementwise op: lowerTable says which it cannot evaluate.

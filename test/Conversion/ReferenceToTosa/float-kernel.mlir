@@ -1,0 +1,63 @@
+// The "float_kernel" lowering (PyTorch's quantized::matmul, softmax and
+// layer_norm): every int8 input dequantized as PyTorch dequantizes
+// (fma(s, q, s * -z), here with a scale of few significand bits: s * q plus a
+// constant), the pattern's float ops, then x * (1 / s) rounded half to even
+// (tosa.cast), plus the zero point, saturated.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: echo '{"name": "float", "configs": [{"pattern": "tosa.matmul", "reference_lowering": "float_kernel"}, {"pattern": "torch.nn.Softmax", "reference_lowering": "float_kernel"}]}' > %t/float.json
+// RUN: quant-opt %s --qfx-lower="backend=%t/float.json" --split-input-file | FileCheck %s
+
+!a = !quant.uniform<i8:f32, 0.5:3>
+!b = !quant.uniform<i8:f32, 0.25>
+!o = !quant.uniform<i8:f32, 0.125:-2>
+
+// CHECK-LABEL: func.func @matmul_of_two_activations
+// CHECK-DAG: %[[A:.*]] = quant.scast %arg0
+// CHECK-DAG: %[[B:.*]] = quant.scast %arg1
+// CHECK-DAG: %[[AF:.*]] = tosa.cast %[[A]] : (tensor<1x2x4xi8>) -> tensor<1x2x4xf32>
+// CHECK-DAG: %[[BF:.*]] = tosa.cast %[[B]] : (tensor<1x4x3xi8>) -> tensor<1x4x3xf32>
+// CHECK: %[[MM:.*]] = tosa.matmul {{.*}} : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3xf32>
+// CHECK: %[[INV:.*]] = "tosa.const"() <{values = dense<8.000000e+00> : tensor<1x1x1xf32>}>
+// CHECK: %[[SCALED:.*]] = tosa.mul %[[MM]], %[[INV]]
+// CHECK: %[[CLAMPED:.*]] = tosa.clamp %[[SCALED]] {max_val = 1.290000e+02 : f32, min_val = -1.260000e+02 : f32}
+// CHECK: %[[INT:.*]] = tosa.cast %[[CLAMPED]] : (tensor<1x2x3xf32>) -> tensor<1x2x3xi32>
+// CHECK: tosa.add %[[INT]]
+// CHECK-NOT: tosa.matmul
+func.func @matmul_of_two_activations(%arg0: tensor<1x2x4x!a>, %arg1: tensor<1x4x3x!b>) -> tensor<1x2x3x!o> {
+  %a = quant.dcast %arg0 : tensor<1x2x4x!a> to tensor<1x2x4xf32>
+  %b = quant.dcast %arg1 : tensor<1x4x3x!b> to tensor<1x4x3xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %a, %b, %zp, %zp : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3xf32>
+  %q = quant.qcast %y : tensor<1x2x3xf32> to tensor<1x2x3x!o>
+  return %q : tensor<1x2x3x!o>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5>
+!o = !quant.uniform<i8:f32, 0.00390625:-128>
+
+// A composite's body is kept whole: the composite itself is cloned onto the
+// dequantized input.
+// CHECK-LABEL: func.func @softmax_composite
+// CHECK: %[[X:.*]] = tosa.mul
+// CHECK: qfx.composite "torch.nn.Softmax"(%[[X]])
+// CHECK: tosa.exp
+// CHECK: dense<2.560000e+02>
+// CHECK: tosa.cast {{.*}} -> tensor<2x4xi8>
+func.func @softmax_composite(%arg0: tensor<2x4x!t>) -> tensor<2x4x!o> {
+  %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
+  %y = qfx.composite "torch.nn.Softmax" (%x) attributes {composite_attributes = {axis = 1 : i64}} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%v: tensor<2x4xf32>):
+    %m = tosa.reduce_max %v {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+    %d = tosa.sub %v, %m : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+    %e = tosa.exp %d : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %s = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+    %r = tosa.reciprocal %s : (tensor<2x1xf32>) -> tensor<2x1xf32>
+    %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %p = tosa.mul %e, %r, %shift : (tensor<2x4xf32>, tensor<2x1xf32>, tensor<1xi8>) -> tensor<2x4xf32>
+    qfx.yield %p : tensor<2x4xf32>
+  }
+  %q = quant.qcast %y : tensor<2x4xf32> to tensor<2x4x!o>
+  return %q : tensor<2x4x!o>
+}
