@@ -996,6 +996,34 @@ def _f_mul(ex, node, loc, origin):
     ex.binary(node, "mul", _operand(ex, node, a["input"]), _operand(ex, node, a["other"]), loc, origin)
 
 
+def _f_div(ex, node, loc, origin):
+    """Division by a number or tensor: a mul by its reciprocal (TOSA has no
+    float division). x * (1/c) equals x / c when c is a power of two (BERT's
+    sqrt(head size) usually is); otherwise it can differ in the last bit."""
+    a = ex.args_kwargs(node, ["input", "other", "rounding_mode"], {"rounding_mode": None})
+    if ex.static(node, a["rounding_mode"]) is not None:
+        ex.fail(node, "division with a rounding_mode is not supported")
+    x, other = _operand(ex, node, a["input"]), _operand(ex, node, a["other"])
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        if other == 0:
+            ex.fail(node, "division by the number 0 is not supported")
+        ex.binary(node, "mul", x, float(np.float32(1.0) / np.float32(other)), loc, origin)
+        return
+    if not isinstance(other, _Value) or other.array is not None:
+        ex.fail(node, f"unsupported divisor {other!r}")
+    inverse = ex.w.op("reciprocal", [other.tensor], other.tensor.shape, loc, origin,
+                      hint="reciprocal")
+    ex.binary(node, "mul", x, _Value(inverse, other.layout, other.torch_shape), loc, origin)
+
+
+def _f_softmax(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "dim", "_stacklevel", "dtype"],
+                       {"dim": None, "_stacklevel": 3, "dtype": None})
+    if ex.static(node, a["dim"]) is None or ex.static(node, a["dtype"]) is not None:
+        ex.fail(node, "softmax is supported with a dim and no dtype")
+    ex.softmax(node, ex.tensor_arg(node, a["input"]), ex.static(node, a["dim"]), loc, origin)
+
+
 def _operand(ex, node, arg):
     if isinstance(arg, torch.fx.Node):
         value = ex.env.get(arg)
@@ -1416,6 +1444,10 @@ def _load_torch() -> None:
         operator.add: _f_add,
         torch.add: _f_add,
         operator.mul: _f_mul,
+        operator.truediv: _f_div,
+        torch.div: _f_div,
+        F.softmax: _f_softmax,
+        torch.softmax: _f_softmax,
         torch.mul: _f_mul,
         torch.cat: _f_cat,
         torch.mean: _f_mean,
@@ -1462,6 +1494,8 @@ def _load_torch() -> None:
     _METHOD_HANDLERS.update({
         "add": _f_add,
         "mul": _f_mul,
+        "div": _f_div,
+        "softmax": _f_softmax,
         "mean": _f_mean,
         "relu": _unary_fn("relu"),
         "relu_": _unary_fn("relu"),

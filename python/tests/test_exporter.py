@@ -679,6 +679,20 @@ def test_matmul_of_two_activations_is_one_tosa_matmul(tmp_path):
         export_tosa(Fn(lambda x: torch.matmul(x, x.transpose(-1, -2).mean(0))).eval(), (x,))
 
 
+def test_division_is_a_mul_by_the_reciprocal(tmp_path):
+    model = Fn(lambda x: F.softmax(x / 4.0, dim=-1) / (torch.sigmoid(x) + 1)).eval()
+    x = torch.randn(2, 3, 5)
+    text = export_tosa(model, (x,))
+    validate(text)
+    by_origin = [(op, origin) for op, origin, _ in ops(text) if origin]
+    assert ("tosa.reciprocal", "operator.truediv") in by_origin
+    assert by_origin.count(("tosa.mul", "operator.truediv")) == 2
+    assert 'qfx.composite "torch.nn.Softmax"' in text
+    assert_matches_torch(model, x, text, tmp_path)
+    with pytest.raises(ExportError, match="rounding_mode"):
+        export_tosa(Fn(lambda x: torch.div(x, 2, rounding_mode="floor")).eval(), (x,))
+
+
 def test_iterating_a_traced_tensor_is_still_refused():
     class Iterates(nn.Module):
         def forward(self, x):

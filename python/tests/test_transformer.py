@@ -1,0 +1,136 @@
+"""A BERT-style encoder, written the way HuggingFace writes BertLayer
+(Q/K/V Linear, `x.size()[:-1] + (heads, size)` views, matmul, scaling by
+sqrt(head size), functional softmax, GELU feed-forward, residual LayerNorm),
+through qfx and PyTorch 1.13 FX on the same data, static and dynamic.
+Needs torch (Debian's python3-torch: run with /usr/bin/python3).
+"""
+
+import copy
+import math
+import warnings
+
+import pytest
+import torch
+
+import qfx
+
+nn = torch.nn
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, hidden, heads):
+        super().__init__()
+        self.heads, self.size = heads, hidden // heads
+        self.query = nn.Linear(hidden, hidden)
+        self.key = nn.Linear(hidden, hidden)
+        self.value = nn.Linear(hidden, hidden)
+        self.dropout = nn.Dropout(0.1)
+
+    def transpose_for_scores(self, x):
+        new_x_shape = x.size()[:-1] + (self.heads, self.size)
+        return x.view(new_x_shape).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states):
+        query = self.transpose_for_scores(self.query(hidden_states))
+        key = self.transpose_for_scores(self.key(hidden_states))
+        value = self.transpose_for_scores(self.value(hidden_states))
+        scores = torch.matmul(query, key.transpose(-1, -2)) / math.sqrt(self.size)
+        probs = self.dropout(nn.functional.softmax(scores, dim=-1))
+        context = torch.matmul(probs, value).permute(0, 2, 1, 3).contiguous()
+        return context.view(context.size()[:-2] + (self.heads * self.size,))
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, hidden=64, heads=4, intermediate=128):
+        super().__init__()
+        self.attention = SelfAttention(hidden, heads)
+        self.attention_output = nn.Linear(hidden, hidden)
+        self.attention_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.intermediate = nn.Linear(hidden, intermediate)
+        self.activation = nn.GELU()
+        self.output = nn.Linear(intermediate, hidden)
+        self.output_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, x):
+        attended = self.attention_norm(self.dropout(self.attention_output(self.attention(x))) + x)
+        hidden = self.activation(self.intermediate(attended))
+        return self.output_norm(self.dropout(self.output(hidden)) + attended)
+
+
+def encoder():
+    torch.manual_seed(0)
+    model = nn.Sequential(EncoderLayer(), EncoderLayer()).eval()
+    with torch.no_grad():
+        for norm in (m for m in model.modules() if isinstance(m, nn.LayerNorm)):
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-0.5, 0.5)
+    generator = torch.Generator().manual_seed(1)
+    samples = [torch.randn(1, 16, 64, generator=generator) for _ in range(8)]
+    return model, samples[:6], samples[6:]
+
+
+@pytest.fixture(autouse=True)
+def onednn():
+    engine = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "onednn"
+    yield
+    torch.backends.quantized.engine = engine
+
+
+def torch_static(model, calibration):
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
+                          (calibration[0],))
+    for x in calibration:
+        prepared(x)
+    return prepared, convert_fx(copy.deepcopy(prepared))
+
+
+def output_steps(ours, theirs):
+    values = theirs.flatten().unique()
+    step = (values[1:] - values[:-1]).min()
+    return (ours - theirs).abs() / step
+
+
+@pytest.mark.parametrize("statistics", ["pytorch", "qfx"])
+def test_static_encoder_matches_pytorch(statistics):
+    model, calibration, tests = encoder()
+    prepared, theirs = torch_static(model, calibration)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        if statistics == "pytorch":
+            quantized = qfx.convert_fx(prepared, (calibration[0],))
+        else:
+            ours = qfx.prepare_fx(model, "default:x86", (calibration[0],), outputs=None)
+            for x in calibration:
+                ours(x)
+            quantized = qfx.convert_fx(ours)
+    # What PyTorch leaves in float too: the division before the softmax
+    # (PyTorch quantizes neither it nor functional softmax) and GELU.
+    assert sorted({op.origin for op in quantized.float_ops}) == ["operator.truediv",
+                                                                 "torch.nn.GELU"]
+    with torch.no_grad():
+        steps = torch.stack([output_steps(quantized(x), theirs(x)) for x in tests])
+    assert steps.max() <= 1.0 + 1e-4
+    # With PyTorch's statistics the int8 arithmetic is the same; with qfx's,
+    # the histogram observers see float values of another summation order.
+    assert (steps < 1e-3).float().mean() >= (1.0 if statistics == "pytorch" else 0.9)
+
+
+def test_dynamic_encoder_matches_quantize_dynamic():
+    from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig, quantize_dynamic
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    model, calibration, tests = encoder()
+    mapping = QConfigMapping().set_object_type(nn.Linear, default_dynamic_qconfig)
+    theirs = convert_fx(prepare_fx(copy.deepcopy(model), mapping, (calibration[0],)))
+    eager = quantize_dynamic(copy.deepcopy(model), {nn.Linear}, dtype=torch.qint8)
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, mapping, (calibration[0],), outputs=None))
+    assert quantized.float_ops == []
+    with torch.no_grad():
+        for x in tests:
+            assert torch.equal(theirs(x), eager(x))
+            torch.testing.assert_close(quantized(x), theirs(x), rtol=0, atol=1e-5)
