@@ -922,6 +922,70 @@ class _Exporter:
 
     # ----- call_function / call_method ------------------------------------
 
+    def getitem(self, node) -> bool:
+        """`pieces[i]` of a tuple of tensors (chunk, split), or indexing a
+        tensor with ints and unit-step slices (`x[:, 0]`, `x[..., :8]`): a
+        slice (and a reshape for the dropped dimensions), both without
+        origin: PyTorch quantizes no op there. False for shape arithmetic."""
+        container = self.env.get(node.args[0]) if isinstance(node.args[0], torch.fx.Node) else None
+        index = self.static(node, node.args[1])
+        if isinstance(container, tuple) and any(isinstance(v, _Value) for v in container):
+            self.env[node] = container[index]
+            return True
+        if not isinstance(container, _Value):
+            return False
+        x = container
+        items = list(index) if isinstance(index, tuple) else [index]
+        if sum(item is Ellipsis for item in items) > 1:
+            self.fail(node, "indexing with more than one Ellipsis")
+        if Ellipsis in items:
+            at = items.index(Ellipsis)
+            items[at:at + 1] = [slice(None)] * (x.rank - len(items) + 1)
+        items += [slice(None)] * (x.rank - len(items))
+        start, size, dropped = [], [], False
+        for item, extent in zip(items, x.torch_shape):
+            if isinstance(item, int) and not isinstance(item, bool):
+                if not -extent <= item < extent:
+                    self.fail(node, f"index {item} out of range for a dimension of {extent}")
+                start.append(item % extent)
+                size.append(1)
+                dropped = True
+            elif isinstance(item, slice) and item.step in (None, 1):
+                first, stop, _ = item.indices(extent)
+                start.append(first)
+                size.append(max(stop - first, 0))
+            else:
+                self.fail(node, f"indexing with {item!r} is not supported (ints and slices of "
+                          "step 1)")
+        if 0 in size:
+            self.fail(node, "indexing to an empty tensor is not supported")
+        piece = _Value(self.w.slice(x.tensor, [start[d] for d in x.layout],
+                                    [size[d] for d in x.layout], self.node_location(node), None),
+                       x.layout, tuple(size))
+        if dropped:
+            self.reshape_to(node, piece, self.node_location(node), None)
+        else:
+            self.set_tensor(node, piece.tensor, x.layout)
+        return True
+
+    def split(self, node, x: _Value, sizes: Sequence[int], dim: int, loc):
+        """chunk / split along `dim`: one slice (without origin) per piece."""
+        dim %= x.rank
+        if sum(sizes) != x.torch_shape[dim]:
+            self.fail(node, f"pieces of {list(sizes)} do not split a dimension of "
+                      f"{x.torch_shape[dim]}")
+        pieces, first = [], 0
+        for size in sizes:
+            start = [0] * x.rank
+            start[dim] = first
+            shape = list(x.torch_shape)
+            shape[dim] = size
+            tensor = self.w.slice(x.tensor, [start[d] for d in x.layout],
+                                  [shape[d] for d in x.layout], loc, None)
+            pieces.append(_Value(tensor, x.layout, tuple(shape)))
+            first += size
+        self.env[node] = tuple(pieces)
+
     def is_shape_arithmetic(self, node) -> bool:
         if node.op == "call_method":
             return node.target in _STATIC_METHODS
@@ -933,6 +997,8 @@ class _Exporter:
 
     def call_function(self, node):
         target = node.target
+        if target is operator.getitem and self.getitem(node):
+            return
         if self.is_shape_arithmetic(node):
             self.static_call(node)
             return
@@ -1104,6 +1170,16 @@ def _f_layer_norm(ex, node, loc, origin):
                     for k in ("weight", "bias"))
     ex.layer_norm(node, ex.tensor_arg(node, a["input"]), shape, weight, bias,
                   float(ex.static(node, a["eps"])), loc, origin)
+
+
+def _split_like(count: str):
+    """chunk / split: the pieces PyTorch made, as slices."""
+    def handler(ex, node, loc, origin):
+        a = ex.args_kwargs(node, ["input", count, "dim"], {"dim": 0})
+        dim = ex.static(node, a["dim"])
+        ex.split(node, ex.tensor_arg(node, a["input"]),
+                 [piece.shape[dim] for piece in ex.recorded[node]], dim, loc)
+    return handler
 
 
 def _f_clamp(ex, node, loc, origin):
@@ -1479,6 +1555,8 @@ def _load_torch() -> None:
         F.conv1d: _functional_conv(1),
         F.conv2d: _functional_conv(2),
         torch.clamp: _f_clamp,
+        torch.chunk: _split_like("chunks"),
+        torch.split: _split_like("split_size_or_sections"),
         torch.squeeze: _f_reshape_like,
         torch.unsqueeze: _f_reshape_like,
         torch.stack: _f_stack,
@@ -1504,6 +1582,8 @@ def _load_torch() -> None:
         "tanh": _unary_fn("tanh"),
         "tanh_": _unary_fn("tanh"),
         "clamp": _f_clamp,
+        "chunk": _split_like("chunks"),
+        "split": _split_like("split_size"),
         "detach": _f_identity,
         "detach_": _f_identity,
         "squeeze": _f_reshape_like,

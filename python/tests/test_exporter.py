@@ -693,6 +693,29 @@ def test_division_is_a_mul_by_the_reciprocal(tmp_path):
         export_tosa(Fn(lambda x: torch.div(x, 2, rounding_mode="floor")).eval(), (x,))
 
 
+def test_chunk_split_and_indexing_are_slices_without_origin(tmp_path):
+    class Pieces(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 1)
+
+        def forward(self, x):
+            y = self.conv(x)  # held NHWC
+            a, b = y.chunk(2, dim=1)
+            c = torch.split(y, [1, 3], 1)[1]
+            return a + b, c.split(2, dim=-1)[2], y[:, 1, :, 2:5], y[..., -1]
+
+    model = Pieces().eval()
+    x = torch.randn(2, 3, 5, 6)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert all(origin is None for op, origin, _ in ops(text) if op == "tosa.slice")
+    assert_matches_torch(model, x, text, tmp_path)
+    for bad, message in ((lambda x: x[:, ::2], "step 1"), (lambda x: x[:, 3:3], "empty")):
+        with pytest.raises(ExportError, match=message):
+            export_tosa(Fn(bad).eval(), (x,))
+
+
 def test_iterating_a_traced_tensor_is_still_refused():
     class Iterates(nn.Module):
         def forward(self, x):
