@@ -195,7 +195,10 @@ enum class OpGroup {
   Cat,
   Default,
   FixedQParams,
-  ShareQParams
+  ShareQParams,
+  /// quint8 in and out, float weight and bias (native.py's
+  /// input_output_only_quint8_dtype_config).
+  LayerNorm
 };
 
 /// One TOSA pattern of a built-in table and what it is made from.
@@ -215,6 +218,12 @@ struct TOSAPatternSpec {
   /// For the fixed-qparams ops: whether the output range is [0, 1] (sigmoid)
   /// or [-1, 1] (tanh).
   bool fixedRange0To1 = false;
+  /// For binary ops: whether one operand can be a scalar (add and mul; the
+  /// output then shares the tensor operand's observer).
+  bool scalarOperand = true;
+  /// Only in the table of PyTorch's native.py (qfx's "onednn"): x86.py,
+  /// fbgemm.py and qnnpack.py have no layer norm.
+  bool nativeOnly = false;
 };
 } // namespace
 
@@ -401,19 +410,26 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
       result.push_back(row({module}, OpGroup::Default,
                            singles({module, functional}), "table"));
     // PyTorch's kernels that dequantize, compute in float and quantize:
-    // matmul of two activations, softmax (fixed qparams [0, 1]) and layer
-    // norm (its weight and bias stay float: constants of the body).
-    result.push_back(row({"tosa.matmul"}, OpGroup::Default,
-                         singles({"torch.matmul"}), "float_kernel"));
+    // matmul of two activations (a binary op to PyTorch), softmax (fixed
+    // qparams [0, 1]) and layer norm (its weight and bias stay float:
+    // constants of the body). A matmul of two activations is the composite
+    // "torch.matmul": the pattern tosa.matmul is Linear's (a table has one
+    // row per pattern). PyTorch gives torch.matmul no num_tensor_args.
+    TOSAPatternSpec matmul = row({"torch.matmul"}, OpGroup::Binary,
+                                 singles({"torch.matmul"}), "float_kernel");
+    matmul.scalarOperand = false;
+    result.push_back(matmul);
     TOSAPatternSpec softmax =
         row({"torch.nn.Softmax"}, OpGroup::FixedQParams,
             singles({"torch.nn.Softmax"}), "float_kernel");
     softmax.fixedRange0To1 = true;
     result.push_back(softmax);
-    result.push_back(
-        row({"torch.nn.LayerNorm"}, OpGroup::Default,
+    TOSAPatternSpec layerNorm =
+        row({"torch.nn.LayerNorm"}, OpGroup::LayerNorm,
             singles({"torch.nn.LayerNorm", "torch.nn.functional.layer_norm"}),
-            "float_kernel"));
+            "float_kernel");
+    layerNorm.nativeOnly = true;
+    result.push_back(layerNorm);
     // Its slopes are constants of the body (PyTorch 1.13 has no functional
     // pattern for it): one table per channel.
     result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,
@@ -442,7 +458,8 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
          {Share{"tosa.avg_pool2d",
                 {"torch.nn.AvgPool1d", "torch.nn.AvgPool2d",
                  "torch.nn.AdaptiveAvgPool1d", "torch.nn.AdaptiveAvgPool2d",
-                 "torch.avg_pool1d", "torch.adaptive_avg_pool1d",
+                 "torch.nn.functional.avg_pool1d",
+                 "torch.nn.functional.adaptive_avg_pool1d",
                  "torch.nn.functional.adaptive_avg_pool2d",
                  "torch.nn.functional.avg_pool2d"},
                 "avg_pool2d"},
@@ -507,11 +524,13 @@ namespace {
 /// The dtype configs of each op group in one backend table.
 struct GroupDTypeConfigs {
   std::vector<DTypeConfig> conv, linear, binary, cat, fixedQParams,
-      shareQParams;
+      shareQParams, layerNorm;
   /// The fixed-qparams observers; PyTorch's are quint8.
   ObserverSpec range0To1, rangeNeg1To1;
   /// tosa.slice and tosa.pad, which only the tosa table has.
   bool withSliceAndPad = false;
+  /// The rows of PyTorch's native table only (TOSAPatternSpec::nativeOnly).
+  bool native = false;
 
   const std::vector<DTypeConfig> &get(OpGroup group) const {
     switch (group) {
@@ -528,6 +547,8 @@ struct GroupDTypeConfigs {
       return fixedQParams;
     case OpGroup::ShareQParams:
       return shareQParams;
+    case OpGroup::LayerNorm:
+      return layerNorm;
     }
     return conv;
   }
@@ -603,6 +624,9 @@ static GroupDTypeConfigs nativeGroups() {
   g.cat = {defaultOpQUInt8()};
   g.fixedQParams = {weightedInt8()};
   g.shareQParams = {defaultOpQUInt8()};
+  g.layerNorm = {weighted(
+      DTypeWithConstraints(DType::QUInt8), DTypeWithConstraints(DType::QUInt8),
+      DTypeWithConstraints(DType::Float32), DType::Float32)};
   g.range0To1 = presets::defaultFixedQParamsRange0To1Observer();
   g.rangeNeg1To1 = presets::defaultFixedQParamsRangeNeg1To1Observer();
   return g;
@@ -658,6 +682,8 @@ static BackendConfig buildTable(llvm::StringRef name,
                                 const GroupDTypeConfigs &groups) {
   BackendConfig table(name);
   for (const TOSAPatternSpec &spec : getTOSAPatternSpecs()) {
+    if (spec.nativeOnly && !groups.native)
+      continue;
     BackendPatternConfig config(spec.tosaPattern);
     config.setDTypeConfigs(groups.get(spec.group));
     switch (spec.group) {
@@ -668,6 +694,8 @@ static BackendConfig buildTable(llvm::StringRef name,
     case OpGroup::Binary:
       // One tensor operand (the other a scalar constant): the output shares
       // the input's observer.
+      if (!spec.scalarOperand)
+        break;
       config
           .setNumTensorArgsToObservationType(
               0, ObservationType::OutputUseDifferentObserverAsInput)
@@ -714,9 +742,14 @@ llvm::ArrayRef<llvm::StringLiteral> qfx::getBackendConfigNames() {
 
 std::optional<BackendConfig> qfx::getBackendConfig(llvm::StringRef name) {
   // x86.py's and fbgemm.py's dtype configs equal native.py's for every group
-  // qfx maps.
-  if (name == "x86" || name == "fbgemm" || name == "onednn")
+  // qfx maps; native.py alone has layer norm.
+  if (name == "x86" || name == "fbgemm")
     return buildTable(name, nativeGroups());
+  if (name == "onednn") {
+    GroupDTypeConfigs groups = nativeGroups();
+    groups.native = true;
+    return buildTable(name, groups);
+  }
   if (name == "qnnpack")
     return buildTable(name, qnnpackGroups());
   if (name == "tosa")

@@ -269,31 +269,36 @@ class TosaWriter:
         shift = self.mul_shift(loc)
         return self.op("mul", [a, b, shift], out_shape, loc, origin, hint="mul")
 
-    def composite(self, name: str, x: Tensor, loc: str, origin: Optional[str],
-                  build: Callable[[Tensor], Tensor], attrs: Optional[str] = None,
+    def composite(self, name: str, x, loc: str, origin: Optional[str],
+                  build: Callable[..., Tensor], attrs: Optional[str] = None,
                   hint: str = "v") -> Tensor:
-        """Prints `%r = qfx.composite "NAME" (x)` whose body is what `build`
-        writes for the body's argument (it returns the yielded Tensor). The
-        composite carries `origin` and `composite_attributes = {attrs}`; the
-        body's ops carry no origin (pass origin=None inside `build`)."""
-        arg = Tensor(self.fresh("arg"), x.shape, x.element)
+        """Prints `%r = qfx.composite "NAME" (x...)` whose body is what `build`
+        writes for the body's arguments (`x` is a Tensor or a sequence of
+        them; `build` gets one argument per operand and returns the yielded
+        Tensor). The composite carries `origin` and `composite_attributes =
+        {attrs}`; the body's ops carry no origin (pass origin=None inside
+        `build`)."""
+        xs = [x] if isinstance(x, Tensor) else list(x)
+        args = [Tensor(self.fresh("arg"), t.shape, t.element) for t in xs]
         outer, self.lines = self.lines, []
-        y = build(arg)
+        y = build(*args)
         body, self.lines = self.lines, outer
         result = Tensor(self.fresh(hint), y.shape, y.element)
         parts = [f"composite_attributes = {{{attrs}}}"] if attrs else []
         if origin is not None:
             parts.append(f'qfx.origin = "{origin}"')
         parts.extend(scope_attributes(loc))
+        names = ", ".join(t.name for t in xs)
+        types = ", ".join(t.type for t in xs)
 
         def render(extra):
             attributes = ", ".join([*parts, *extra])
             attributes = f" attributes {{{attributes}}}" if attributes else ""
-            return (f'{result.name} = qfx.composite "{name}" ({x.name}){attributes} '
-                    f": ({x.type}) -> {result.type} {{")
+            return (f'{result.name} = qfx.composite "{name}" ({names}){attributes} '
+                    f": ({types}) -> {result.type} {{")
 
         self._define(result.name, render)
-        self.lines.append(f"^bb0({arg.name}: {arg.type}):")
+        self.lines.append(f"^bb0({', '.join(f'{a.name}: {a.type}' for a in args)}):")
         self.lines.extend("  " + line for line in body)
         self.lines.append(f"  qfx.yield {y.name} : {y.type} {location(loc)}")
         self.lines.append(f"}} {location(loc)}")

@@ -582,7 +582,8 @@ class _Exporter:
     def mean(self, node, x: _Value, dims, keepdim: bool, loc, origin):
         """torch.mean over `dims` as the composite "torch.mean": reduce_sum
         over the held axes, times 1/N, then the reduced axes dropped unless
-        `keepdim`. Its attributes: the operand's `axes` and `keepdim`."""
+        `keepdim`. Its attributes: the operand's `axes`, `keepdim` and
+        `averages_integers` (how PyTorch's quantized kernel computes it)."""
         dims = sorted({d % x.rank for d in dims})
         axes = sorted(x.layout.index(d) for d in dims)
         count = int(np.prod([x.torch_shape[d] for d in dims]))
@@ -602,8 +603,16 @@ class _Exporter:
                            loc, None)
             return self.w.reshape(t, out_held, loc, None)
 
+        # PyTorch's quantized mean averages the stored integers over H and W
+        # of a 4-D tensor and over the innermost dimensions of a contiguous
+        # one; otherwise (as over the channels of a quantized convolution's
+        # channels-last output, held NHWC here too) it dequantizes, averages
+        # in float and quantizes again.
+        integers = (x.rank == 4 and dims == [2, 3]) or (
+            x.layout == _identity(x.rank) and dims == list(range(x.rank - len(dims), x.rank)))
         attrs = (f"axes = array<i64: {', '.join(map(str, axes))}>, "
-                 f"keepdim = {'true' if keepdim else 'false'}")
+                 f"keepdim = {'true' if keepdim else 'false'}, "
+                 f"averages_integers = {'true' if integers else 'false'}")
         y = self.w.composite("torch.mean", x.tensor, loc, origin, build, attrs, hint=node.name)
         self.set_tensor(node, y, layout)
 
@@ -724,7 +733,9 @@ class _Exporter:
 
     def matmul(self, node, a: _Value, b: _Value, loc, origin):
         """A matmul of two tensors of rank >= 2 with the same batch
-        dimensions: one tosa.matmul over [B, M, K] x [B, K, N]."""
+        dimensions: the composite "torch.matmul" of the two (a Linear is a
+        tosa.matmul with a constant: a table has one row per pattern), its
+        body one tosa.matmul over [B, M, K] x [B, K, N]."""
         if a.rank < 2 or b.rank < 2 or a.torch_shape[:-2] != b.torch_shape[:-2]:
             self.fail(node, f"matmul of shapes {list(a.torch_shape)} and {list(b.torch_shape)} "
                       "is supported only with the same batch dimensions, both of rank >= 2")
@@ -733,12 +744,18 @@ class _Exporter:
         w = self.w
         batch = int(np.prod(a.torch_shape[:-2], dtype=np.int64))
         (m, k), n = a.torch_shape[-2:], b.torch_shape[-1]
-        lhs = w.reshape(self.plain(node, a, loc), (batch, m, k), loc, None)
-        rhs = w.reshape(self.plain(node, b, loc), (batch, k, n), loc, None)
-        y = w.op("matmul", [lhs, rhs, w.zero_point(loc), w.zero_point(loc)], (batch, m, n), loc,
-                 origin, hint=node.name)
         out = self.out_shape(node)
-        self.set_tensor(node, w.reshape(y, out, loc, None), _identity(len(out)))
+
+        def build(lhs, rhs):
+            lhs = w.reshape(lhs, (batch, m, k), loc, None)
+            rhs = w.reshape(rhs, (batch, k, n), loc, None)
+            y = w.op("matmul", [lhs, rhs, w.zero_point(loc), w.zero_point(loc)], (batch, m, n),
+                     loc, None, hint="matmul")
+            return w.reshape(y, out, loc, None)
+
+        y = w.composite("torch.matmul", [self.plain(node, a, loc), self.plain(node, b, loc)], loc,
+                        origin, build, hint=node.name)
+        self.set_tensor(node, y, _identity(len(out)))
 
     def m_identity(self, node, m, x, loc, origin):
         self.alias(node, x)
@@ -1006,7 +1023,8 @@ class _Exporter:
             _qualified_name(target))
         if handler is None:
             self.fail(node, "unsupported function")
-        handler(self, node, self.node_location(node), _qualified_name(target))
+        origin = _qualified_name(target)
+        handler(self, node, self.node_location(node), _FUNCTIONAL_NAMES.get(origin, origin))
 
     def call_method(self, node):
         if self.is_shape_arithmetic(node):
@@ -1131,8 +1149,7 @@ def _f_linear(ex, node, loc, origin):
     weight = ex.constant_arg(node, a["weight"], "weight")
     bias = (ex.constant_arg(node, a["bias"], "bias") if a["bias"] is not None
             else np.zeros(weight.shape[0], np.float32))
-    ex.linear(node, ex.tensor_arg(node, a["input"]), weight, bias, loc,
-              "torch.nn.functional.linear")
+    ex.linear(node, ex.tensor_arg(node, a["input"]), weight, bias, loc, origin)
 
 
 def _functional_conv(dims: int):
@@ -1152,7 +1169,7 @@ def _functional_conv(dims: int):
             padding=ex.static(node, a["padding"]), dilation=ex.static(node, a["dilation"]),
             groups=int(ex.static(node, a["groups"])), padding_mode="zeros")
         export = ex.m_conv1d if dims == 1 else ex.m_conv2d
-        export(node, conv, ex.tensor_arg(node, a["input"]), loc, f"torch.nn.functional.conv{dims}d")
+        export(node, conv, ex.tensor_arg(node, a["input"]), loc, origin)
     return handler
 
 
@@ -1384,6 +1401,12 @@ def _f_hardtanh(ex, node, loc, origin):
                        {"min_val": -1.0, "max_val": 1.0, "inplace": False})
     ex.clamp(node, ex.tensor_arg(node, a["input"]), float(ex.static(node, a["min_val"])),
              float(ex.static(node, a["max_val"])), loc, origin)
+
+
+# F.conv1d is torch.conv1d (and so on); PyTorch's tables name these as
+# functionals.
+_FUNCTIONAL_NAMES = {name: f"torch.nn.functional.{name[len('torch.'):]}" for name in (
+    "torch.conv1d", "torch.conv2d", "torch.avg_pool1d", "torch.adaptive_avg_pool1d")}
 
 
 def _f_max_pool(dims: int):

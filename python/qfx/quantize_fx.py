@@ -135,7 +135,7 @@ class FloatOp:
       exported model ("layer1.0.conv1"), or the remark's file:line:col.
     - `origin`: the PyTorch type the exporter recorded ("torch.nn.Hardswish"),
       or None.
-    - `reason`: why it was not lowered ("backend 'x86' has no pattern for
+    - `reason`: why it was not lowered ("backend 'onednn' has no pattern for
       it").
     """
 
@@ -390,11 +390,17 @@ def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
     return "qconfig_mapping.json"
 
 
+# PyTorch's prepare_fx and convert_fx default to get_native_backend_config(),
+# which qfx's "onednn" table is (x86.py's and fbgemm.py's equal it but for
+# layer norm).
+_DEFAULT_BACKEND = "onednn"
+
+
 def _write_backend_config(backend: Any, workdir: pathlib.Path, what: str = "prepare_fx") -> str:
     """The backend option of qfx-prepare and qfx-lower: a built-in table's
     name or a file written to `workdir`."""
-    if backend is None:
-        return "x86"
+    if backend is None:  # PyTorch's default: native.py's table
+        return _DEFAULT_BACKEND
     if isinstance(backend, str):
         _config.get_backend_config(backend)  # ValueError for an unknown name
         return backend
@@ -723,7 +729,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     - `example_inputs`: a tuple of float32 tensors; they fix the shapes every
       call takes.
     - `backend_config`: a `qfx.BackendConfig`, a torch BackendConfig, or a
-      built-in table's name; default "x86".
+      built-in table's name; default "onednn", the table of PyTorch's
+      native.py, which PyTorch's prepare_fx defaults to.
     - `outputs`: what calls of the prepared model return ("jit", None or
       "torch", see `PreparedModel`).
     - `workdir`: where the stage files and samples go; default a temporary
@@ -782,7 +789,7 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     of qfx's: it is exported with its observers (`example_inputs` fix the
     shapes, as for `prepare_fx`; the observers do not see them), prepared by
     qfx with the QConfigMapping it was prepared with and `backend_config`
-    (default "x86"), and `qfx-import-statistics` gives each of
+    (default "onednn", as PyTorch's), and `qfx-import-statistics` gives each of
     qfx's observers the statistics of PyTorch's observer of the same value
     (calibrated.mlir); converting, lowering and compiling follow as above.
     Its int8 outputs are then those of PyTorch's own `convert_fx` of that

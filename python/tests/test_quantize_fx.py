@@ -231,7 +231,7 @@ def test_mlp_matches_pytorch_convert_fx(onednn):
     check_parity(quantized, torch_model, tests, torch_model.fc3.scale,
                  torch_model.fc3.zero_point, model)
     check_int8(quantized)
-    assert quantized.backend_config == "x86"
+    assert quantized.backend_config == "onednn"
 
     # PyTorch's reference model (dequantize -> float op -> quantize), which
     # the int8 program computes with integers.
@@ -434,7 +434,7 @@ def test_save_and_load_round_trip(onednn, tmp_path):
     for stage in qfx.quantize_fx.STAGES:
         assert (tmp_path / "saved" / f"{stage}.mlir").read_text() == quantized.mlir(stage)
 
-    assert manifest["version"] == 2 and manifest["backend"] == "x86"
+    assert manifest["version"] == 2 and manifest["backend"] == "onednn"
     assert manifest["stages"]["int8"] == "int8.mlir" and manifest["float_ops"] == []
     assert "int8" in qfx.quantize_fx.STAGES
 
@@ -442,7 +442,7 @@ def test_save_and_load_round_trip(onednn, tmp_path):
     for stage in qfx.quantize_fx.STAGES:
         assert loaded.mlir(stage) == quantized.mlir(stage)
     assert "tosa.rescale" in loaded.mlir("int8")
-    assert loaded.backend_config == "x86" and loaded.float_ops == []
+    assert loaded.backend_config == "onednn" and loaded.float_ops == []
     tests = torch.stack(samples((4, 16), 4, seed=61))
     assert torch.equal(loaded.run_samples(tests), quantized.run_samples(tests))
     assert torch.equal(loaded(tests[0]), quantized(tests[0]))
@@ -865,11 +865,11 @@ def test_ops_left_in_float_are_reported(onednn, tmp_path):
         prepared(x)
     with pytest.warns(qfx.FloatOpWarning, match=r"1 op\(s\) of the quantized model run in "
                       r"float.*qfx.composite torch.nn.SiLU at 'act' \(torch.nn.SiLU\): backend "
-                      r"'x86' has no pattern for it"):
+                      r"'onednn' has no pattern for it"):
         quantized = qfx.convert_fx(prepared)
     assert quantized.float_ops == [qfx.FloatOp("qfx.composite torch.nn.SiLU", "act",
                                                "torch.nn.SiLU",
-                                               "backend 'x86' has no pattern for it")]
+                                               "backend 'onednn' has no pattern for it")]
     assert quantized.remarks.count("remark: ") == 1
     # The linears around it are still int8; SiLU's ops are float.
     int8 = quantized.mlir("int8")

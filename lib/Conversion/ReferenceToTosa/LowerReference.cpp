@@ -1347,6 +1347,13 @@ Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
   Lowered<SmallVector<int64_t>> axes = getMeanAxes(mean);
   if (!axes)
     return axes.takeError();
+  // `averages_integers = false`: PyTorch dequantizes, averages in float and
+  // quantizes to the input's qparams (its mean over other dimensions than
+  // H and W of a channels-last tensor).
+  if (auto attributes = mean.getCompositeAttributesAttr())
+    if (auto integers = attributes.getAs<mlir::BoolAttr>("averages_integers");
+        integers && !integers.getValue())
+      return lowerInFloat(b, body, out);
   Lowered<Act> input = getAct(body.external(mean.getInputs().front()));
   if (!input)
     return input.takeError();

@@ -1,10 +1,11 @@
 // The "float_kernel" lowering (PyTorch's quantized::matmul, softmax and
-// layer_norm): every int8 input dequantized as PyTorch dequantizes
-// (fma(s, q, s * -z), here with a scale of few significand bits: s * q plus a
-// constant), the pattern's float ops, then x * (1 / s) rounded half to even
-// (tosa.cast), plus the zero point, saturated.
+// layer_norm, and mean where PyTorch averages in float): every int8 input
+// dequantized as PyTorch dequantizes (fma(s, q, s * -z), here with a scale of
+// few significand bits: s * q plus a constant), the pattern's float ops, then
+// x * (1 / s) rounded half to even (tosa.cast), plus the zero point,
+// saturated.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: echo '{"name": "float", "configs": [{"pattern": "tosa.matmul", "reference_lowering": "float_kernel"}, {"pattern": "torch.nn.Softmax", "reference_lowering": "float_kernel"}]}' > %t/float.json
+// RUN: echo '{"name": "float", "configs": [{"pattern": "tosa.matmul", "reference_lowering": "float_kernel"}, {"pattern": "torch.nn.Softmax", "reference_lowering": "float_kernel"}, {"pattern": "torch.mean", "reference_lowering": "mean"}]}' > %t/float.json
 // RUN: quant-opt %s --qfx-lower="backend=%t/float.json" --split-input-file | FileCheck %s
 
 !a = !quant.uniform<i8:f32, 0.5:3>
@@ -60,4 +61,46 @@ func.func @softmax_composite(%arg0: tensor<2x4x!t>) -> tensor<2x4x!o> {
   }
   %q = quant.qcast %y : tensor<2x4xf32> to tensor<2x4x!o>
   return %q : tensor<2x4x!o>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+
+// A mean PyTorch computes in float (`averages_integers = false`): the
+// composite on the dequantized input, quantized to the shared qparams; with
+// `true` (or no attribute) the integers are averaged.
+// CHECK-LABEL: func.func @mean_in_float
+// CHECK: qfx.composite "torch.mean"
+// CHECK: tosa.reduce_sum {{.*}} -> tensor<1x1x4xf32>
+// CHECK: dense<2.000000e+00>
+// CHECK-LABEL: func.func @mean_of_integers
+// CHECK-NOT: qfx.composite
+// CHECK: tosa.reduce_sum {{.*}} -> tensor<1x1x4xi32>
+func.func @mean_in_float(%arg0: tensor<1x2x4x!t>) -> tensor<1x1x4x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x4x!t> to tensor<1x2x4xf32>
+  %y = qfx.composite "torch.mean" (%x) attributes {composite_attributes = {axes = array<i64: 1>, keepdim = true, averages_integers = false}} : (tensor<1x2x4xf32>) -> tensor<1x1x4xf32> {
+  ^bb0(%v: tensor<1x2x4xf32>):
+    %s = tosa.reduce_sum %v {axis = 1 : i32} : (tensor<1x2x4xf32>) -> tensor<1x1x4xf32>
+    %half = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+    %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %s, %half, %shift : (tensor<1x1x4xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<1x1x4xf32>
+    qfx.yield %m : tensor<1x1x4xf32>
+  }
+  %q = quant.qcast %y : tensor<1x1x4xf32> to tensor<1x1x4x!t>
+  return %q : tensor<1x1x4x!t>
+}
+
+func.func @mean_of_integers(%arg0: tensor<1x2x4x!t>) -> tensor<1x1x4x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x4x!t> to tensor<1x2x4xf32>
+  %y = qfx.composite "torch.mean" (%x) attributes {composite_attributes = {axes = array<i64: 1>, keepdim = true, averages_integers = true}} : (tensor<1x2x4xf32>) -> tensor<1x1x4xf32> {
+  ^bb0(%v: tensor<1x2x4xf32>):
+    %s = tosa.reduce_sum %v {axis = 1 : i32} : (tensor<1x2x4xf32>) -> tensor<1x1x4xf32>
+    %half = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+    %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %s, %half, %shift : (tensor<1x1x4xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<1x1x4xf32>
+    qfx.yield %m : tensor<1x1x4xf32>
+  }
+  %q = quant.qcast %y : tensor<1x1x4xf32> to tensor<1x1x4x!t>
+  return %q : tensor<1x1x4x!t>
 }

@@ -57,10 +57,14 @@ void checkAgainstPyTorch(llvm::StringRef name, llvm::StringRef torchName) {
     std::string torchPattern = joinPattern(mapping.torchPattern);
     SCOPED_TRACE(torchPattern + " -> " + joinPattern(mapping.tosaPattern));
     const Object *expected = byPattern.lookup(torchPattern);
+    const BackendPatternConfig *ours = table->lookup(mapping.tosaPattern);
+    if (!ours) { // a row of another table only (layer norm: native.py's)
+      EXPECT_FALSE(expected) << "PyTorch's " << torchName.str() << " table has "
+                             << torchPattern << "; qfx's has no row for it";
+      continue;
+    }
     ASSERT_TRUE(expected) << "PyTorch's " << torchName.str()
                           << " table has no pattern " << torchPattern;
-    const BackendPatternConfig *ours = table->lookup(mapping.tosaPattern);
-    ASSERT_TRUE(ours);
     covered.insert(ours);
     Object actual = *backendPatternConfigToJSON(*ours).getAsObject();
 
