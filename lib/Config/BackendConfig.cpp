@@ -430,6 +430,18 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
             "float_kernel");
     layerNorm.nativeOnly = true;
     result.push_back(layerNorm);
+    // Group and instance norm, computed in float by PyTorch's kernels too.
+    // PyTorch quantizes F.group_norm, not nn.GroupNorm (a leaf to FX).
+    result.push_back(row({"torch.nn.GroupNorm"}, OpGroup::Default,
+                         singles({"torch.nn.functional.group_norm"}),
+                         "float_kernel"));
+    for (llvm::StringRef instanceNorm :
+         {"torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d",
+          "torch.nn.InstanceNorm3d"})
+      result.push_back(
+          row({instanceNorm}, OpGroup::Default,
+              singles({instanceNorm, "torch.nn.functional.instance_norm"}),
+              "float_kernel"));
     // Its slopes are constants of the body (PyTorch 1.13 has no functional
     // pattern for it): one table per channel.
     result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,

@@ -133,6 +133,11 @@ class _Value:
         return len(self.torch_shape)
 
 
+def _affine(norm) -> tuple:
+    """A normalization module's weight and bias as arrays (None without)."""
+    return tuple(None if p is None else p.detach().cpu().numpy() for p in (norm.weight, norm.bias))
+
+
 def _keeps_element_order(perm: Sequence[int], shape: Sequence[int]) -> bool:
     """True if transposing `shape` by `perm` only moves size-1 dimensions, so
     a reshape produces the same elements in the same order."""
@@ -681,9 +686,7 @@ class _Exporter:
         self.set_tensor(node, y, x.layout)
 
     def m_layer_norm(self, node, m, x, loc, origin):
-        weight = m.weight.detach().cpu().numpy() if m.weight is not None else None
-        bias = m.bias.detach().cpu().numpy() if m.bias is not None else None
-        self.layer_norm(node, x, tuple(m.normalized_shape), weight, bias, float(m.eps), loc,
+        self.layer_norm(node, x, tuple(m.normalized_shape), *_affine(m), float(m.eps), loc,
                         origin)
 
     def layer_norm(self, node, x: _Value, normalized_shape, weight, bias, eps, loc, origin):
@@ -729,6 +732,63 @@ class _Exporter:
                  f"eps = {format_f32(eps)} : f32")
         y = w.composite("torch.nn.LayerNorm", x.tensor, loc, origin, build, attrs,
                         hint=node.name)
+        self.set_tensor(node, y, x.layout)
+
+    def m_instance_norm(self, node, m, x, loc, origin):
+        if m.track_running_stats:
+            self.fail(node, "instance norm with track_running_stats (running statistics in eval "
+                      "mode) is not supported")
+        self.group_norm(node, x, x.torch_shape[1], *_affine(m), float(m.eps),
+                        _module_type_name(m), loc, origin)
+
+    def m_group_norm(self, node, m, x, loc, origin):
+        self.group_norm(node, x, m.num_groups, *_affine(m), float(m.eps), "torch.nn.GroupNorm",
+                        loc, origin)
+
+    def group_norm(self, node, x: _Value, groups: int, weight, bias, eps, name, loc, origin):
+        """The composite `name` ("torch.nn.GroupNorm", "torch.nn.InstanceNorm2d",
+        ...): the channels in `groups` groups, each normalized over its
+        channels and every position ((x - mean) * rsqrt(biased var + eps)),
+        times weight plus bias per channel (constants of the body, float as in
+        PyTorch's quantized kernels). Attributes: `groups`, `eps`, the
+        operand's held channel `axis`."""
+        if x.rank < 2 or x.torch_shape[1] % groups:
+            self.fail(node, f"{groups} groups do not divide the {x.torch_shape[1]} channels of "
+                      f"a tensor of shape {list(x.torch_shape)}")
+        w = self.w
+        n, c = x.torch_shape[:2]
+        per_group = int(np.prod(x.torch_shape[1:], dtype=np.int64)) // groups
+        channel_shape = (1, c) + (1,) * (x.rank - 2)
+        to_plain = [x.layout.index(d) for d in range(x.rank)]
+
+        def average(t):
+            total = w.op("reduce_sum", [t], (n, groups, 1), loc, None, attrs="axis = 2 : i32",
+                         hint="sum")
+            return w.mul(total, _scalar(w, total, 1.0 / per_group, loc, "inverse_count"),
+                         total.shape, loc, None)
+
+        def build(arg):
+            grouped = w.reshape(w.transpose(arg, to_plain, loc, None), (n, groups, per_group),
+                                loc, None)
+            centered = w.op("sub", [grouped, average(grouped)], grouped.shape, loc, None,
+                            hint="centered")
+            var = average(w.mul(centered, centered, grouped.shape, loc, None))
+            shifted = w.op("add", [var, _scalar(w, var, eps, loc, "eps")], var.shape, loc, None,
+                           hint="var_eps")
+            y = w.mul(centered, w.op("rsqrt", [shifted], var.shape, loc, None, hint="rstd"),
+                      grouped.shape, loc, None)
+            y = w.reshape(y, x.torch_shape, loc, None)
+            if weight is not None:
+                y = w.mul(y, w.const(weight.reshape(channel_shape), loc, f"{node.name}_weight"),
+                          y.shape, loc, None)
+            if bias is not None:
+                y = w.op("add", [y, w.const(bias.reshape(channel_shape), loc, f"{node.name}_bias")],
+                         y.shape, loc, None, hint="add")
+            return w.transpose(y, x.layout, loc, None)
+
+        attrs = (f"axis = {x.layout.index(1)} : i64, groups = {groups} : i64, "
+                 f"eps = {format_f32(eps)} : f32")
+        y = w.composite(name, x.tensor, loc, origin, build, attrs, hint=node.name)
         self.set_tensor(node, y, x.layout)
 
     def matmul(self, node, a: _Value, b: _Value, loc, origin):
@@ -1199,6 +1259,32 @@ def _split_like(count: str):
     return handler
 
 
+def _f_group_norm(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "num_groups", "weight", "bias", "eps"],
+                       {"weight": None, "bias": None, "eps": 1e-5})
+    weight, bias = ((ex.constant_arg(node, a[k], k) if a[k] is not None else None)
+                    for k in ("weight", "bias"))
+    ex.group_norm(node, ex.tensor_arg(node, a["input"]), int(ex.static(node, a["num_groups"])),
+                  weight, bias, float(ex.static(node, a["eps"])), "torch.nn.GroupNorm", loc,
+                  origin)
+
+
+def _f_instance_norm(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "running_mean", "running_var", "weight", "bias",
+                              "use_input_stats", "momentum", "eps"],
+                       {"running_mean": None, "running_var": None, "weight": None, "bias": None,
+                        "use_input_stats": True, "momentum": 0.1, "eps": 1e-5})
+    if not ex.static(node, a["use_input_stats"]):
+        ex.fail(node, "instance_norm with running statistics is not supported")
+    x = ex.tensor_arg(node, a["input"])
+    if x.rank not in (3, 4, 5):
+        ex.fail(node, f"instance_norm expects a 3-D to 5-D input, got rank {x.rank}")
+    weight, bias = ((ex.constant_arg(node, a[k], k) if a[k] is not None else None)
+                    for k in ("weight", "bias"))
+    ex.group_norm(node, x, x.torch_shape[1], weight, bias, float(ex.static(node, a["eps"])),
+                  f"torch.nn.InstanceNorm{x.rank - 2}d", loc, origin)
+
+
 def _f_clamp(ex, node, loc, origin):
     a = ex.args_kwargs(node, ["input", "min", "max"], {"min": None, "max": None})
     lo, hi = ex.static(node, a["min"]), ex.static(node, a["max"])
@@ -1536,6 +1622,10 @@ def _load_torch() -> None:
         nn.Dropout: _Exporter.m_identity,
         nn.Softmax: _Exporter.m_softmax,
         nn.LayerNorm: _Exporter.m_layer_norm,
+        nn.InstanceNorm1d: _Exporter.m_instance_norm,
+        nn.InstanceNorm2d: _Exporter.m_instance_norm,
+        nn.InstanceNorm3d: _Exporter.m_instance_norm,
+        nn.GroupNorm: _Exporter.m_group_norm,
         nn.Identity: _Exporter.m_identity,
     })
 
@@ -1572,6 +1662,8 @@ def _load_torch() -> None:
         F.dropout: _f_dropout,
         F.linear: _f_linear,
         F.layer_norm: _f_layer_norm,
+        F.group_norm: _f_group_norm,
+        F.instance_norm: _f_instance_norm,
         torch.matmul: _f_matmul,
         torch.bmm: _f_matmul,
         operator.matmul: _f_matmul,

@@ -249,6 +249,14 @@ COMPOSITE_CASES = [
      "torch.nn.LayerNorm"),
     ("f_layer_norm", Fn(lambda x: F.layer_norm(x, (3, 5), eps=1e-3)), "torch.nn.LayerNorm",
      "torch.nn.functional.layer_norm"),
+    ("group_norm", Wrap(_with_affine(nn.GroupNorm(1, 3))), "torch.nn.GroupNorm",
+     "torch.nn.GroupNorm"),
+    ("f_group_norm", Fn(lambda x: F.group_norm(x, 3)), "torch.nn.GroupNorm",
+     "torch.nn.functional.group_norm"),
+    ("instance_norm", Wrap(_with_affine(nn.InstanceNorm1d(3, affine=True))),
+     "torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm1d"),
+    ("f_instance_norm", Fn(lambda x: F.instance_norm(x, eps=1e-3)), "torch.nn.InstanceNorm1d",
+     "torch.nn.functional.instance_norm"),
 ]
 
 
