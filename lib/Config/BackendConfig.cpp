@@ -430,6 +430,11 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
             "float_kernel");
     layerNorm.nativeOnly = true;
     result.push_back(layerNorm);
+    // Bilinear interpolation (nearest is data movement): a composite;
+    // PyTorch's kernel interpolates q - zp in float and rounds.
+    result.push_back(
+        row({"torch.nn.functional.interpolate"}, OpGroup::ShareQParams,
+            singles({"torch.nn.functional.interpolate"}), "centered_float"));
     // Group and instance norm, computed in float by PyTorch's kernels too.
     // PyTorch quantizes F.group_norm, not nn.GroupNorm (a leaf to FX).
     result.push_back(row({"torch.nn.GroupNorm"}, OpGroup::Default,
@@ -491,20 +496,21 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                 "table"},
           Share{"tosa.identity", {"torch.nn.Identity"}, "data_movement"},
           // torch.stack is a reshape per tensor and a concat;
-          // repeat_interleave a reshape, a tile and a reshape.
+          // repeat_interleave a reshape, a tile and a reshape (and so is
+          // nearest interpolation, per dimension).
           Share{"tosa.reshape",
                 {"torch.flatten", "torch.squeeze", "torch.unsqueeze",
                  "Tensor.reshape", "Tensor.view", "Tensor.squeeze",
                  "Tensor.squeeze_", "Tensor.unsqueeze", "Tensor.unsqueeze_",
                  "torch.stack", "torch.repeat_interleave",
-                 "Tensor.repeat_interleave"},
+                 "Tensor.repeat_interleave", "torch.nn.functional.interpolate"},
                 "data_movement"},
           Share{"tosa.transpose",
                 {"torch.transpose", "Tensor.transpose", "Tensor.permute"},
                 "data_movement"},
           Share{"tosa.tile",
                 {"Tensor.repeat", "torch.repeat_interleave",
-                 "Tensor.repeat_interleave"},
+                 "Tensor.repeat_interleave", "torch.nn.functional.interpolate"},
                 "data_movement"},
           // No int8 lowering yet.
           Share{"tosa.resize", {"torch.nn.functional.interpolate"}, ""}})

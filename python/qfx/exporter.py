@@ -791,6 +791,41 @@ class _Exporter:
         y = w.composite(name, x.tensor, loc, origin, build, attrs, hint=node.name)
         self.set_tensor(node, y, x.layout)
 
+    def bilinear(self, node, x: _Value, out, align_corners: bool, scales, loc, origin):
+        """Bilinear interpolation of a 4-D tensor as the composite
+        "torch.nn.functional.interpolate" (attributes `mode`,
+        `align_corners`): on NHWC, a matmul by the [N, W_out, W] weights over
+        W (transposed there), then by the [N, H_out, H] weights over H, which
+        sums as PyTorch's kernel does: h0 * (w0 * a + w1 * b) + h1 * (...)."""
+        if x.rank != 4:
+            self.fail(node, f"bilinear interpolation expects a 4-D input, got rank {x.rank}")
+        w = self.w
+        n, c, h, wd = x.torch_shape
+        out_h, out_w = out[2], out[3]
+        src = self.in_layout(node, x, _NHWC, loc)
+        weights_h = _bilinear_weights(h, out_h, align_corners, scales[0])
+        weights_w = _bilinear_weights(wd, out_w, align_corners, scales[1])
+
+        def along(t, weights, rows, cols, hint):
+            """`weights` [out, in] times t [N, in, cols] -> [N, out, cols]."""
+            batched = np.broadcast_to(weights, (n,) + weights.shape)
+            zero = w.zero_point(loc)
+            return w.op("matmul", [w.const(np.ascontiguousarray(batched), loc, hint), t, zero,
+                                   w.zero_point(loc)], (n, rows, cols), loc, None, hint=hint)
+
+        def build(arg):
+            y = w.reshape(w.transpose(arg, (0, 2, 1, 3), loc, None), (n, wd, h * c), loc, None)
+            y = along(y, weights_w, out_w, h * c, "columns")
+            y = w.transpose(w.reshape(y, (n, out_w, h, c), loc, None), (0, 2, 1, 3), loc, None)
+            y = along(w.reshape(y, (n, h, out_w * c), loc, None), weights_h, out_h, out_w * c,
+                      "rows")
+            return w.reshape(y, (n, out_h, out_w, c), loc, None)
+
+        attrs = f'mode = "bilinear", align_corners = {"true" if align_corners else "false"}'
+        y = w.composite("torch.nn.functional.interpolate", src, loc, origin, build, attrs,
+                        hint=node.name)
+        self.set_tensor(node, y, _NHWC)
+
     def matmul(self, node, a: _Value, b: _Value, loc, origin):
         """A matmul of two tensors of rank >= 2 with the same batch
         dimensions: the composite "torch.matmul" of the two (a Linear is a
@@ -1285,6 +1320,84 @@ def _f_instance_norm(ex, node, loc, origin):
                   f"torch.nn.InstanceNorm{x.rank - 2}d", loc, origin)
 
 
+def _bilinear_weights(in_size: int, out_size: int, align_corners: bool, scale) -> np.ndarray:
+    """The [out, in] matrix of PyTorch's linear interpolation along one
+    dimension (area_pixel_compute_source_index: half-pixel centres clamped
+    at 0, or corners aligned; `scale` the scale_factor given, if any)."""
+    if align_corners:
+        ratio = (np.float32(in_size - 1) / np.float32(out_size - 1) if out_size > 1
+                 else np.float32(0))
+    else:
+        ratio = np.float32(1.0 / scale) if scale else np.float32(in_size) / np.float32(out_size)
+    weights = np.zeros((out_size, in_size), np.float32)
+    for dst in range(out_size):
+        if align_corners:
+            src = ratio * np.float32(dst)
+        else:
+            src = max(ratio * (np.float32(dst) + np.float32(0.5)) - np.float32(0.5), np.float32(0))
+        i0 = int(src)
+        i1 = i0 + (1 if i0 < in_size - 1 else 0)
+        l1 = np.float32(src - i0)
+        weights[dst, i0] += np.float32(1) - l1
+        weights[dst, i1] += l1
+    return weights
+
+
+def _f_interpolate(ex, node, loc, origin):
+    """Nearest-neighbour upsampling by integer factors: per spatial
+    dimension, a new axis after it, tiled `factor` times, merged back
+    (exactly PyTorch's floor(dst * (1 / factor)) for the factors that occur).
+    Bilinear (4-D): the composite "torch.nn.functional.interpolate" whose body
+    multiplies by PyTorch's interpolation matrices along H, then W."""
+    a = ex.args_kwargs(node, ["input", "size", "scale_factor", "mode", "align_corners",
+                              "recompute_scale_factor", "antialias"],
+                       {"size": None, "scale_factor": None, "mode": "nearest",
+                        "align_corners": None, "recompute_scale_factor": None,
+                        "antialias": False})
+    mode = ex.static(node, a["mode"])
+    if mode not in ("nearest", "bilinear") or ex.static(node, a["antialias"]):
+        ex.fail(node, f"interpolate with mode '{mode}' is not supported ('nearest', 'bilinear')")
+    x = ex.tensor_arg(node, a["input"])
+    out = ex.out_shape(node)
+    if mode == "bilinear":
+        scale = ex.static(node, a["scale_factor"])
+        if ex.static(node, a["recompute_scale_factor"]):
+            scale = None
+        scales = (scale, scale) if not isinstance(scale, (tuple, list)) else tuple(scale)
+        ex.bilinear(node, x, out, bool(ex.static(node, a["align_corners"])), scales, loc,
+                    origin)
+        return
+    for d in range(2, x.rank):
+        if out[d] % x.torch_shape[d]:
+            ex.fail(node, f"nearest interpolation from {x.torch_shape[d]} to {out[d]} is not "
+                    "supported (only integer factors)")
+    w = ex.w
+    value = x
+    for d in range(2, x.rank):
+        factor = out[d] // x.torch_shape[d]
+        if factor == 1:
+            continue
+        axis = value.layout.index(d)
+        split = list(value.tensor.shape)
+        split.insert(axis + 1, 1)
+        tiled = w.reshape(value.tensor, split, loc, origin)
+        multiples = [1] * len(split)
+        multiples[axis + 1] = factor
+        shape = w.const_shape(multiples, loc)
+        split[axis + 1] = factor
+        tiled = w.op("tile", [tiled, (shape, f"!tosa.shape<{len(split)}>")], split, loc, origin,
+                     hint=node.name)
+        merged = list(value.tensor.shape)
+        merged[axis] *= factor
+        torch_shape = list(value.torch_shape)
+        torch_shape[d] *= factor
+        value = _Value(w.reshape(tiled, merged, loc, origin), value.layout, tuple(torch_shape))
+    if value is x:
+        ex.alias(node, x)
+    else:
+        ex.set_tensor(node, value.tensor, value.layout)
+
+
 def _f_clamp(ex, node, loc, origin):
     a = ex.args_kwargs(node, ["input", "min", "max"], {"min": None, "max": None})
     lo, hi = ex.static(node, a["min"]), ex.static(node, a["max"])
@@ -1662,6 +1775,7 @@ def _load_torch() -> None:
         F.dropout: _f_dropout,
         F.linear: _f_linear,
         F.layer_norm: _f_layer_norm,
+        F.interpolate: _f_interpolate,
         F.group_norm: _f_group_norm,
         F.instance_norm: _f_instance_norm,
         torch.matmul: _f_matmul,

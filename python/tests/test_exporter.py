@@ -733,6 +733,33 @@ def test_chunk_split_and_indexing_are_slices_without_origin(tmp_path):
             export_tosa(Fn(bad).eval(), (x,))
 
 
+@pytest.mark.parametrize("fn", [
+    lambda y: F.interpolate(y, scale_factor=2),
+    lambda y: F.interpolate(y, size=(15, 12), mode="nearest"),
+    lambda y: F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False),
+    lambda y: F.interpolate(y, size=(7, 9), mode="bilinear", align_corners=True),
+], ids=["nearest_x2", "nearest_x3_x2", "bilinear_x2", "bilinear_aligned_sizes"])
+def test_interpolate(fn, tmp_path):
+    # Nearest by integer factors: reshape, tile, reshape per dimension, all
+    # with the call's origin; bilinear: a composite multiplying by PyTorch's
+    # interpolation weights.
+    model = ConvThen(fn).eval()
+    x = torch.randn(2, 3, 7, 8)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert_matches_torch(model, x, text, tmp_path)
+    if "bilinear" in text:
+        assert 'qfx.composite "torch.nn.functional.interpolate"' in text
+    else:
+        assert {op for op, origin, _ in ops(text) if origin == "torch.nn.functional.interpolate"} \
+            == {"tosa.reshape", "tosa.tile"}
+    with pytest.raises(ExportError, match="only integer factors"):
+        export_tosa(ConvThen(lambda y: F.interpolate(y, size=(6, 9))).eval(), (x,))
+    with pytest.raises(ExportError, match="mode 'bicubic'"):
+        export_tosa(ConvThen(lambda y: F.interpolate(y, scale_factor=2, mode="bicubic")).eval(),
+                    (x,))
+
+
 def test_iterating_a_traced_tensor_is_still_refused():
     class Iterates(nn.Module):
         def forward(self, x):

@@ -240,9 +240,11 @@ FAMILIES = [
     Family("stack", ["torch.stack"],
            two_branches(lambda a, b: torch.stack([a, b], 1)), (1, 3, 4, 4)),
     Family("interpolate", ["torch.nn.functional.interpolate"],
-           after_conv(lambda m, y: F.interpolate(y, scale_factor=2, mode="nearest")
-                      + F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False)),
+           after_conv(lambda m, y: F.interpolate(F.interpolate(y, scale_factor=2), size=(10, 30))),
            (1, 3, 5, 5)),
+    Family("interpolate_bilinear", ["torch.nn.functional.interpolate"],
+           after_conv(lambda m, y: F.interpolate(y, scale_factor=2, mode="bilinear",
+                                                 align_corners=False)), (1, 3, 5, 5)),
     Family("dropout", ["nn.Dropout", "torch.nn.functional.dropout", "nn.Identity", "detach",
                        "detach_"],
            seq(lambda: (nn.Conv2d(3, 4, 1), nn.Dropout(), nn.Identity(),

@@ -262,6 +262,12 @@ private:
                              const ActQuant &out);
   Lowered<Value> lowerInFloat(OpBuilder &b, PatternBody &body,
                               const ActQuant &out);
+  Lowered<Value> lowerCenteredInFloat(OpBuilder &b, PatternBody &body,
+                                      const ActQuant &out);
+  Lowered<Value>
+  cloneInFloat(OpBuilder &b, PatternBody &body,
+               const std::function<Value(const Act &)> &toFloat,
+               const std::function<llvm::Error(const Act &)> &check = {});
   Lowered<Value> lowerTable(OpBuilder &b, PatternBody &body,
                             const ActQuant &out);
   Lowered<Value> lowerBatchNorm(OpBuilder &b, PatternBody &body,
@@ -1416,35 +1422,81 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
 Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
                                       const ActQuant &out) {
   Location loc = body.root->getLoc();
-  llvm::SmallPtrSet<Operation *, 4> inPattern(body.ops.begin(), body.ops.end());
-  mlir::IRMapping floats;
-  for (Operation *op : body.ops)
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (floats.contains(operand) || (def && inPattern.contains(def)))
-        continue;
-      if (def && def->hasTrait<mlir::OpTrait::ConstantLike>()) {
-        // A constant of a fused body is cloned with the ops that use it.
-        if (def->getParentOp() == body.root)
-          floats.map(operand, b.clone(*def)->getResult(0));
-        continue;
-      }
-      Lowered<Act> input = getAct(body.external(operand));
-      if (!input)
-        return input.takeError();
-      floats.map(operand, dequantizeAsFma(b, loc, *input));
-    }
-  for (Operation *op : body.ops)
-    b.clone(*op, floats);
-  Value result = floats.lookup(body.ops.back()->getResult(0));
-  auto type = llvm::cast<RankedTensorType>(result.getType());
+  Lowered<Value> result = cloneInFloat(
+      b, body, [&](const Act &act) { return dequantizeAsFma(b, loc, act); });
+  if (!result)
+    return result.takeError();
+  auto type = llvm::cast<RankedTensorType>(result->getType());
   Value scaled = tosa::MulOp::create(
-      b, loc, type, result,
+      b, loc, type, *result,
       channelConstant(b, loc, type.getRank(),
                       SmallVector<float>{1.0f / static_cast<float>(out.scale)},
                       b.getF32Type()),
       noShift(b, loc));
   return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
+}
+
+/// PyTorch's upsampling kernels, which keep the input's qparams: the
+/// pattern's float ops on q - zp (exact in float32), rounded half to even,
+/// plus zp. Rounding q - zp, not the dequantized value, is what makes ties
+/// come out as PyTorch's.
+Lowered<Value> Lowering::lowerCenteredInFloat(OpBuilder &b, PatternBody &body,
+                                              const ActQuant &out) {
+  Location loc = body.root->getLoc();
+  Lowered<Value> result = cloneInFloat(
+      b, body, [&](const Act &act) { return centeredAsFloat(b, loc, act); },
+      [&](const Act &act) -> llvm::Error {
+        if (act.quant.sameAs(out))
+          return llvm::Error::success();
+        return unsupported("the lowering 'centered_float' needs inputs with "
+                           "the output's qparams");
+      });
+  if (!result)
+    return result.takeError();
+  return roundToInt8(b, loc, *result, out.zeroPoint, {kInt8Min, kInt8Max});
+}
+
+/// The pattern's float ops cloned onto `toFloat` of each int8 input (the
+/// constants of a fused body cloned with them); the float result. `check`
+/// may refuse an input before anything is built.
+Lowered<Value>
+Lowering::cloneInFloat(OpBuilder &b, PatternBody &body,
+                       const std::function<Value(const Act &)> &toFloat,
+                       const std::function<llvm::Error(const Act &)> &check) {
+  llvm::SmallPtrSet<Operation *, 4> inPattern(body.ops.begin(), body.ops.end());
+  llvm::SmallVector<std::pair<Value, Act>> inputs;
+  llvm::SmallVector<Operation *> constants;
+  for (Operation *op : body.ops)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && inPattern.contains(def))
+        continue;
+      if (def && def->hasTrait<mlir::OpTrait::ConstantLike>()) {
+        // A constant of a fused body is cloned with the ops that use it.
+        if (def->getParentOp() == body.root &&
+            !llvm::is_contained(constants, def))
+          constants.push_back(def);
+        continue;
+      }
+      if (llvm::any_of(inputs,
+                       [&](auto &input) { return input.first == operand; }))
+        continue;
+      Lowered<Act> input = getAct(body.external(operand));
+      if (!input)
+        return input.takeError();
+      if (check)
+        if (llvm::Error e = check(*input))
+          return std::move(e);
+      inputs.push_back({operand, *input});
+    }
+  mlir::IRMapping floats;
+  for (Operation *constant : constants)
+    floats.map(constant->getResult(0), b.clone(*constant)->getResult(0));
+  for (auto &[operand, act] : inputs)
+    floats.map(operand, toFloat(act));
+  for (Operation *op : body.ops)
+    b.clone(*op, floats);
+  return floats.lookup(body.ops.back()->getResult(0));
 }
 
 /// One elementwise float op on scalars, as the float model computes it in
@@ -1858,6 +1910,8 @@ const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
       {"cat", {&Lowering::lowerConcat, isOneOf<tosa::ConcatOp>}},
       {"float_kernel",
        {&Lowering::lowerInFloat, [](Operation *) { return true; }}},
+      {"centered_float",
+       {&Lowering::lowerCenteredInFloat, [](Operation *) { return true; }}},
       {"mean", {&Lowering::lowerMean, isMeanComposite}},
       {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
       // Any elementwise op: lowerTable says which it cannot evaluate.

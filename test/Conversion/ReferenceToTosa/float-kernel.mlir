@@ -5,8 +5,8 @@
 // x * (1 / s) rounded half to even (tosa.cast), plus the zero point,
 // saturated.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: echo '{"name": "float", "configs": [{"pattern": "tosa.matmul", "reference_lowering": "float_kernel"}, {"pattern": "torch.nn.Softmax", "reference_lowering": "float_kernel"}, {"pattern": "torch.mean", "reference_lowering": "mean"}]}' > %t/float.json
-// RUN: quant-opt %s --qfx-lower="backend=%t/float.json" --split-input-file | FileCheck %s
+// RUN: echo '{"name": "float", "configs": [{"pattern": "tosa.matmul", "reference_lowering": "float_kernel"}, {"pattern": "torch.nn.Softmax", "reference_lowering": "float_kernel"}, {"pattern": "torch.mean", "reference_lowering": "mean"}, {"pattern": "torch.nn.functional.interpolate", "reference_lowering": "centered_float"}]}' > %t/float.json
+// RUN: quant-opt %s --qfx-lower="backend=%t/float.json" --split-input-file --verify-diagnostics | FileCheck %s
 
 !a = !quant.uniform<i8:f32, 0.5:3>
 !b = !quant.uniform<i8:f32, 0.25>
@@ -103,4 +103,45 @@ func.func @mean_of_integers(%arg0: tensor<1x2x4x!t>) -> tensor<1x1x4x!t> {
   }
   %q = quant.qcast %y : tensor<1x1x4xf32> to tensor<1x1x4x!t>
   return %q : tensor<1x1x4x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!u = !quant.uniform<i8:f32, 0.25:3>
+
+// "centered_float" (PyTorch's bilinear upsampling, which keeps its input's
+// qparams): the float ops on q - zp, no scaling, rounded half to even, plus
+// zp. With other output qparams it does not apply.
+// CHECK-LABEL: func.func @centered
+// CHECK: %[[Q:.*]] = tosa.cast %{{.*}} : (tensor<1x4xi8>) -> tensor<1x4xf32>
+// CHECK: %[[C:.*]] = tosa.sub %[[Q]]
+// CHECK-NOT: tosa.mul %[[C]]
+// CHECK: %[[Y:.*]] = qfx.composite "torch.nn.functional.interpolate"(%[[C]])
+// CHECK: tosa.clamp %[[Y]] {max_val = 1.240000e+02 : f32, min_val = -1.310000e+02 : f32}
+// CHECK-LABEL: func.func @centered_other_qparams
+// CHECK-NOT: tosa.sub
+// CHECK: qfx.composite "torch.nn.functional.interpolate"(%{{.*}}) : (tensor<1x4xf32>)
+func.func @centered(%arg0: tensor<1x4x!t>) -> tensor<1x4x!t> {
+  %x = quant.dcast %arg0 : tensor<1x4x!t> to tensor<1x4xf32>
+  %y = qfx.composite "torch.nn.functional.interpolate" (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%v: tensor<1x4xf32>):
+    %k = "tosa.const"() <{values = dense<0.75> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+    %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %v, %k, %shift : (tensor<1x4xf32>, tensor<1x1xf32>, tensor<1xi8>) -> tensor<1x4xf32>
+    qfx.yield %m : tensor<1x4xf32>
+  }
+  %q = quant.qcast %y : tensor<1x4xf32> to tensor<1x4x!t>
+  return %q : tensor<1x4x!t>
+}
+
+func.func @centered_other_qparams(%arg0: tensor<1x4x!t>) -> tensor<1x4x!u> {
+  %x = quant.dcast %arg0 : tensor<1x4x!t> to tensor<1x4xf32>
+  // expected-remark @+1 {{runs in float: the lowering 'centered_float' needs inputs with the output's qparams}}
+  %y = qfx.composite "torch.nn.functional.interpolate" (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%v: tensor<1x4xf32>):
+    qfx.yield %v : tensor<1x4xf32>
+  }
+  %q = quant.qcast %y : tensor<1x4xf32> to tensor<1x4x!u>
+  return %q : tensor<1x4x!u>
 }
