@@ -106,6 +106,19 @@ def _conv(op, operands, attrs, out_shape):
     return (acc + b.astype(np.float64)).astype(np.float32)
 
 
+def _conv3d(operands, attrs, out_shape):
+    x, w, b = (o.astype(np.float64) for o in operands[:3])
+    pad, stride, dilation = _ints(attrs, "pad"), _ints(attrs, "stride"), _ints(attrs, "dilation")
+    xp = np.pad(x, ((0, 0), (pad[0], pad[1]), (pad[2], pad[3]), (pad[4], pad[5]), (0, 0)))
+    acc = np.zeros(out_shape, np.float64)
+    for k in np.ndindex(*w.shape[1:4]):
+        view = xp[(slice(None),) + tuple(
+            slice(k[i] * dilation[i], k[i] * dilation[i] + (out_shape[1 + i] - 1) * stride[i] + 1,
+                  stride[i]) for i in range(3))]
+        acc += np.einsum("ndhwc,oc->ndhwo", view, w[:, k[0], k[1], k[2], :])
+    return (acc + b).astype(np.float32)
+
+
 def _max_pool(operands, attrs, out_shape):
     x = operands[0]
     kernel, stride, pad = _ints(attrs, "kernel"), _ints(attrs, "stride"), _ints(attrs, "pad")
@@ -171,6 +184,7 @@ _EVAL: Dict[str, Callable] = {
     "tosa.reciprocal": lambda o, a, s: (1.0 / o[0]).astype(np.float32),
     "tosa.rsqrt": lambda o, a, s: (1.0 / np.sqrt(o[0])).astype(np.float32),
     "tosa.tile": lambda o, a, s: np.tile(o[0], [n // m for n, m in zip(s, o[0].shape)]),
+    "tosa.conv3d": lambda o, a, s: _conv3d(o, a, s),
     "tosa.max_pool2d": _max_pool,
     "tosa.avg_pool2d": _avg_pool,
 }

@@ -67,6 +67,7 @@ class ExportError(Exception):
 # held dimension i is PyTorch dimension perm[i].
 _NHWC = (0, 2, 3, 1)
 _NLC = (0, 2, 1)
+_NDHWC = (0, 2, 3, 4, 1)
 
 
 def _identity(rank: int) -> tuple:
@@ -149,6 +150,15 @@ def _pair(v) -> tuple:
     if isinstance(v, (tuple, list)):
         return tuple(int(x) for x in v)
     return (int(v), int(v))
+
+
+def _tuple(v, dims: int) -> tuple:
+    """An int or a sequence of `dims` ints, as a tuple."""
+    if isinstance(v, (tuple, list)):
+        if len(v) != dims:
+            raise ValueError(f"expected {dims} values, got {list(v)}")
+        return tuple(int(x) for x in v)
+    return (int(v),) * dims
 
 
 def _window(dims: int, v, fill: int) -> tuple:
@@ -443,8 +453,7 @@ class _Exporter:
     def conv_padding(self, node, m, dims: int):
         if m.padding_mode != "zeros":
             self.fail(node, f"padding_mode '{m.padding_mode}' is not supported (only 'zeros')")
-        kernel = _pair(m.kernel_size) if dims == 2 else (_single(m.kernel_size),)
-        dilation = _pair(m.dilation) if dims == 2 else (_single(m.dilation),)
+        kernel, dilation = _tuple(m.kernel_size, dims), _tuple(m.dilation, dims)
         if isinstance(m.padding, str):
             if m.padding == "valid":
                 return tuple((0, 0) for _ in range(dims))
@@ -454,8 +463,42 @@ class _Exporter:
                 total = d * (k - 1)
                 pads.append((total // 2, total - total // 2))
             return tuple(pads)
-        padding = _pair(m.padding) if dims == 2 else (_single(m.padding),)
-        return tuple((p, p) for p in padding)
+        return tuple((p, p) for p in _tuple(m.padding, dims))
+
+    def m_conv3d(self, node, m, x, loc, origin):
+        """tosa.conv3d on NDHWC with the [O, KD, KH, KW, I] weight (groups 1),
+        windows trimmed to PyTorch's output size as in 2-D."""
+        if x.rank != 5:
+            self.fail(node, f"Conv3d expects a 5-D (NCDHW) input, got rank {x.rank}")
+        if m.groups != 1:
+            self.fail(node, "Conv3d with groups is not supported")
+        w = self.w
+        src = self.in_layout(node, x, _NDHWC, loc)
+        n, *sizes, c = src.shape
+        kernel, stride, dilation = (_tuple(v, 3) for v in (m.kernel_size, m.stride, m.dilation))
+        pads, cuts = [], []
+        for size, (before, after), out, s_, k, d in zip(
+                sizes, self.conv_padding(node, m, 3), self.out_shape(node)[2:], stride, kernel,
+                dilation):
+            after, cut = _window_extent(size, before, after, out, s_, d * (k - 1) + 1)
+            pads += [before, after]
+            cuts.append(cut)
+        src = w.slice(src, (0,) * 5, (n, *(s_ - c_ for s_, c_ in zip(sizes, cuts)), c), loc,
+                      None)
+        weight = m.weight.detach().cpu().numpy()
+        out_channels = weight.shape[0]
+        bias = (m.bias.detach().cpu().numpy() if m.bias is not None
+                else np.zeros(out_channels, np.float32))
+        wc = w.const(weight.transpose(0, 2, 3, 4, 1), loc, f"{node.name}_weight")
+        self.tag_weight(wc, loc)
+        attrs = (f"acc_type = f32, pad = array<i64: {', '.join(map(str, pads))}>, "
+                 f"stride = array<i64: {', '.join(map(str, stride))}>, "
+                 f"dilation = array<i64: {', '.join(map(str, dilation))}>")
+        out_shape = (n, *self.out_shape(node)[2:], out_channels)
+        y = w.op("conv3d", [src, wc, w.const(bias, loc, f"{node.name}_bias"), w.zero_point(loc),
+                            w.zero_point(loc)], out_shape, loc, origin, attrs=attrs,
+                 hint=node.name)
+        self.set_tensor(node, y, _NDHWC)
 
     def conv_nhwc(self, node, m, src, kernel, stride, dilation, pads, weight, loc, origin, out_hw):
         y = self.conv_core(node, m, src, kernel, stride, dilation, pads, weight, loc, origin, out_hw)
@@ -1263,7 +1306,7 @@ def _functional_conv(dims: int):
             kernel_size=tuple(weight.shape[2:]), stride=ex.static(node, a["stride"]),
             padding=ex.static(node, a["padding"]), dilation=ex.static(node, a["dilation"]),
             groups=int(ex.static(node, a["groups"])), padding_mode="zeros")
-        export = ex.m_conv1d if dims == 1 else ex.m_conv2d
+        export = {1: ex.m_conv1d, 2: ex.m_conv2d, 3: ex.m_conv3d}[dims]
         export(node, conv, ex.tensor_arg(node, a["input"]), loc, origin)
     return handler
 
@@ -1605,7 +1648,8 @@ def _f_hardtanh(ex, node, loc, origin):
 # F.conv1d is torch.conv1d (and so on); PyTorch's tables name these as
 # functionals.
 _FUNCTIONAL_NAMES = {name: f"torch.nn.functional.{name[len('torch.'):]}" for name in (
-    "torch.conv1d", "torch.conv2d", "torch.avg_pool1d", "torch.adaptive_avg_pool1d")}
+    "torch.conv1d", "torch.conv2d", "torch.conv3d", "torch.avg_pool1d",
+    "torch.adaptive_avg_pool1d")}
 
 
 def _f_max_pool(dims: int):
@@ -1709,6 +1753,7 @@ def _load_torch() -> None:
         nn.Linear: _Exporter.m_linear,
         nn.Conv1d: _Exporter.m_conv1d,
         nn.Conv2d: _Exporter.m_conv2d,
+        nn.Conv3d: _Exporter.m_conv3d,
         nn.BatchNorm1d: _Exporter.m_batchnorm,
         nn.BatchNorm2d: _Exporter.m_batchnorm,
         nn.BatchNorm3d: _Exporter.m_batchnorm,
@@ -1783,6 +1828,7 @@ def _load_torch() -> None:
         operator.matmul: _f_matmul,
         F.conv1d: _functional_conv(1),
         F.conv2d: _functional_conv(2),
+        F.conv3d: _functional_conv(3),
         torch.clamp: _f_clamp,
         torch.chunk: _split_like("chunks"),
         torch.split: _split_like("split_size_or_sections"),

@@ -738,6 +738,10 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     acc = tosa::DepthwiseConv2DOp::create(
         b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
         conv.getPad(), conv.getStride(), conv.getDilation(), i32);
+  } else if (auto conv = llvm::dyn_cast<tosa::Conv3DOp>(main)) {
+    acc = tosa::Conv3DOp::create(b, loc, accType, input->value, rhs, convBias,
+                                 inputZp, weightZp, conv.getPad(),
+                                 conv.getStride(), conv.getDilation(), i32);
   } else {
     acc = tosa::MatMulOp::create(b, loc, accType, input->value, rhs, inputZp,
                                  weightZp);
@@ -1896,12 +1900,14 @@ bool isBatchNormComposite(Operation *op) {
 }
 
 const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
-  auto conv = isOneOf<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>;
+  auto conv = isOneOf<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::Conv3DOp,
+                      tosa::MatMulOp>;
   auto binary = isOneOf<tosa::AddOp, tosa::MulOp>;
   auto pool = isOneOf<tosa::MaxPool2dOp, tosa::AvgPool2dOp>;
   static const llvm::StringMap<NamedLowering> lowerings = {
       {"conv2d", {&Lowering::lowerConvOrMatmul, conv}},
       {"depthwise_conv2d", {&Lowering::lowerConvOrMatmul, conv}},
+      {"conv3d", {&Lowering::lowerConvOrMatmul, conv}},
       {"linear", {&Lowering::lowerConvOrMatmul, conv}},
       {"add", {&Lowering::lowerAddOrMul, binary}},
       {"mul", {&Lowering::lowerAddOrMul, binary}},

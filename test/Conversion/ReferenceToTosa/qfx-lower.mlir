@@ -99,6 +99,30 @@ func.func @conv_relu(%arg0: tensor<1x4x4x3x!in>) -> tensor<1x4x4x2x!out> {
 
 // -----
 
+!in = !quant.uniform<u8:f32, 0.5:130>
+!out = !quant.uniform<u8:f32, 1.0:10>
+!w = !quant.uniform<i8:f32, 0.25>
+
+// conv3d takes the int8 convolution of conv2d: int32 accumulator, bias,
+// requantization.
+// CHECK-LABEL: func.func @conv3d
+// CHECK: %[[ACC:.*]] = tosa.conv3d {{.*}} {acc_type = i32{{.*}} -> tensor<1x2x3x3x2xi32>
+// CHECK: tosa.cast %[[ACC]] : (tensor<1x2x3x3x2xi32>) -> tensor<1x2x3x3x2xf32>
+// CHECK-NOT: tosa.conv3d
+func.func @conv3d(%arg0: tensor<1x2x3x3x3x!in>) -> tensor<1x2x3x3x2x!out> {
+  %x = quant.dcast %arg0 : tensor<1x2x3x3x3x!in> to tensor<1x2x3x3x3xf32>
+  %wi = "tosa.const"() <{values = dense<[[[[[1, 2, 3]]]], [[[[-4, 5, -6]]]]]> : tensor<2x1x1x1x3xi8>}> : () -> tensor<2x1x1x1x3xi8>
+  %ws = quant.scast %wi : tensor<2x1x1x1x3xi8> to tensor<2x1x1x1x3x!w>
+  %w = quant.dcast %ws : tensor<2x1x1x1x3x!w> to tensor<2x1x1x1x3xf32>
+  %b = "tosa.const"() <{values = dense<[1.0, -2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv3d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 0, 0, 0, 0>, stride = array<i64: 1, 1, 1>} : (tensor<1x2x3x3x3xf32>, tensor<2x1x1x1x3xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3x3x2xf32>
+  %q = quant.qcast %c : tensor<1x2x3x3x2xf32> to tensor<1x2x3x3x2x!out>
+  return %q : tensor<1x2x3x3x2x!out>
+}
+
+// -----
+
 !in = !quant.uniform<i8:f32, 0.5:-3>
 !out = !quant.uniform<i8:f32, 0.25:4>
 !w = !quant.uniform<i8:f32, 0.125>

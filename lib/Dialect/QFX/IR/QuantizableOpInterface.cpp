@@ -69,7 +69,7 @@ constexpr WeightedRow kDepthwise{true, kAxes23, kDepthwiseTorch,
                                  "depthwise_conv2d"};
 // conv3d: PyTorch [O, I, KD, KH, KW], TOSA [O, KD, KH, KW, I].
 constexpr int64_t kConv3dTorch[] = {0, 4, 1, 2, 3};
-constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch, ""};
+constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch, "conv3d"};
 // transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I].
 constexpr int64_t kTransposeTorch[] = {3, 0, 1, 2};
 constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch, ""};
