@@ -487,6 +487,14 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                 "max_pool2d"},
           // A composite (reduce_sum, times 1/N).
           Share{"torch.mean", {"torch.mean", "Tensor.mean"}, "mean"},
+          // Composites (TOSA has no 3-D pooling).
+          Share{"torch.nn.AvgPool3d",
+                {"torch.nn.AvgPool3d", "torch.nn.functional.avg_pool3d"},
+                "avg_pool3d"},
+          Share{"torch.nn.AdaptiveAvgPool3d",
+                {"torch.nn.AdaptiveAvgPool3d",
+                 "torch.nn.functional.adaptive_avg_pool3d"},
+                "avg_pool3d"},
           Share{"tosa.clamp",
                 {"torch.nn.Hardtanh", "torch.nn.ReLU", "torch.nn.ReLU6",
                  "torch.nn.functional.hardtanh",

@@ -465,6 +465,54 @@ class _Exporter:
             return tuple(pads)
         return tuple((p, p) for p in _tuple(m.padding, dims))
 
+    def pool3d(self, node, x: _Value, kernel, loc, origin, name):
+        """Average pooling over non-overlapping 3-D windows (stride = kernel,
+        no padding, sizes divisible) as the composite `name`
+        ("torch.nn.AvgPool3d" or "torch.nn.AdaptiveAvgPool3d"; TOSA has no
+        3-D pooling): on NDHWC, per spatial axis a reshape splitting it, a
+        reduce_sum and a reshape, then times 1/count. Attribute `kernel`."""
+        if x.rank != 5:
+            self.fail(node, f"3-D pooling expects a 5-D (NCDHW) input, got rank {x.rank}")
+        for size, k in zip(x.torch_shape[2:], kernel):
+            if size % k:
+                self.fail(node, f"3-D average pooling of {size} by windows of {k} is not "
+                          "supported (only whole, non-overlapping windows)")
+        w = self.w
+
+        def build(arg):
+            t = arg
+            for axis, k in zip((1, 2, 3), kernel):
+                shape = list(t.shape)
+                split = shape[:axis] + [shape[axis] // k, k] + shape[axis + 1:]
+                summed = split[:axis + 1] + [1] + split[axis + 2:]
+                t = w.op("reduce_sum", [w.reshape(t, split, loc, None)], summed, loc, None,
+                         attrs=f"axis = {axis + 1} : i32", hint="sum")
+                shape[axis] //= k
+                t = w.reshape(t, shape, loc, None)
+            count = int(np.prod(kernel))
+            return w.mul(t, _scalar(w, t, 1.0 / count, loc, "inverse_count"), t.shape, loc, None)
+
+        y = w.composite(name, self.in_layout(node, x, _NDHWC, loc), loc, origin, build,
+                        f"kernel = array<i64: {', '.join(map(str, kernel))}>", hint=node.name)
+        self.set_tensor(node, y, _NDHWC)
+
+    def m_avgpool3d(self, node, m, x, loc, origin):
+        kernel = _tuple(m.kernel_size, 3)
+        stride = _tuple(m.stride if m.stride is not None else m.kernel_size, 3)
+        if stride != kernel or any(_tuple(m.padding, 3)) or m.divisor_override is not None:
+            self.fail(node, "AvgPool3d is supported with stride = kernel_size, no padding and no "
+                      "divisor_override")
+        self.pool3d(node, x, kernel, loc, origin, "torch.nn.AvgPool3d")
+
+    def m_adaptive_avgpool3d(self, node, m, x, loc, origin):
+        """Output sizes that divide the input: windows of input / output."""
+        sizes, out = x.torch_shape[2:], self.out_shape(node)[2:]
+        if x.rank != 5 or any(s % o for s, o in zip(sizes, out)):
+            self.fail(node, f"adaptive 3-D average pooling from {list(sizes)} to {list(out)} is "
+                      "supported for 5-D inputs and output sizes that divide the input")
+        self.pool3d(node, x, tuple(s // o for s, o in zip(sizes, out)), loc, origin,
+                    "torch.nn.AdaptiveAvgPool3d")
+
     def m_conv3d(self, node, m, x, loc, origin):
         """tosa.conv3d on NDHWC with the [O, KD, KH, KW, I] weight (groups 1),
         windows trimmed to PyTorch's output size as in 2-D."""
@@ -1694,6 +1742,26 @@ def _f_adaptive_avg_pool(ex, node, loc, origin):
     ex.adaptive_avg_pool(node, ex.tensor_arg(node, node.args[0]), loc, origin)
 
 
+def _f_avg_pool3d(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "kernel_size", "stride", "padding", "ceil_mode",
+                              "count_include_pad", "divisor_override"],
+                       {"stride": None, "padding": 0, "ceil_mode": False, "count_include_pad": True,
+                        "divisor_override": None})
+    kernel = _tuple(ex.static(node, a["kernel_size"]), 3)
+    stride = ex.static(node, a["stride"])
+    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 3)
+    if (stride != kernel or any(_tuple(ex.static(node, a["padding"]), 3))
+            or ex.static(node, a["divisor_override"]) is not None):
+        ex.fail(node, "avg_pool3d is supported with stride = kernel_size, no padding and no "
+                "divisor_override")
+    ex.pool3d(node, ex.tensor_arg(node, a["input"]), kernel, loc, origin, "torch.nn.AvgPool3d")
+
+
+def _f_adaptive_avg_pool3d(ex, node, loc, origin):
+    x = ex.tensor_arg(node, node.args[0])
+    ex.m_adaptive_avgpool3d(node, None, x, loc, origin)
+
+
 def _method_flatten(ex, node, loc, origin):
     ex.reshape_to(node, ex.tensor_arg(node, node.args[0]), loc, origin)
 
@@ -1775,6 +1843,8 @@ def _load_torch() -> None:
         nn.AvgPool2d: _Exporter.m_avgpool,
         nn.AdaptiveAvgPool1d: _Exporter.m_adaptive_avgpool,
         nn.AdaptiveAvgPool2d: _Exporter.m_adaptive_avgpool,
+        nn.AvgPool3d: _Exporter.m_avgpool3d,
+        nn.AdaptiveAvgPool3d: _Exporter.m_adaptive_avgpool3d,
         nn.Flatten: _Exporter.m_flatten,
         nn.Unflatten: _Exporter.m_flatten,
         nn.Dropout: _Exporter.m_identity,
@@ -1842,6 +1912,8 @@ def _load_torch() -> None:
         F.avg_pool2d: _f_avg_pool(2),
         F.adaptive_avg_pool1d: _f_adaptive_avg_pool,
         F.adaptive_avg_pool2d: _f_adaptive_avg_pool,
+        F.avg_pool3d: _f_avg_pool3d,
+        F.adaptive_avg_pool3d: _f_adaptive_avg_pool3d,
     })
 
     _METHOD_HANDLERS.update({

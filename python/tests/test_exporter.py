@@ -764,6 +764,23 @@ def test_interpolate(fn, tmp_path):
                     (x,))
 
 
+@pytest.mark.parametrize("pool,name", [
+    (nn.AvgPool3d(2), "torch.nn.AvgPool3d"),
+    (nn.AdaptiveAvgPool3d((2, 1, 3)), "torch.nn.AdaptiveAvgPool3d"),
+    (Fn(lambda x: F.avg_pool3d(x, (1, 2, 3))), "torch.nn.AvgPool3d"),
+], ids=["avg", "adaptive", "functional"])
+def test_3d_average_pools_are_composites(pool, name, tmp_path):
+    model = Wrap(pool).eval()
+    x = torch.randn(2, 3, 4, 6, 6)
+    text = export_tosa(model, (x,))
+    validate(text)
+    assert f'qfx.composite "{name}"' in text
+    assert_matches_torch(model, x, text, tmp_path)
+    for bad in (nn.AvgPool3d(2, stride=1), nn.AvgPool3d(2, padding=1), nn.AdaptiveAvgPool3d(4)):
+        with pytest.raises(ExportError, match="3-D average pooling|AvgPool3d is supported"):
+            export_tosa(Wrap(bad).eval(), (x,))
+
+
 def test_iterating_a_traced_tensor_is_still_refused():
     class Iterates(nn.Module):
         def forward(self, x):

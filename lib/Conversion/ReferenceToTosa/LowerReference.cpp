@@ -260,6 +260,8 @@ private:
                            const ActQuant &out);
   Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
+  Lowered<Value> lowerPool3d(OpBuilder &b, PatternBody &body,
+                             const ActQuant &out);
   Lowered<Value> lowerInFloat(OpBuilder &b, PatternBody &body,
                               const ActQuant &out);
   Lowered<Value> lowerCenteredInFloat(OpBuilder &b, PatternBody &body,
@@ -1395,6 +1397,75 @@ Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
   return requantize(b, loc, Act{*narrowed, input->quant}, out);
 }
 
+/// The 3-D average pooling composites ("torch.nn.AvgPool3d",
+/// "torch.nn.AdaptiveAvgPool3d": whole, non-overlapping windows of their
+/// `kernel`): the window sums in int32 (per spatial axis a reshape splitting
+/// it and a tosa.reduce_sum), divided with ties to even as PyTorch's
+/// quantized kernels do: avg_pool3d averages q - zp, adaptive_avg_pool3d the
+/// stored integers (so the int8 domain's, its offset being even). The output
+/// keeps the input's qparams.
+Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
+                                     const ActQuant &out) {
+  if (body.ops.size() != 1)
+    return unsupported("a fused 3-D pool is not supported");
+  auto pool = llvm::cast<CompositeOp>(body.ops.front());
+  Location loc = body.root->getLoc();
+  mlir::DictionaryAttr attributes = pool.getCompositeAttributesAttr();
+  auto kernel = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("kernel")
+                           : mlir::DenseI64ArrayAttr();
+  auto type =
+      llvm::dyn_cast<RankedTensorType>(pool.getInputs().front().getType());
+  if (pool.getInputs().size() != 1 || !kernel || kernel.size() != 3 || !type ||
+      !type.hasStaticShape() || type.getRank() != 5)
+    return unsupported(pool.getName().str() +
+                       " takes one static NDHWC operand and `kernel = "
+                       "array<i64: kd, kh, kw>` in its composite_attributes");
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t count = 1;
+  for (auto [axis, k] : llvm::enumerate(kernel.asArrayRef())) {
+    if (k <= 0 || shape[axis + 1] % k)
+      return unsupported(pool.getName().str() +
+                         "'s kernel does not divide its spatial sizes");
+    count *= k;
+  }
+  Lowered<Act> input = getAct(body.external(pool.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  if (!input->quant.sameAs(out))
+    return unsupported(pool.getName().str() +
+                       " keeps its input's qparams; the output has others");
+  bool centered = pool.getName() == "torch.nn.AvgPool3d";
+  Type i32 = b.getIntegerType(32);
+  Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                   input->value);
+  for (auto [axis, k] : llvm::enumerate(kernel.asArrayRef())) {
+    SmallVector<int64_t> split(shape);
+    split[axis + 1] /= k;
+    split.insert(split.begin() + axis + 2, k);
+    Value parts =
+        tosa::ReshapeOp::create(b, loc, RankedTensorType::get(split, i32), sum,
+                                constShape(b, loc, split));
+    split[axis + 2] = 1;
+    Value summed =
+        tosa::ReduceSumOp::create(b, loc, RankedTensorType::get(split, i32),
+                                  parts, b.getI32IntegerAttr(axis + 2));
+    shape[axis + 1] /= k;
+    sum = tosa::ReshapeOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                  summed, constShape(b, loc, shape));
+  }
+  Type sumType = sum.getType();
+  int64_t zp = input->quant.zeroPoint;
+  if (centered)
+    sum = tosa::SubOp::create(b, loc, sumType, sum,
+                              splatLike(b, loc, sumType, count * zp));
+  Value average =
+      roundedQuotient(b, loc, sum, count, /*bound=*/centered ? 256 : 128);
+  if (centered)
+    average = tosa::AddOp::create(b, loc, sumType, average,
+                                  splatLike(b, loc, sumType, zp));
+  return rescale(b, loc, average, {1.0}, 0, 0, b.getIntegerType(8));
+}
+
 Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
                                      const ActQuant &out) {
   auto concat = llvm::cast<tosa::ConcatOp>(body.ops.front());
@@ -1894,6 +1965,12 @@ bool isMeanComposite(Operation *op) {
   return composite && composite.isMean();
 }
 
+bool isPool3dComposite(Operation *op) {
+  auto composite = llvm::dyn_cast<CompositeOp>(op);
+  return composite && (composite.getName() == "torch.nn.AvgPool3d" ||
+                       composite.getName() == "torch.nn.AdaptiveAvgPool3d");
+}
+
 bool isBatchNormComposite(Operation *op) {
   auto composite = llvm::dyn_cast<CompositeOp>(op);
   return composite && composite.isBatchNorm();
@@ -1919,6 +1996,7 @@ const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
       {"centered_float",
        {&Lowering::lowerCenteredInFloat, [](Operation *) { return true; }}},
       {"mean", {&Lowering::lowerMean, isMeanComposite}},
+      {"avg_pool3d", {&Lowering::lowerPool3d, isPool3dComposite}},
       {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
       // Any elementwise op: lowerTable says which it cannot evaluate.
       {"table", {&Lowering::lowerTable, [](Operation *) { return true; }}},

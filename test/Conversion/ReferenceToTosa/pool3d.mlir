@@ -1,0 +1,79 @@
+// 3-D average pooling composites lower to int32 window sums (a reshape and a
+// tosa.reduce_sum per spatial axis) divided with ties to even: AvgPool3d on
+// q - zp (PyTorch's avg_pool3d), AdaptiveAvgPool3d on the integers
+// (PyTorch's adaptive_avg_pool3d). A pool whose output has other qparams
+// stays in float.
+// RUN: quant-opt %s --qfx-lower --split-input-file --verify-diagnostics | FileCheck %s
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+
+// CHECK-LABEL: func.func @avg_pool3d
+// CHECK: tosa.cast {{.*}} -> tensor<1x4x2x2x3xi32>
+// CHECK: tosa.reduce_sum {{.*}} {axis = 2 : i32} : (tensor<1x2x2x2x2x3xi32>) -> tensor<1x2x1x2x2x3xi32>
+// CHECK: tosa.reduce_sum {{.*}} {axis = 3 : i32}
+// CHECK: tosa.reduce_sum {{.*}} {axis = 4 : i32}
+// CHECK: "tosa.const"() <{values = dense<24> : tensor<1x1x1x1x1xi32>}>
+// CHECK: tosa.sub
+// CHECK: tosa.intdiv
+// CHECK: "tosa.const"() <{values = dense<3> : tensor<1x1x1x1x1xi32>}>
+// CHECK: tosa.add
+// CHECK: tosa.rescale {{.*}} -> tensor<1x2x1x1x3xi8>
+// CHECK-NOT: qfx.composite
+func.func @avg_pool3d(%arg0: tensor<1x4x2x2x3x!t>) -> tensor<1x2x1x1x3x!t> {
+  %x = quant.dcast %arg0 : tensor<1x4x2x2x3x!t> to tensor<1x4x2x2x3xf32>
+  %y = qfx.composite "torch.nn.AvgPool3d" (%x) attributes {composite_attributes = {kernel = array<i64: 2, 2, 2>}} : (tensor<1x4x2x2x3xf32>) -> tensor<1x2x1x1x3xf32> {
+  ^bb0(%v: tensor<1x4x2x2x3xf32>):
+    // (The body is the float model's business; a stand-in here.)
+    %start = tosa.const_shape {values = dense<0> : tensor<5xindex>} : () -> !tosa.shape<5>
+    %size = tosa.const_shape {values = dense<[1, 2, 1, 1, 3]> : tensor<5xindex>} : () -> !tosa.shape<5>
+    %r = tosa.slice %v, %start, %size : (tensor<1x4x2x2x3xf32>, !tosa.shape<5>, !tosa.shape<5>) -> tensor<1x2x1x1x3xf32>
+    qfx.yield %r : tensor<1x2x1x1x3xf32>
+  }
+  %q = quant.qcast %y : tensor<1x2x1x1x3xf32> to tensor<1x2x1x1x3x!t>
+  return %q : tensor<1x2x1x1x3x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+
+// CHECK-LABEL: func.func @adaptive_avg_pool3d
+// CHECK-NOT: tosa.sub
+// CHECK: tosa.intdiv
+// CHECK-NOT: tosa.add {{.*}}dense<3>
+// CHECK: tosa.rescale
+func.func @adaptive_avg_pool3d(%arg0: tensor<1x4x2x2x3x!t>) -> tensor<1x2x1x1x3x!t> {
+  %x = quant.dcast %arg0 : tensor<1x4x2x2x3x!t> to tensor<1x4x2x2x3xf32>
+  %y = qfx.composite "torch.nn.AdaptiveAvgPool3d" (%x) attributes {composite_attributes = {kernel = array<i64: 2, 2, 2>}} : (tensor<1x4x2x2x3xf32>) -> tensor<1x2x1x1x3xf32> {
+  ^bb0(%v: tensor<1x4x2x2x3xf32>):
+    // (The body is the float model's business; a stand-in here.)
+    %start = tosa.const_shape {values = dense<0> : tensor<5xindex>} : () -> !tosa.shape<5>
+    %size = tosa.const_shape {values = dense<[1, 2, 1, 1, 3]> : tensor<5xindex>} : () -> !tosa.shape<5>
+    %r = tosa.slice %v, %start, %size : (tensor<1x4x2x2x3xf32>, !tosa.shape<5>, !tosa.shape<5>) -> tensor<1x2x1x1x3xf32>
+    qfx.yield %r : tensor<1x2x1x1x3xf32>
+  }
+  %q = quant.qcast %y : tensor<1x2x1x1x3xf32> to tensor<1x2x1x1x3x!t>
+  return %q : tensor<1x2x1x1x3x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!u = !quant.uniform<i8:f32, 0.25:3>
+
+// CHECK-LABEL: func.func @other_qparams
+// CHECK: qfx.composite "torch.nn.AvgPool3d"
+func.func @other_qparams(%arg0: tensor<1x4x2x2x3x!t>) -> tensor<1x2x1x1x3x!u> {
+  %x = quant.dcast %arg0 : tensor<1x4x2x2x3x!t> to tensor<1x4x2x2x3xf32>
+  // expected-remark @+1 {{runs in float: torch.nn.AvgPool3d keeps its input's qparams; the output has others}}
+  %y = qfx.composite "torch.nn.AvgPool3d" (%x) attributes {composite_attributes = {kernel = array<i64: 2, 2, 2>}} : (tensor<1x4x2x2x3xf32>) -> tensor<1x2x1x1x3xf32> {
+  ^bb0(%v: tensor<1x4x2x2x3xf32>):
+    // (The body is the float model's business; a stand-in here.)
+    %start = tosa.const_shape {values = dense<0> : tensor<5xindex>} : () -> !tosa.shape<5>
+    %size = tosa.const_shape {values = dense<[1, 2, 1, 1, 3]> : tensor<5xindex>} : () -> !tosa.shape<5>
+    %r = tosa.slice %v, %start, %size : (tensor<1x4x2x2x3xf32>, !tosa.shape<5>, !tosa.shape<5>) -> tensor<1x2x1x1x3xf32>
+    qfx.yield %r : tensor<1x2x1x1x3xf32>
+  }
+  %q = quant.qcast %y : tensor<1x2x1x1x3xf32> to tensor<1x2x1x1x3x!u>
+  return %q : tensor<1x2x1x1x3x!u>
+}
