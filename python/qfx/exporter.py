@@ -804,12 +804,7 @@ class _Exporter:
             return w.mul(t, _scalar(w, t, 1.0 / count, loc, "inverse_count"), t.shape, loc, None)
 
         def build(arg):
-            centered = w.op("sub", [arg, average(arg)], arg.shape, loc, None, hint="centered")
-            var = average(w.mul(centered, centered, arg.shape, loc, None))
-            shifted = w.op("add", [var, _scalar(w, var, eps, loc, "eps")], var.shape, loc, None,
-                           hint="var_eps")
-            y = w.mul(centered, w.op("rsqrt", [shifted], var.shape, loc, None, hint="rstd"),
-                      arg.shape, loc, None)
+            y = _normalized(w, arg, average, eps, loc)
             if weight is not None:
                 y = w.mul(y, self.const_in_layout(weight.reshape(plain), x.layout, loc,
                                                   f"{node.name}_weight"), arg.shape, loc, None)
@@ -861,14 +856,7 @@ class _Exporter:
         def build(arg):
             grouped = w.reshape(w.transpose(arg, to_plain, loc, None), (n, groups, per_group),
                                 loc, None)
-            centered = w.op("sub", [grouped, average(grouped)], grouped.shape, loc, None,
-                            hint="centered")
-            var = average(w.mul(centered, centered, grouped.shape, loc, None))
-            shifted = w.op("add", [var, _scalar(w, var, eps, loc, "eps")], var.shape, loc, None,
-                           hint="var_eps")
-            y = w.mul(centered, w.op("rsqrt", [shifted], var.shape, loc, None, hint="rstd"),
-                      grouped.shape, loc, None)
-            y = w.reshape(y, x.torch_shape, loc, None)
+            y = w.reshape(_normalized(w, grouped, average, eps, loc), x.torch_shape, loc, None)
             if weight is not None:
                 y = w.mul(y, w.const(weight.reshape(channel_shape), loc, f"{node.name}_weight"),
                           y.shape, loc, None)
@@ -899,9 +887,8 @@ class _Exporter:
 
         def along(t, weights, rows, cols, hint):
             """`weights` [out, in] times t [N, in, cols] -> [N, out, cols]."""
-            batched = np.broadcast_to(weights, (n,) + weights.shape)
-            zero = w.zero_point(loc)
-            return w.op("matmul", [w.const(np.ascontiguousarray(batched), loc, hint), t, zero,
+            batched = np.ascontiguousarray(np.broadcast_to(weights, (n,) + weights.shape))
+            return w.op("matmul", [w.const(batched, loc, hint), t, w.zero_point(loc),
                                    w.zero_point(loc)], (n, rows, cols), loc, None, hint=hint)
 
         def build(arg):
@@ -1606,6 +1593,17 @@ def _unary_fn(kind):
 # result. Body ops carry no qfx.origin: the composite does.
 def _scalar(w, x, value, loc, hint):
     return w.const(np.full((1,) * len(x.shape), value, np.float32), loc, hint)
+
+
+def _normalized(w, x, average, eps, loc):
+    """(x - mean) * rsqrt(var + eps), the biased variance, with `average`
+    reducing over the normalized axes (layer, group and instance norm)."""
+    centered = w.op("sub", [x, average(x)], x.shape, loc, None, hint="centered")
+    var = average(w.mul(centered, centered, x.shape, loc, None))
+    shifted = w.op("add", [var, _scalar(w, var, eps, loc, "eps")], var.shape, loc, None,
+                   hint="var_eps")
+    return w.mul(centered, w.op("rsqrt", [shifted], var.shape, loc, None, hint="rstd"), x.shape,
+                 loc, None)
 
 
 def _hardsigmoid_body(w, x, loc):
