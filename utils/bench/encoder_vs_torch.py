@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+# ===- encoder_vs_torch.py - a BERT-style encoder: qfx vs PyTorch ---------===#
+#
+# Part of the qfx project.
+#
+# ===----------------------------------------------------------------------===#
+#
+# The HuggingFace-style encoder of python/tests/test_transformer.py, static
+# int8 (x86 default QConfigMapping, PyTorch's calibration imported, so both
+# int8 models share their qparams), timed interleaved in one process: qfx's
+# int8 program, PyTorch's int8 model (onednn engine) and the float model.
+# Prints medians of per-round medians, the ratio qfx / PyTorch int8, the
+# output parity in PyTorch's output steps, and qfx's per-layer profile.
+#
+#   /usr/bin/python3 utils/bench/encoder_vs_torch.py [--layers 2] [--hidden 256]
+#       [--seq 128] [--threads 1] [--rounds 5] [--runs 20]
+#
+# ===----------------------------------------------------------------------===#
+
+import argparse
+import copy
+import pathlib
+import statistics
+import sys
+import time
+import warnings
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "python" / "tests"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+
+    import torch
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    import qfx
+    from test_transformer import EncoderLayer
+
+    torch.backends.quantized.engine = "onednn"
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*[EncoderLayer(args.hidden, 4, 4 * args.hidden)
+                                  for _ in range(args.layers)]).eval()
+    generator = torch.Generator().manual_seed(1)
+    samples = [torch.randn(1, args.seq, args.hidden, generator=generator) for _ in range(5)]
+    calibration, x = samples[:4], samples[4]
+    prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
+                          (calibration[0],))
+    for sample in calibration:
+        prepared(sample)
+    theirs = convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        ours = qfx.convert_fx(prepared, (calibration[0],))
+        convert_s = time.perf_counter() - start
+
+    def median_ms(f):
+        times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            f(x)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times) * 1e3
+
+    peers = {"qfx int8": ours, "PyTorch int8": theirs, "PyTorch float": model}
+    rows = {name: [] for name in peers}
+    with torch.no_grad():
+        for f in peers.values():
+            f(x)
+        for _ in range(args.rounds):
+            for name, f in peers.items():
+                rows[name].append(median_ms(f))
+        expected = theirs(x)
+    got = ours(x)
+    values = expected.flatten().unique()
+    steps = ((got - expected).abs() / (values[1:] - values[:-1]).min()).max().item()
+    medians = {name: statistics.median(times) for name, times in rows.items()}
+    print(f"encoder: {args.layers} layers, hidden {args.hidden}, sequence {args.seq}, "
+          f"{args.threads} thread(s); qfx convert_fx {convert_s:.1f} s; worst {steps:.2f} steps")
+    for name, ms in medians.items():
+        print(f"  {name:14} {ms:8.2f} ms")
+    print(f"  qfx / PyTorch int8: {medians['qfx int8'] / medians['PyTorch int8']:.2f}")
+    print(ours.profile(x, runs=args.runs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
