@@ -49,7 +49,7 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
          "tosa-to-scf),"
          "convert-elementwise-to-linalg,"
-         "func.func(linalg-fuse-elementwise-ops,qfx-interchange-reductions),"
+         "func.func(qfx-fuse-elementwise,qfx-interchange-reductions),"
          "canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"

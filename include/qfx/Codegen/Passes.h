@@ -12,6 +12,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace affine {
+class AffineDialect;
+} // namespace affine
 namespace amx {
 class AMXDialect;
 } // namespace amx
@@ -36,6 +39,9 @@ class MemRefDialect;
 namespace scf {
 class SCFDialect;
 } // namespace scf
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
 namespace vector {
 class VectorDialect;
 } // namespace vector

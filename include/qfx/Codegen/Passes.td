@@ -143,6 +143,31 @@ def QFXEmulateAmx : Pass<"qfx-emulate-amx", "::mlir::ModuleOp"> {
   ];
 }
 
+def QFXFuseElementwise : Pass<"qfx-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "linalg-fuse-elementwise-ops, fusing a producer only into a "
+                "consumer that reads each of its elements once";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` fuses any single-use
+    elementwise producer into its consumer, also where the consumer reads
+    the producer's elements many times: a dequantization (eight float ops
+    per element, PyTorch's fma form) fused into the matmul of two
+    activations ran once per multiply-add, 86 % of a BERT encoder's time.
+    This pass applies the same patterns (elementwise fusion, reshape
+    folding by expansion, constant folding, canonicalizations) but fuses a
+    producer only where the consumer's indexing map of it is a permutation
+    of all the consumer's loops; otherwise the producer stays a loop nest
+    of its own, computed once.
+
+    ```mlir
+    %a = linalg.generic ... ins(%q : tensor<4x128x64xi8>) -> tensor<4x128x64xf32>  // dequantize
+    %c = linalg.batch_matmul ins(%a, %b ...)  // reads %a once per output column: not fused
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def QFXInterchangeReductions : Pass<"qfx-interchange-reductions",
                                     "::mlir::func::FuncOp"> {
   let summary = "Moves the loop of a linalg op's innermost output dimension "
