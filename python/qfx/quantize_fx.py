@@ -847,6 +847,54 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     return quantized
 
 
+def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, mapping: Any = None,
+                     inplace: bool = False, *, example_inputs: Any) -> QuantizedModel:
+    """qfx's `torch.ao.quantization.quantize_dynamic`: weights quantized
+    ahead of time, activations on each call.
+
+    - `qconfig_spec`: a set of module types and/or qualified module names to
+      quantize with `dtype`, or a dict from those to QConfigs (torch's);
+      default, as PyTorch's: Linear, LSTM, GRU, LSTMCell, RNNCell, GRUCell.
+    - `dtype`: `torch.qint8` (the default; `torch.float16` is refused: PyTorch
+      1.13 here has no fp16 dynamic Linear to check qfx's against).
+    - `example_inputs` (keyword, required, unlike PyTorch's): qfx compiles
+      for the shapes of these inputs.
+    - `mapping` (eager module swaps) and `inplace` have no qfx meaning:
+      given, they raise ValueError. The PyTorch model is never changed.
+
+    It is `convert_fx(prepare_fx(model, mapping, example_inputs))` with the
+    QConfigMapping the spec stands for (no calibration: dynamic patterns
+    need none). qfx exports no recurrent modules yet: a model with an LSTM
+    raises `qfx.ExportError`.
+    """
+    import torch
+    from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig
+
+    if mapping is not None:
+        raise ValueError("quantize_dynamic: `mapping` (which quantized module replaces which) "
+                         "has no meaning for qfx, which compiles the whole model")
+    if inplace:
+        raise ValueError("quantize_dynamic: qfx returns a compiled model and never changes the "
+                         "PyTorch model; inplace=True is not supported")
+    if dtype not in (None, torch.qint8):
+        raise ValueError(f"quantize_dynamic: dtype must be torch.qint8, got {dtype}")
+    nn = torch.nn
+    if qconfig_spec is None:
+        qconfig_spec = {nn.Linear, nn.LSTM, nn.GRU, nn.LSTMCell, nn.RNNCell, nn.GRUCell}
+    if isinstance(qconfig_spec, (set, frozenset, list, tuple)):
+        qconfig_spec = {key: default_dynamic_qconfig for key in qconfig_spec}
+    if not isinstance(qconfig_spec, dict):
+        raise TypeError("quantize_dynamic: qconfig_spec must be a set of module types or names, "
+                        f"or a dict from them to QConfigs, got {type(qconfig_spec).__name__}")
+    torch_mapping = QConfigMapping()
+    for key, entry in qconfig_spec.items():
+        if isinstance(key, str):
+            torch_mapping.set_module_name(key, entry)
+        else:
+            torch_mapping.set_object_type(key, entry)
+    return convert_fx(prepare_fx(model, torch_mapping, example_inputs, outputs=None))
+
+
 def _progress_printer() -> Optional[Any]:
     """A calibration progress callback that rewrites one line of a terminal
     stderr at most five times a second (quant-run's); None when stderr is

@@ -120,6 +120,26 @@ def test_static_encoder_matches_pytorch(statistics):
     assert (steps < 1e-3).float().mean() >= (1.0 if statistics == "pytorch" else 0.9)
 
 
+def test_qfx_quantize_dynamic_matches_pytorchs():
+    from torch.ao.quantization import quantize_dynamic
+
+    model, calibration, tests = encoder()
+    for spec in (None, {nn.Linear}, {"0.intermediate", "1.output"}):
+        theirs = quantize_dynamic(copy.deepcopy(model), spec, dtype=torch.qint8)
+        ours = qfx.quantize_dynamic(model, spec, example_inputs=(calibration[0],))
+        assert ours.float_ops == []
+        with torch.no_grad():
+            for x in tests:
+                torch.testing.assert_close(ours(x), theirs(x), rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="inplace"):
+        qfx.quantize_dynamic(model, inplace=True, example_inputs=(calibration[0],))
+    with pytest.raises(ValueError, match="dtype"):
+        qfx.quantize_dynamic(model, dtype=torch.float16, example_inputs=(calibration[0],))
+    with pytest.raises(qfx.ExportError, match="torch.nn.LSTM"):
+        qfx.quantize_dynamic(nn.Sequential(nn.LSTM(4, 4)).eval(),
+                             example_inputs=(torch.randn(2, 1, 4),))
+
+
 def test_dynamic_encoder_matches_quantize_dynamic():
     from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig, quantize_dynamic
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
