@@ -1488,7 +1488,8 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
 }
 
 /// PyTorch's quantized kernels that compute in float32 (quantized::matmul,
-/// softmax, layer_norm): each int8 input dequantized as PyTorch dequantizes,
+/// softmax, layer_norm, group_norm, instance_norm, and mean over other than
+/// H and W): each int8 input dequantized as PyTorch dequantizes,
 /// the pattern's float ops as the reference model has them, the result
 /// quantized as quantize_per_tensor (x * (1 / s) rounded half to even, plus
 /// the zero point, saturated). The float ops are not PyTorch's own kernels
