@@ -198,7 +198,10 @@ enum class OpGroup {
   ShareQParams,
   /// quint8 in and out, float weight and bias (native.py's
   /// input_output_only_quint8_dtype_config).
-  LayerNorm
+  LayerNorm,
+  /// Float in and out, a quint8 or quint4x2 weight (weight_only_quint8 /
+  /// quint4x2_dtype_config).
+  Embedding
 };
 
 /// One TOSA pattern of a built-in table and what it is made from.
@@ -447,6 +450,15 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
           row({instanceNorm}, OpGroup::Default,
               singles({instanceNorm, "torch.nn.functional.instance_norm"}),
               "float_kernel"));
+    // An embedding lookup (qfx.composite (indices, weight)): its weight is
+    // quantized per row with float zero points and it stays float; qfx-lower
+    // gathers the integer rows and dequantizes them as PyTorch's kernel.
+    TOSAPatternSpec embedding =
+        row({"torch.nn.Embedding"}, OpGroup::Embedding,
+            singles({"torch.nn.Embedding"}), "embedding");
+    embedding.rootOp = "torch.nn.Embedding";
+    embedding.weight = OperandRef{0, 1};
+    result.push_back(embedding);
     // Its slopes are constants of the body (PyTorch 1.13 has no functional
     // pattern for it): one table per channel.
     result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,
@@ -550,7 +562,7 @@ namespace {
 /// The dtype configs of each op group in one backend table.
 struct GroupDTypeConfigs {
   std::vector<DTypeConfig> conv, linear, binary, cat, fixedQParams,
-      shareQParams, layerNorm;
+      shareQParams, layerNorm, embedding;
   /// The fixed-qparams observers; PyTorch's are quint8.
   ObserverSpec range0To1, rangeNeg1To1;
   /// tosa.slice and tosa.pad, which only the tosa table has.
@@ -575,6 +587,8 @@ struct GroupDTypeConfigs {
       return shareQParams;
     case OpGroup::LayerNorm:
       return layerNorm;
+    case OpGroup::Embedding:
+      return embedding;
     }
     return conv;
   }
@@ -653,6 +667,11 @@ static GroupDTypeConfigs nativeGroups() {
   g.layerNorm = {weighted(
       DTypeWithConstraints(DType::QUInt8), DTypeWithConstraints(DType::QUInt8),
       DTypeWithConstraints(DType::Float32), DType::Float32)};
+  auto weightOnly = [](DType weight) {
+    return dtypes(DType::Float32, DType::Float32)
+        .setWeightDType(DTypeWithConstraints(weight));
+  };
+  g.embedding = {weightOnly(DType::QUInt8), weightOnly(DType::QUInt4x2)};
   g.range0To1 = presets::defaultFixedQParamsRange0To1Observer();
   g.rangeNeg1To1 = presets::defaultFixedQParamsRangeNeg1To1Observer();
   return g;
@@ -708,7 +727,7 @@ static BackendConfig buildTable(llvm::StringRef name,
                                 const GroupDTypeConfigs &groups) {
   BackendConfig table(name);
   for (const TOSAPatternSpec &spec : getTOSAPatternSpecs()) {
-    if (spec.nativeOnly && !groups.native)
+    if ((spec.nativeOnly && !groups.native) || groups.get(spec.group).empty())
       continue;
     BackendPatternConfig config(spec.tosaPattern);
     config.setDTypeConfigs(groups.get(spec.group));

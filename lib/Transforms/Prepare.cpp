@@ -58,8 +58,12 @@ bool isConstant(Value value) {
 }
 
 /// True for an op that computes on constants only (the reshapes qfx-prepare
-/// puts around a depthwise weight): not an op of the model to quantize.
+/// puts around a depthwise weight): not an op of the model to quantize. A
+/// composite is a PyTorch op even on constants (an embedding of constant
+/// position ids).
 bool computesOnConstantsOnly(Operation *op) {
+  if (llvm::isa<CompositeOp>(op))
+    return false;
   bool any = false;
   for (Value operand : op->getOperands()) {
     if (!isFloatTensor(operand))

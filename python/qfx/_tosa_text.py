@@ -181,6 +181,19 @@ class TosaWriter:
         )
         return result
 
+    def int_const(self, values: np.ndarray, loc: str, hint: str) -> Tensor:
+        """A constant of int64 or int32 `values` (indices)."""
+        values = np.asarray(values)
+        element = {np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}[values.dtype]
+        result = Tensor(self.fresh(hint), tuple(values.shape), element)
+        flat = values.reshape(-1)
+        body = (str(int(flat[0])) if flat.size and np.all(flat == flat[0])
+                else str(values.tolist()))
+        self._define(result.name, lambda extra: (
+            f'{result.name} = "tosa.const"() <{{values = dense<{body}> : {result.type}}}>'
+            f"{self._attrs(None, None, extra)} : () -> {result.type} {location(loc)}"))
+        return result
+
     def const_shape(self, values: Iterable[int], loc: str) -> str:
         values = [int(v) for v in values]
         name = self.fresh("shape")
@@ -226,9 +239,8 @@ class TosaWriter:
         if shape == x.shape:
             return x
         s = self.const_shape(shape, loc)
-        return self.op(
-            "reshape", [x, (s, f"!tosa.shape<{len(shape)}>")], shape, loc, origin, hint="reshape"
-        )
+        return self.op("reshape", [x, (s, f"!tosa.shape<{len(shape)}>")], shape, loc, origin,
+                       hint="reshape", element=x.element)
 
     def transpose(self, x: Tensor, perms: Sequence[int], loc: str, origin: Optional[str]) -> Tensor:
         perms = [int(p) for p in perms]
@@ -261,9 +273,13 @@ class TosaWriter:
         shape[axis] = sum(x.shape[axis] for x in xs)
         return self.op("concat", xs, shape, loc, origin, attrs=f"axis = {int(axis)} : i32", hint="concat")
 
-    def clamp(self, x: Tensor, lo: float, hi: float, loc: str, origin: Optional[str]) -> Tensor:
-        attrs = f"min_val = {format_f32(lo)} : f32, max_val = {format_f32(hi)} : f32"
-        return self.op("clamp", [x], x.shape, loc, origin, attrs=attrs, hint="clamp")
+    def clamp(self, x: Tensor, lo, hi, loc: str, origin: Optional[str]) -> Tensor:
+        if x.element == "f32":
+            attrs = f"min_val = {format_f32(lo)} : f32, max_val = {format_f32(hi)} : f32"
+        else:  # integers (indices)
+            attrs = f"min_val = {int(lo)} : {x.element}, max_val = {int(hi)} : {x.element}"
+        return self.op("clamp", [x], x.shape, loc, origin, attrs=attrs, hint="clamp",
+                       element=x.element)
 
     def mul(self, a: Tensor, b: Tensor, out_shape, loc: str, origin: Optional[str]) -> Tensor:
         shift = self.mul_shift(loc)

@@ -200,6 +200,8 @@ class _Exporter:
         self.converted: dict = {}
         self.args: list = []
         self.results: list = []
+        # Integer arguments indexing embeddings: argument name -> rows.
+        self.index_bounds: dict = {}
         # Tensor name -> (the PyTorch observer recorded on it, its statistics).
         self.torch_observers: dict = {}
         # Weight fake quantizers of a QAT model (see _qat_to_float).
@@ -280,7 +282,18 @@ class _Exporter:
     # ----- driver ---------------------------------------------------------
 
     def run(self, func_name: str) -> str:
+        # Tensors whose values depend on a model input (shapes do not); the
+        # others computing integer tensors (position ids: buffers, arange,
+        # their slices) are constants, the values the example run computed.
+        dynamic = set()
         for node in self.gm.graph.nodes:
+            if node.op == "placeholder" or (
+                    node.target not in _SHAPE_ONLY_FUNCTIONS
+                    and any(a in dynamic for a in node.all_input_nodes)):
+                if not isinstance(self.recorded.get(node), (int, float, bool, torch.Size)):
+                    dynamic.add(node)
+            elif node.op != "output" and self.integer_constant(node):
+                continue
             if node.op == "placeholder":
                 self.placeholder(node)
             elif node.op == "output":
@@ -297,15 +310,33 @@ class _Exporter:
                 self.fail(node, f"unknown FX node kind '{node.op}'")
         return self.w.function(func_name, self.args, self.results)
 
+    def integer_constant(self, node) -> bool:
+        """Holds `node`'s recorded value as a constant if it is an int64 or
+        int32 tensor (the caller knows it depends on no model input)."""
+        value = self.recorded.get(node)
+        if not isinstance(value, torch.Tensor) or value.dtype not in (torch.int64, torch.int32):
+            return False
+        array = value.detach().cpu().numpy()
+        loc = self.node_location(node) if node.op != "get_attr" else node.target
+        self.env[node] = _Value(None, _identity(array.ndim), tuple(array.shape), array,
+                                lambda a: self.w.int_const(a, loc, node.name))
+        return True
+
     def placeholder(self, node):
         value = self.recorded[node]
-        if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
-            self.fail(node, f"model inputs must be float32 tensors, got {type(value).__name__}"
-                      + (f" of {value.dtype}" if isinstance(value, torch.Tensor) else ""))
+        element = _INPUT_ELEMENTS.get(value.dtype) if isinstance(value, torch.Tensor) else None
+        if element is None:
+            self.fail(node, "model inputs must be float32, int64 or int32 tensors, got "
+                      + (f"a tensor of {value.dtype}" if isinstance(value, torch.Tensor)
+                         else type(value).__name__))
         shape = tuple(value.shape)
-        tensor = Tensor(self.w.fresh(node.name), shape)
+        tensor = Tensor(self.w.fresh(node.name), shape, element)
         self.args.append((tensor, node.name))
         self.env[node] = _Value(tensor, _identity(len(shape)), shape)
+
+    @property
+    def arg_tensors(self) -> list:
+        return [t for t, _ in self.args]
 
     def output(self, node):
         outs = node.args[0]
@@ -904,6 +935,46 @@ class _Exporter:
                         hint=node.name)
         self.set_tensor(node, y, _NHWC)
 
+    def m_embedding(self, node, m, x, loc, origin):
+        if m.max_norm is not None:
+            self.fail(node, "Embedding with max_norm (it renormalizes its weight in place) is "
+                      "not supported")
+        self.embedding(node, x, m.weight.detach().cpu().numpy(), loc, origin)
+
+    def embedding(self, node, indices: _Value, weight: np.ndarray, loc, origin):
+        """The composite (indices, weight) of an embedding lookup: indices
+        flattened to [1, N], clamped into [0, V) (a guard: the rows read stay
+        inside the table), tosa.gather of the [1, V, D] table, reshaped to
+        the indices' shape + [D]. The weight is an operand (quantized weight
+        only, per row). An index out of range is an IndexError for PyTorch
+        (constant indices raised it in the example run already): a model
+        input records its bound (`qfx.index_bound` on the argument, checked
+        by qfx's Python calls)."""
+        element = indices.tensor.element
+        if element not in ("i64", "i32"):
+            self.fail(node, f"expected int64 or int32 indices, got a tensor of {element}")
+        rows, dim = weight.shape
+        if indices.array is None and indices.tensor in self.arg_tensors:
+            bound = min(rows, self.index_bounds.get(indices.tensor.name, rows))
+            self.index_bounds[indices.tensor.name] = bound
+            self.w.annotate(indices.tensor, "qfx.index_bound", f"{bound} : i64")
+        elif indices.array is None:
+            self.fail(node, "indices computed by the model are not supported (a model input or "
+                      "a constant)")
+        shape = indices.torch_shape
+        count = int(np.prod(shape, dtype=np.int64))
+
+        def build(ids, table):
+            flat = self.w.clamp(self.w.reshape(ids, [1, count], loc, None), 0, rows - 1, loc, None)
+            gathered = self.w.op("gather", [self.w.reshape(table, [1, rows, dim], loc, None), flat],
+                                 [1, count, dim], loc, None, hint="gather")
+            return self.w.reshape(gathered, [*shape, dim], loc, None)
+
+        table = self.w.const(weight, loc, "weight")
+        y = self.w.composite("torch.nn.Embedding", [self.plain(node, indices, loc), table], loc,
+                             origin, build, hint="embedding")
+        self.set_tensor(node, y, _identity(len(shape) + 1))
+
     def matmul(self, node, a: _Value, b: _Value, loc, origin):
         """A matmul of two tensors of rank >= 2 with the same batch
         dimensions: the composite "torch.matmul" of the two (a Linear is a
@@ -1315,6 +1386,18 @@ def _f_transpose(ex, node, loc, origin):
     dims = list(range(x.rank))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     ex.permute_to(node, x, dims, loc, origin)
+
+
+def _f_embedding(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "weight", "padding_idx", "max_norm", "norm_type",
+                              "scale_grad_by_freq", "sparse"],
+                       {"padding_idx": None, "max_norm": None, "norm_type": 2.0,
+                        "scale_grad_by_freq": False, "sparse": False})
+    if ex.static(node, a["max_norm"]) is not None:
+        ex.fail(node, "embedding with max_norm (it renormalizes the weight in place) is not "
+                "supported")
+    ex.embedding(node, ex.tensor_arg(node, a["input"]), ex.constant_arg(node, a["weight"], "weight"),
+                 loc, origin)
 
 
 def _f_linear(ex, node, loc, origin):
@@ -1794,6 +1877,8 @@ def _is_observer(module) -> bool:
 
 
 _MODULE_HANDLERS: dict = {}
+# The element type of each dtype a model input can have.
+_INPUT_ELEMENTS: dict = {}
 _FUNCTION_HANDLERS: dict = {}
 _METHOD_HANDLERS: dict = {}
 # Functions of other libraries (not imported here), by qualified name.
@@ -1801,6 +1886,9 @@ _NAMED_FUNCTION_HANDLERS = {
     "torchvision.ops.stochastic_depth.stochastic_depth": _f_stochastic_depth,
 }
 _STATIC_FUNCTIONS: set = set()
+# Functions whose result depends on their tensor argument's shape alone
+# (token_type_ids = torch.zeros_like(input_ids)).
+_SHAPE_ONLY_FUNCTIONS: set = set()
 _STATIC_METHODS = {"size", "dim"}
 
 
@@ -1815,6 +1903,7 @@ def _load_torch() -> None:
         raise ImportError(f"qfx.export_tosa needs PyTorch: {error}") from error
     torch, nn, F = torch_module, torch_module.nn, torch_module.nn.functional
 
+    _INPUT_ELEMENTS.update({torch.float32: "f32", torch.int64: "i64", torch.int32: "i32"})
     _MODULE_HANDLERS.update({
         nn.Linear: _Exporter.m_linear,
         nn.Conv1d: _Exporter.m_conv1d,
@@ -1853,11 +1942,14 @@ def _load_torch() -> None:
         nn.InstanceNorm3d: _Exporter.m_instance_norm,
         nn.GroupNorm: _Exporter.m_group_norm,
         nn.Identity: _Exporter.m_identity,
+        nn.Embedding: _Exporter.m_embedding,
     })
 
     _FUNCTION_HANDLERS.update({
         operator.add: _f_add,
+        operator.iadd: _f_add,
         torch.add: _f_add,
+        F.embedding: _f_embedding,
         operator.mul: _f_mul,
         operator.truediv: _f_div,
         torch.div: _f_div,
@@ -1946,6 +2038,8 @@ def _load_torch() -> None:
         "contiguous": _f_identity,
     })
 
+    _SHAPE_ONLY_FUNCTIONS.update({torch.zeros_like, torch.ones_like, torch.full_like})
+
     # torch._assert on shapes (ViT checks the image size) held when the
     # example inputs ran; the export is for those shapes.
     _STATIC_FUNCTIONS.update({getattr, operator.getitem, operator.add, operator.sub, operator.mul,
@@ -1992,6 +2086,9 @@ def _trace(model):
     class ScopeTracer(torch.fx.Tracer):
         def __init__(self):
             super().__init__()
+            # Buffers are graph values (get_attr), so that indexing one with a
+            # traced size traces (HuggingFace's position_ids[:, :seq_length]).
+            self.proxy_buffer_attributes = True
             self.scope_stack: list = [""]
             self.node_scope: dict = {}
 
@@ -2058,7 +2155,9 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
 
 
 def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main") -> tuple:
-    """`export_tosa`'s text and the model's outputs for `example_inputs`."""
+    """`export_tosa`'s text, the model's outputs for `example_inputs` and,
+    per input, the number of rows of the embeddings it indexes (None for an
+    input that indexes none): its values must lie in [0, rows)."""
     _load_torch()
     if not isinstance(model, nn.Module):
         raise TypeError(f"export_tosa expects a torch.nn.Module, got {type(model).__name__}")
@@ -2071,7 +2170,10 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     model, weight_observers = _qat_to_float(model)
     gm, node_scope = _trace(model)
     recorded, outputs = _record(gm, example_inputs)
-    return _Exporter(gm, model, recorded, node_scope, weight_observers).run(func_name), outputs
+    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers)
+    text = exporter.run(func_name)
+    bounds = [exporter.index_bounds.get(t.name) for t in exporter.arg_tensors]
+    return text, outputs, bounds
 
 
 def named_values(model, example_inputs: tuple) -> tuple:

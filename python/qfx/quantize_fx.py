@@ -244,8 +244,7 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.
     """The stage's @main compiled in this process, checked to take and
     return float32 tensors of the model's shapes."""
     model = _capi.Model((directory / f"{stage}.mlir").read_text(), f"{stage}.mlir", entry="main")
-    expected = ([(np.float32, s) for s in signature.inputs],
-                [(np.float32, s) for s in signature.outputs])
+    expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
         raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
                          f"({signature.inputs} -> {signature.outputs})")
@@ -260,7 +259,8 @@ def _open_library(directory: pathlib.Path, signature: "_Signature") -> _compiled
     ValueError if not; OSError if the library does not load or lacks the
     function."""
     inputs, outputs = _compiled.function_signature((directory / "int8.mlir").read_text())
-    expected = ([_compiled.TensorSpec("float32", s) for s in signature.inputs],
+    expected = ([_compiled.TensorSpec(d, s) for d, s in zip(signature.input_dtypes,
+                                                            signature.inputs)],
                 [_compiled.TensorSpec("float32", s) for s in signature.outputs])
     if (inputs, outputs) != expected:
         raise ValueError("@main of int8.mlir takes " + _specs_text(inputs) + " and returns "
@@ -291,34 +291,56 @@ def _warn_float_ops(float_ops: List[FloatOp], stacklevel: int) -> None:
 
 
 class _Signature:
-    """The static shapes (all float32) of the model's inputs and outputs, and
-    whether the PyTorch model returned one tensor or a tuple."""
+    """The static shapes of the model's inputs and outputs, the inputs'
+    dtypes (float32, or int64 / int32 indices, with the number of rows of the
+    embeddings an index input indexes: its values must lie in [0, bound)),
+    and whether the PyTorch model returned one tensor or a tuple. Outputs
+    are float32."""
+
+    INPUT_DTYPES = ("float32", "int64", "int32")
 
     def __init__(self, inputs: List[Tuple[int, ...]], outputs: List[Tuple[int, ...]],
-                 single_output: bool):
+                 single_output: bool, input_dtypes: Optional[List[str]] = None,
+                 index_bounds: Optional[List[Optional[int]]] = None):
         self.inputs = [tuple(s) for s in inputs]
         self.outputs = [tuple(s) for s in outputs]
         self.single_output = single_output
+        self.input_dtypes = list(input_dtypes or ["float32"] * len(self.inputs))
+        self.index_bounds = list(index_bounds or [None] * len(self.inputs))
 
     def to_dict(self) -> dict:
+        inputs = []
+        for shape, dtype, bound in zip(self.inputs, self.input_dtypes, self.index_bounds):
+            entry = {"shape": list(shape), "dtype": dtype}
+            if bound is not None:
+                entry["index_bound"] = bound
+            inputs.append(entry)
         return {
-            "inputs": [{"shape": list(s), "dtype": "float32"} for s in self.inputs],
+            "inputs": inputs,
             "outputs": [{"shape": list(s), "dtype": "float32"} for s in self.outputs],
             "single_output": self.single_output,
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> "_Signature":
-        for entry in d["inputs"] + d["outputs"]:
-            if entry.get("dtype") != "float32":
+        for entry, allowed in [(e, cls.INPUT_DTYPES) for e in d["inputs"]] + \
+                [(e, ("float32",)) for e in d["outputs"]]:
+            if entry.get("dtype") not in allowed:
                 raise ValueError(f"unsupported dtype {entry.get('dtype')!r} in the manifest")
         return cls([e["shape"] for e in d["inputs"]], [e["shape"] for e in d["outputs"]],
-                   bool(d["single_output"]))
+                   bool(d["single_output"]), [e["dtype"] for e in d["inputs"]],
+                   [e.get("index_bound") for e in d["inputs"]])
+
+    def input_specs(self) -> List[Tuple[Any, Tuple[int, ...]]]:
+        """(NumPy dtype, shape) of each input."""
+        return [(np.dtype(d), s) for d, s in zip(self.input_dtypes, self.inputs)]
 
     def check_inputs(self, inputs: tuple, what: str, lead: Optional[int] = None) -> List[np.ndarray]:
-        """The inputs as C-ordered float32 arrays; ValueError/TypeError for a
-        wrong count, dtype or shape. With `lead`, each input has a leading
-        sample axis (of any length if lead == -1, the same for all)."""
+        """The inputs as C-ordered arrays of the model's dtypes;
+        ValueError/TypeError for a wrong count, dtype or shape, IndexError
+        for an index outside its embedding. With `lead`, each input has a
+        leading sample axis (of any length if lead == -1, the same for
+        all)."""
         if len(inputs) != len(self.inputs):
             raise ValueError(f"{what}: the model takes {len(self.inputs)} input(s), "
                              f"{len(inputs)} given")
@@ -326,8 +348,10 @@ class _Signature:
         count = None
         for index, (x, shape) in enumerate(zip(inputs, self.inputs)):
             a = _to_numpy(x, f"{what}: input {index}")
-            if a.dtype != np.float32:
-                raise TypeError(f"{what}: input {index} has dtype {a.dtype}; the model takes float32")
+            dtype, bound = self.input_dtypes[index], self.index_bounds[index]
+            if a.dtype != np.dtype(dtype):
+                raise TypeError(f"{what}: input {index} has dtype {a.dtype}; the model takes "
+                                f"{dtype}")
             if lead is None:
                 if tuple(a.shape) != shape:
                     hint = ""
@@ -347,6 +371,10 @@ class _Signature:
                     raise ValueError(f"{what}: inputs have different sample counts "
                                      f"({count} and {a.shape[0]})")
                 count = a.shape[0]
+            if bound is not None and a.size and (a.min() < 0 or a.max() >= bound):
+                bad = a.min() if a.min() < 0 else a.max()
+                raise IndexError(f"{what}: input {index} holds index {bad}, out of range for an "
+                                 f"embedding of {bound} rows (PyTorch: index out of range in self)")
             arrays.append(np.ascontiguousarray(a))
         if lead is not None and count == 0:
             raise ValueError(f"{what}: no samples given")
@@ -696,23 +724,28 @@ def _check_example_inputs(example_inputs: Any, what: str) -> tuple:
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
     for index, x in enumerate(example_inputs):
-        if not isinstance(x, torch.Tensor) or x.dtype != torch.float32:
-            raise TypeError(f"{what}: example_inputs[{index}]: expected a float32 torch.Tensor, "
-                            "got " + (f"a tensor of {x.dtype}" if isinstance(x, torch.Tensor)
-                                      else type(x).__name__))
+        if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.int64,
+                                                               torch.int32):
+            raise TypeError(f"{what}: example_inputs[{index}]: expected a float32 (or int64 / "
+                            "int32 index) torch.Tensor, got "
+                            + (f"a tensor of {x.dtype}" if isinstance(x, torch.Tensor)
+                               else type(x).__name__))
     return example_inputs
 
 
-def _signature(example_inputs: tuple, result: Any, what: str) -> _Signature:
-    """The shapes of a model's inputs and of its outputs `result`."""
+def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str) -> _Signature:
+    """The shapes and dtypes of a model's inputs (`index_bounds` from the
+    exporter) and the shapes of its outputs `result`."""
     import torch
 
     results = _as_tuple(result)
-    if not all(isinstance(r, torch.Tensor) for r in results):
-        raise TypeError(f"{what}: the model must return a tensor or a tuple of tensors")
+    if not all(isinstance(r, torch.Tensor) and r.dtype == torch.float32 for r in results):
+        raise TypeError(f"{what}: the model must return a float32 tensor or a tuple of them")
     return _Signature([tuple(x.shape) for x in example_inputs],
                       [tuple(r.shape) for r in results],
-                      single_output=isinstance(result, torch.Tensor))
+                      single_output=isinstance(result, torch.Tensor),
+                      input_dtypes=[str(x.dtype).replace("torch.", "") for x in example_inputs],
+                      index_bounds=index_bounds)
 
 
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
@@ -752,8 +785,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    float_mlir, result = export_with_outputs(model, example_inputs)
-    signature = _signature(example_inputs, result, "prepare_fx")
+    float_mlir, result, index_bounds = export_with_outputs(model, example_inputs)
+    signature = _signature(example_inputs, result, index_bounds, "prepare_fx")
 
     prepared = PreparedModel.__new__(PreparedModel)
     directory = _make_workdir(workdir, prepared)
@@ -943,8 +976,8 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     if model.training:
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")
-    float_mlir, result = export_with_outputs(model, example_inputs)
-    signature = _signature(example_inputs, result, "convert_fx")
+    float_mlir, result, index_bounds = export_with_outputs(model, example_inputs)
+    signature = _signature(example_inputs, result, index_bounds, "convert_fx")
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)

@@ -1015,3 +1015,60 @@ def test_a_model_pytorch_prepared_records_its_observers(tmp_path):
     mean = next(line for line in text.splitlines() if "qfx.composite" in line)
     assert 'qfx.torch_observer = {name = "activation_post_process_1"' in mean
     assert_matches_torch(model, x, text, tmp_path)
+
+
+# ----- embeddings and integer inputs ------------------------------------------
+
+
+class _Lookups(torch.nn.Module):
+    """nn.Embedding of an input, F.embedding of a parameter, an embedding of
+    a position-ids buffer and one of torch.zeros_like(input)."""
+
+    def __init__(self):
+        super().__init__()
+        self.word = torch.nn.Embedding(30, 6)
+        self.segment = torch.nn.Embedding(2, 6)
+        self.table = torch.nn.Parameter(torch.randn(12, 6))
+        self.register_buffer("positions", torch.arange(5).unsqueeze(0))
+
+    def forward(self, ids, other):
+        embedded = self.word(ids) + self.segment(torch.zeros_like(ids))
+        return embedded + torch.nn.functional.embedding(other, self.table) + self.word(
+            self.positions)
+
+
+def test_embeddings_export_integer_inputs_and_constant_indices():
+    torch.manual_seed(0)
+    model = _Lookups().eval()
+    ids, other = torch.randint(0, 30, (2, 5)), torch.randint(0, 12, (2, 5), dtype=torch.int32)
+    text = export_tosa(model, (ids, other))
+    assert "%ids: tensor<2x5xi64> {qfx.index_bound = 30 : i64}" in text
+    assert "%other: tensor<2x5xi32> {qfx.index_bound = 12 : i64}" in text
+    assert text.count('qfx.composite "torch.nn.Embedding"') == 4
+    assert 'qfx.origin = "torch.nn.functional.embedding"' in text
+    assert "dense<[[0, 1, 2, 3, 4]]> : tensor<1x5xi64>" in text  # the buffer
+    assert "dense<0> : tensor<2x5xi64>" in text  # zeros_like(ids)
+    assert "tosa.clamp" in text and "tosa.gather" in text
+    prepared = qfx.prepare_fx(model, {}, (ids, other))
+    with torch.no_grad():
+        assert torch.equal(prepared(ids, other), model(ids, other))
+
+
+def test_embedding_export_errors():
+    ids = torch.randint(0, 10, (2, 3))
+    with pytest.raises(ExportError, match="max_norm"):
+        export_tosa(torch.nn.Sequential(torch.nn.Embedding(10, 4, max_norm=1.0)).eval(), (ids,))
+
+    class Shifted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = torch.nn.Embedding(12, 4)
+
+        def forward(self, ids):
+            return self.embedding(ids + 1)
+
+    with pytest.raises(ExportError, match="integer tensor results|tensor results can be exported"):
+        export_tosa(Shifted().eval(), (ids,))
+    with pytest.raises(ExportError, match="model inputs must be float32, int64 or int32 tensors, "
+                       "got a tensor of torch.bool"):
+        export_tosa(torch.nn.Sequential(torch.nn.Identity()).eval(), (ids > 3,))

@@ -936,7 +936,7 @@ def test_errors(onednn):
     with pytest.raises(ValueError, match="tpu"):
         qfx.prepare_fx(model, "default:x86", example, "tpu")
     with pytest.raises(TypeError, match="float32"):
-        qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16, dtype=torch.int64),))
+        qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16, dtype=torch.float64),))
 
     prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
     with pytest.raises(ValueError, match="no calibration samples, and the model observes "
@@ -1438,3 +1438,55 @@ def test_convert_fx_of_a_model_pytorch_prepared_that_requantizes_at_a_dropout(on
                       "observe the same value with different statistics"):
         quantized = qfx.convert_fx(prepared, example)
     assert quantized.float_ops == []
+
+
+# ----- embeddings: integer inputs, weight-only rows ---------------------------
+
+
+@pytest.mark.parametrize("qconfig", ["float_qparams_weight_only_qconfig",
+                                     "float_qparams_weight_only_qconfig_4bit"])
+def test_embedding_equals_pytorchs_quantized_embedding(qconfig, tmp_path):
+    """PyTorch's embedding_byte / embedding_4bit kernels (fma of each row's
+    integers with its scale and bias, float16 for 4 bits), bit for bit,
+    through the JIT model, run_samples and a saved and loaded model."""
+    import torch.ao.quantization as tq
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = torch.nn.Embedding(300, 24)
+
+        def forward(self, ids):
+            return self.embedding(ids)
+
+    torch.manual_seed(5)
+    model = Model().eval()
+    ids = torch.randint(0, 300, (4, 9))
+    mapping = TorchQConfigMapping().set_object_type(torch.nn.Embedding, getattr(tq, qconfig))
+    theirs = torch_convert_fx(torch_prepare_fx(model, mapping, (ids,)))
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, mapping, (ids,), outputs=None))
+    assert quantized.float_ops == []
+    assert "tosa.gather" in quantized.mlir("int8")
+    samples = torch.randint(0, 300, (3, 4, 9))
+    expected = torch.stack([theirs(s) for s in samples])
+    assert torch.equal(quantized.run_samples(samples), expected)
+    quantized.save(tmp_path / "saved")
+    manifest = json.loads((tmp_path / "saved" / "qfx_model.json").read_text())
+    assert manifest["inputs"] == [{"shape": [4, 9], "dtype": "int64", "index_bound": 300}]
+    loaded = qfx.load(tmp_path / "saved")
+    assert torch.equal(loaded(samples[1]), expected[1])
+    with pytest.raises(IndexError, match="index -1, out of range"):
+        loaded(torch.full((4, 9), -1))
+
+
+def test_embedding_of_an_unquantized_mapping_stays_float():
+    """PyTorch's default qconfigs do not match the embedding's weight-only
+    dtype configs: the lookup stays float, as in PyTorch."""
+    model = torch.nn.Sequential(torch.nn.Embedding(10, 4)).eval()
+    ids = torch.randint(0, 10, (2, 3))
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (ids,),
+                                              outputs=None))
+    assert "tosa.gather" in quantized.mlir("int8")
+    assert "f64" not in quantized.mlir("int8")
+    with torch.no_grad():
+        assert torch.equal(quantized(ids), model(ids))

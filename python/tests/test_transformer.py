@@ -1,7 +1,9 @@
 """A BERT-style encoder, written the way HuggingFace writes BertLayer
 (Q/K/V Linear, `x.size()[:-1] + (heads, size)` views, matmul, scaling by
 sqrt(head size), functional softmax, GELU feed-forward, residual LayerNorm),
-through qfx and PyTorch 1.13 FX on the same data, static and dynamic.
+through qfx and PyTorch 1.13 FX on the same data, static and dynamic; and
+the whole model from token ids, with BertEmbeddings (word, position and
+token type embeddings, LayerNorm) in front.
 Needs torch (Debian's python3-torch: run with /usr/bin/python3).
 """
 
@@ -58,6 +60,44 @@ class EncoderLayer(nn.Module):
         return self.output_norm(self.dropout(self.output(hidden)) + attended)
 
 
+class Embeddings(nn.Module):
+    """HuggingFace's BertEmbeddings, with the position ids a buffer of the
+    sequence's length (PyTorch's tracer cannot slice a buffer by a traced
+    size; qfx's can: test_huggingface_position_ids_export)."""
+
+    def __init__(self, vocab=200, hidden=64, positions=16):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(vocab, hidden, padding_idx=0)
+        self.position_embeddings = nn.Embedding(positions, hidden)
+        self.token_type_embeddings = nn.Embedding(2, hidden)
+        self.LayerNorm = nn.LayerNorm(hidden, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+        self.register_buffer("position_ids", torch.arange(positions).expand((1, -1)))
+
+    def forward(self, input_ids):
+        token_type_ids = torch.zeros_like(input_ids)
+        embeddings = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+        embeddings += self.position_embeddings(self.position_ids)
+        return self.dropout(self.LayerNorm(embeddings))
+
+
+def bert():
+    """Embeddings and two encoder layers, and token-id samples."""
+    torch.manual_seed(0)
+    model = nn.Sequential(Embeddings(), EncoderLayer(), EncoderLayer()).eval()
+    generator = torch.Generator().manual_seed(1)
+    samples = [torch.randint(0, 200, (1, 16), generator=generator) for _ in range(8)]
+    return model, samples[:6], samples[6:]
+
+
+def embedding_mapping(mapping):
+    """`mapping` with float_qparams_weight_only_qconfig for the embeddings, as
+    PyTorch's docs quantize them."""
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+
+    return mapping.set_object_type(nn.Embedding, float_qparams_weight_only_qconfig)
+
+
 def encoder():
     torch.manual_seed(0)
     model = nn.Sequential(EncoderLayer(), EncoderLayer()).eval()
@@ -78,11 +118,11 @@ def onednn():
     torch.backends.quantized.engine = engine
 
 
-def torch_static(model, calibration):
+def torch_static(model, calibration, mapping=None):
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
-    prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
+    prepared = prepare_fx(copy.deepcopy(model), mapping or get_default_qconfig_mapping("x86"),
                           (calibration[0],))
     for x in calibration:
         prepared(x)
@@ -154,3 +194,88 @@ def test_dynamic_encoder_matches_quantize_dynamic():
         for x in tests:
             assert torch.equal(theirs(x), eager(x))
             torch.testing.assert_close(quantized(x), theirs(x), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("statistics", ["pytorch", "qfx"])
+def test_static_bert_from_token_ids_matches_pytorch(statistics):
+    from torch.ao.quantization import get_default_qconfig_mapping
+
+    model, calibration, tests = bert()
+    mapping = embedding_mapping(get_default_qconfig_mapping("x86"))
+    prepared, theirs = torch_static(model, calibration, mapping)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        if statistics == "pytorch":
+            quantized = qfx.convert_fx(prepared, (calibration[0],))
+        else:
+            ours = qfx.prepare_fx(model, mapping, (calibration[0],), outputs=None)
+            for x in calibration:
+                ours(x)
+            quantized = qfx.convert_fx(ours)
+    assert sorted({op.origin for op in quantized.float_ops}) == ["operator.truediv",
+                                                                 "torch.nn.GELU"]
+    assert quantized.signature.input_dtypes == ["int64"]
+    with torch.no_grad():
+        steps = torch.stack([output_steps(quantized(x), theirs(x)) for x in tests])
+    assert steps.max() <= 1.0 + 1e-4
+    assert (steps < 1e-3).float().mean() >= (1.0 if statistics == "pytorch" else 0.9)
+
+
+def test_dynamic_bert_from_token_ids_matches_pytorch():
+    from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    model, calibration, tests = bert()
+    mapping = embedding_mapping(QConfigMapping().set_object_type(nn.Linear,
+                                                                 default_dynamic_qconfig))
+    theirs = convert_fx(prepare_fx(copy.deepcopy(model), mapping, (calibration[0],)))
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, mapping, (calibration[0],), outputs=None))
+    assert quantized.float_ops == []
+    with torch.no_grad():
+        for x in tests:
+            torch.testing.assert_close(quantized(x), theirs(x), rtol=0, atol=1e-5)
+
+
+def test_token_ids_out_of_range_raise_index_error_as_in_pytorch():
+    model, calibration, _ = bert()
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, embedding_mapping(
+        torch.ao.quantization.QConfigMapping()), (calibration[0],), outputs=None))
+    bad = calibration[0].clone()
+    bad[0, 3] = 200
+    with pytest.raises(IndexError):
+        model(bad)
+    with pytest.raises(IndexError, match="index 200, out of range for an embedding of 200 rows"):
+        quantized(bad)
+    with pytest.raises(TypeError, match="dtype float32; the model takes int64"):
+        quantized(calibration[0].float())
+
+
+def test_huggingface_position_ids_export():
+    """HuggingFace slices its position-ids buffer by the traced sequence
+    length (PyTorch 1.13's own tracer cannot): the slice is a constant."""
+
+    class HuggingFaceEmbeddings(Embeddings):
+        def __init__(self):
+            super().__init__(positions=32)
+
+        def forward(self, input_ids):
+            seq_length = input_ids.size(1)
+            position_ids = self.position_ids[:, :seq_length]
+            embeddings = self.word_embeddings(input_ids)
+            return embeddings + self.position_embeddings(position_ids)
+
+    torch.manual_seed(0)
+    model = HuggingFaceEmbeddings().eval()
+    ids = torch.randint(0, 200, (2, 16))
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, embedding_mapping(
+        torch.ao.quantization.QConfigMapping()), (ids,), outputs=None))
+    text = quantized.mlir("float")
+    assert "qfx.index_bound = 200 : i64" in text
+    assert "dense<[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]]> : tensor<1x16xi64>" in text
+    with torch.no_grad():
+        reference = model(ids)
+    # Weight-only 8-bit rows: each embedding within half of its widest row's
+    # step, (max - min) / 255.
+    half_steps = sum(float((w.max(1).values - w.min(1).values).max()) / 255 / 2
+                     for w in (model.word_embeddings.weight, model.position_embeddings.weight))
+    assert (quantized(ids) - reference).abs().max() <= half_steps + 1e-6

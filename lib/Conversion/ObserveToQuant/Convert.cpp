@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Config/BackendConfig.h"
+#include "qfx/Conversion/FloatQParams.h"
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Observer.h"
@@ -197,8 +198,8 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
 
   /// A weight with float zero points (per_channel_affine_float_qparams,
   /// which !quant.uniform cannot express): the integers as a constant of the
-  /// storage width, dequantized by TOSA ops as aten does,
-  /// (float(q) - zero_point) * scale in float, per channel.
+  /// storage width, dequantized by TOSA ops as aten does
+  /// (buildFloatQParamsDequantize).
   mlir::LogicalResult convertFloatQParams(ObserveOp op, OpBuilder &builder,
                                           llvm::ArrayRef<float> values,
                                           const QParams &qparams,
@@ -207,45 +208,19 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
         quantizeConstant(builder, op, values, qparams, type);
     if (mlir::failed(storage))
       return mlir::failure();
-    Location loc = op.getLoc();
-    Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
-    int64_t rank = type.getRank();
-    int64_t axis = qparams.chAxis < 0 ? qparams.chAxis + rank : qparams.chAxis;
-    auto constant = [&](llvm::ArrayRef<int64_t> shape, Type element,
-                        Attribute value) -> Value {
-      auto constType = RankedTensorType::get(shape, element);
-      if (auto values = llvm::dyn_cast<mlir::DenseElementsAttr>(value))
-        return mlir::tosa::ConstOp::create(builder, loc, constType,
-                                           values.reshape(constType));
-      return mlir::tosa::ConstOp::create(
-          builder, loc, constType,
-          mlir::DenseElementsAttr::get(constType, value));
-    };
-    llvm::SmallVector<int64_t> ones(rank, 1), channel(rank, 1);
-    channel[axis] = type.getDimSize(axis);
-    // The storage is unsigned: mask off the sign extension of the cast.
-    unsigned width = getStorage(qparams.dtype).first;
-    Value ints =
-        mlir::tosa::CastOp::create(builder, loc, type.clone(i32), *storage);
-    ints = mlir::tosa::BitwiseAndOp::create(
-        builder, loc, type.clone(i32), ints,
-        constant(ones, i32, builder.getI32IntegerAttr((1 << width) - 1)));
-    Value floats =
-        mlir::tosa::CastOp::create(builder, loc, type.clone(f32), ints);
-    auto perChannel = [&](llvm::ArrayRef<float> v) {
-      auto flat = RankedTensorType::get({static_cast<int64_t>(v.size())}, f32);
-      return constant(channel, f32, mlir::DenseElementsAttr::get(flat, v));
-    };
-    floats = mlir::tosa::SubOp::create(builder, loc, type, floats,
-                                       perChannel(qparams.floatZeroPoints));
-    auto shiftType = RankedTensorType::get({1}, builder.getI8Type());
-    Value shift = mlir::tosa::ConstOp::create(
-        builder, loc, shiftType,
-        mlir::DenseElementsAttr::get(shiftType, builder.getI8IntegerAttr(0)));
-    floats = mlir::tosa::MulOp::create(builder, loc, type, floats,
-                                       perChannel(qparams.scales), shift);
+    FloatQParamsWeight weight;
+    if (!mlir::matchPattern(*storage, mlir::m_Constant(&weight.storage)))
+      return op.emitOpError() << "expected the quantized weight to fold";
+    weight.width = getStorage(qparams.dtype).first;
+    weight.axis =
+        qparams.chAxis < 0 ? qparams.chAxis + type.getRank() : qparams.chAxis;
+    weight.scales.assign(qparams.scales.begin(), qparams.scales.end());
+    weight.zeroPoints.assign(qparams.floatZeroPoints.begin(),
+                             qparams.floatZeroPoints.end());
+    storage->getDefiningOp()->erase();
     mlir::Operation *floatConstant = op.getInput().getDefiningOp();
-    (void)replace(op, floats);
+    (void)replace(
+        op, buildFloatQParamsDequantize(builder, op.getLoc(), weight, type));
     if (floatConstant && floatConstant->use_empty())
       floatConstant->erase();
     return mlir::success();

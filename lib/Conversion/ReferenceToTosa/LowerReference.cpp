@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qfx/Conversion/FloatQParams.h"
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Quantize.h"
@@ -2109,9 +2110,12 @@ bool isDequantized(Value value) {
 }
 
 /// True for a weight-only pattern: a conv or matmul whose weight is
-/// dequantized and whose input is float. It stays float with its weights
-/// stored quantized (packed when narrower than 8 bits).
+/// dequantized and whose input is float, or an embedding. It stays float
+/// with its weights stored quantized (packed when narrower than 8 bits;
+/// embeddings: lowerWeightOnlyEmbedding).
 bool isWeightOnly(Operation *root) {
+  if (auto composite = llvm::dyn_cast<CompositeOp>(root))
+    return composite.isEmbedding();
   PatternBody body(root);
   if (body.ops.empty() ||
       !llvm::isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MatMulOp>(
@@ -2247,6 +2251,113 @@ void foldHalfWeights(Block &block) {
   }
 }
 
+/// A weight-only embedding: a torch.nn.Embedding composite whose weight
+/// has float zero points (qfx-convert's buildFloatQParamsDequantize).
+/// PyTorch's quantized embedding kernels (embedding_byte, embedding_4bit)
+/// read each gathered row's integers q and compute fma(q, scale, bias) with
+/// bias = -(zero_point * scale) in float; the 4-bit kernel stores scale and
+/// bias as float16. The lowering gathers the integer rows and each row's
+/// scale and bias, and computes q * scale + bias in double, rounded once to
+/// float: the product is exact, so this is the fma unless the double sum
+/// itself rounds (8 bits only, and only when |bias| and the scale differ by
+/// more than 2^21), where it can differ by one float ulp. The table stays
+/// integer (4-bit values one per byte); only the gathered rows are
+/// dequantized. Returns false if `composite` is no such embedding.
+Lowered<bool> lowerWeightOnlyEmbedding(CompositeOp composite) {
+  std::optional<FloatQParamsWeight> weight =
+      matchFloatQParamsDequantize(composite.getOperand(1));
+  if (!weight)
+    return isDequantized(composite.getOperand(1))
+               ? Lowered<bool>(unsupported(
+                     "an embedding's weight is lowered with float zero "
+                     "points only (float_qparams_weight_only_qconfig)"))
+               : Lowered<bool>(false);
+  auto indicesType =
+      llvm::cast<RankedTensorType>(composite.getOperand(0).getType());
+  auto resultType =
+      llvm::cast<RankedTensorType>(composite.getResult(0).getType());
+  ArrayRef<int64_t> tableShape = weight->storage.getType().getShape();
+  if (tableShape.size() != 2 || weight->axis != 0 ||
+      !indicesType.hasStaticShape() || !resultType.hasStaticShape())
+    return unsupported("expected a [rows, dim] table quantized per row and "
+                       "static shapes");
+  int64_t rows = tableShape[0], dim = tableShape[1];
+  int64_t count = indicesType.getNumElements();
+  OpBuilder b(composite);
+  Location loc = composite.getLoc();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type(), f64 = b.getF64Type();
+
+  // The table as int8 [1, rows, dim] (4-bit values widened).
+  auto tableType = RankedTensorType::get({1, rows, dim}, i8);
+  mlir::DenseElementsAttr table = weight->storage.mapValues(
+      i8, [](const llvm::APInt &v) { return v.zextOrTrunc(8); });
+  Value tableValue =
+      tosa::ConstOp::create(b, loc, tableType, table.reshape(tableType));
+  // Each row's scale and bias as the kernel holds them, in double.
+  SmallVector<double> scales, biases;
+  for (auto [scale, zeroPoint] :
+       llvm::zip_equal(weight->scales, weight->zeroPoints)) {
+    float bias = -(zeroPoint * scale);
+    if (weight->width == 4) {
+      scale = static_cast<float>(static_cast<_Float16>(scale));
+      bias = static_cast<float>(static_cast<_Float16>(bias));
+    }
+    scales.push_back(scale);
+    biases.push_back(bias);
+  }
+  auto rowType = RankedTensorType::get({1, rows, 1}, f64);
+  auto rowConstant = [&](ArrayRef<double> values) -> Value {
+    return tosa::ConstOp::create(b, loc, rowType,
+                                 mlir::DenseElementsAttr::get(rowType, values));
+  };
+
+  // Indices [1, count], clamped into the table as the float body does.
+  auto indexElement = indicesType.getElementType();
+  auto flatType = RankedTensorType::get({1, count}, indexElement);
+  Value indices =
+      tosa::ReshapeOp::create(b, loc, flatType, composite.getOperand(0),
+                              constShape(b, loc, {1, count}));
+  unsigned indexWidth = indexElement.getIntOrFloatBitWidth();
+  indices = tosa::ClampOp::create(
+      b, loc, flatType, indices, b.getIntegerAttr(indexElement, 0),
+      b.getIntegerAttr(indexElement,
+                       llvm::APInt(indexWidth, rows - 1, /*isSigned=*/true)),
+      tosa::NanPropagationModeAttr::get(b.getContext(),
+                                        tosa::NanPropagationMode::PROPAGATE));
+  auto gathered = [&](Value values, Type element, int64_t width) -> Value {
+    return tosa::GatherOp::create(
+        b, loc, RankedTensorType::get({1, count, width}, element), values,
+        indices);
+  };
+  auto valuesType = RankedTensorType::get({1, count, dim}, i32);
+  Value ints =
+      tosa::CastOp::create(b, loc, valuesType, gathered(tableValue, i8, dim));
+  auto maskType = RankedTensorType::get({1, 1, 1}, i32);
+  ints = tosa::BitwiseAndOp::create(
+      b, loc, valuesType, ints,
+      tosa::ConstOp::create(
+          b, loc, maskType,
+          mlir::DenseElementsAttr::get(
+              maskType, b.getI32IntegerAttr((1 << weight->width) - 1))));
+  auto wideType = valuesType.clone(f64);
+  Value wide = tosa::CastOp::create(b, loc, wideType, ints);
+  auto shiftType = RankedTensorType::get({1}, i8);
+  Value shift = tosa::ConstOp::create(
+      b, loc, shiftType,
+      mlir::DenseElementsAttr::get(shiftType, b.getI8IntegerAttr(0)));
+  Value scaled = tosa::MulOp::create(
+      b, loc, wideType, wide, gathered(rowConstant(scales), f64, 1), shift);
+  Value sum = tosa::AddOp::create(b, loc, wideType, scaled,
+                                  gathered(rowConstant(biases), f64, 1));
+  Value result =
+      tosa::CastOp::create(b, loc, valuesType.clone(b.getF32Type()), sum);
+  result = tosa::ReshapeOp::create(b, loc, resultType, result,
+                                   constShape(b, loc, resultType.getShape()));
+  composite.getResult(0).replaceAllUsesWith(result);
+  composite.erase();
+  return true;
+}
+
 /// Erases ops whose results are unused and that have no side effects,
 /// latest first.
 void eraseDeadOps(Block &block) {
@@ -2296,6 +2407,17 @@ struct QFXLowerReferencePass
             << config.backend->getName() << "'";
     Block &block = func.getBody().front();
     PatternMatches matches = matchBackendPatterns(block, *config.backend);
+
+    // Weight-only embeddings stay float: no pattern quantizes their output.
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto composite = llvm::dyn_cast<CompositeOp>(op);
+      if (!composite || !composite.isEmbedding())
+        continue;
+      Lowered<bool> lowered = lowerWeightOnlyEmbedding(composite);
+      if (!lowered)
+        composite.emitRemark()
+            << "runs in float: " << llvm::toString(lowered.takeError());
+    }
 
     Lowering lowering(requantization);
     SmallVector<Operation *> roots;

@@ -479,7 +479,7 @@ func.func @f(%x: tensor<4xf32> {qfx.torch_observer = "activation_post_process_0"
 
 // -----
 
-// expected-error @+1 {{'func.func' op region 0 argument 0: unknown qfx argument attribute 'qfx.origin', expected 'qfx.torch_observer'}}
+// expected-error @+1 {{'func.func' op region 0 argument 0: unknown qfx argument attribute 'qfx.origin', expected 'qfx.torch_observer' or 'qfx.index_bound'}}
 func.func @f(%x: tensor<4xf32> {qfx.origin = "x"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
@@ -600,4 +600,25 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // expected-error @+1 {{'builtin.module' op attribute 'qfx.target' must be a non-empty string on a builtin.module}}
 module attributes {qfx.target = 3 : i32} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op region 0 argument 0: attribute 'qfx.index_bound' must be a positive integer on an integer tensor argument}}
+func.func @f(%ids: tensor<4xf32> {qfx.index_bound = 10 : i64}) -> tensor<4xf32> {
+  return %ids : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op region 0 argument 0: attribute 'qfx.index_bound' must be a positive integer on an integer tensor argument}}
+func.func @f(%ids: tensor<4xi64> {qfx.index_bound = 0 : i64}) -> tensor<4xi64> {
+  return %ids : tensor<4xi64>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op region 0 argument 0: unknown qfx argument attribute 'qfx.index_bounds', expected 'qfx.torch_observer' or 'qfx.index_bound'}}
+func.func @f(%ids: tensor<4xi64> {qfx.index_bounds = 10 : i64}) -> tensor<4xi64> {
+  return %ids : tensor<4xi64>
 }

@@ -173,12 +173,32 @@ TEST(QConfigSupport, PatternWithoutDTypeConfigs) {
 
 namespace {
 
+/// True for a weight-only pattern (an embedding): every dtype config takes
+/// float activations.
+bool isWeightOnly(const BackendPatternConfig &config) {
+  return llvm::all_of(config.getDTypeConfigs(), [](const DTypeConfig &d) {
+    return d.inputDType && d.inputDType->dtype == DType::Float32;
+  });
+}
+
 /// Every pattern of table `name` accepts `qconfig` with one of its dtype
-/// configs.
+/// configs; weight-only patterns (which PyTorch's default qconfigs do not
+/// quantize either) accept float_qparams_weight_only_qconfig and its 4-bit
+/// variant instead.
 void expectTableSupports(llvm::StringRef name, const QConfig &qconfig) {
   std::optional<BackendConfig> table = getBackendConfig(name);
   ASSERT_TRUE(table);
   for (const BackendPatternConfig &config : table->getConfigs()) {
+    if (isWeightOnly(config)) {
+      for (llvm::StringRef preset : {"float_qparams_weight_only_qconfig",
+                                     "float_qparams_weight_only_qconfig_4bit"})
+        EXPECT_TRUE(checkQConfigSupport(*getQConfigPreset(preset), config)
+                        .isSupported())
+            << name.str() << " " << config.getPattern()[0] << ": "
+            << preset.str();
+      EXPECT_FALSE(checkQConfigSupport(qconfig, config).isSupported());
+      continue;
+    }
     QConfigSupport support = checkQConfigSupport(qconfig, config);
     EXPECT_TRUE(support.isSupported())
         << name.str() << " " << config.getPattern()[0] << ": "

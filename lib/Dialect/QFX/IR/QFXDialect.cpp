@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace qfx;
 
@@ -61,9 +62,26 @@ LogicalResult QFXDialect::verifyRegionArgAttribute(Operation *op,
   };
   if (attr.getName() == getTorchObserverAttrName())
     return verifyTorchObserver(attr.getValue(), emitError);
+  if (attr.getName() == getIndexBoundAttrName()) {
+    // The argument's type changes as the function is lowered (a memref, an
+    // LLVM pointer); only a tensor's is checked.
+    auto bound = llvm::dyn_cast<mlir::IntegerAttr>(attr.getValue());
+    auto function = llvm::dyn_cast<mlir::FunctionOpInterface>(op);
+    auto tensor = function && argIndex < function.getNumArguments()
+                      ? llvm::dyn_cast<mlir::TensorType>(
+                            function.getArgumentTypes()[argIndex])
+                      : nullptr;
+    if (!bound || bound.getInt() <= 0 ||
+        (tensor && !tensor.getElementType().isSignlessInteger()))
+      return emitError() << "attribute '" << getIndexBoundAttrName()
+                         << "' must be a positive integer on an integer "
+                            "tensor argument";
+    return success();
+  }
   return emitError() << "unknown qfx argument attribute '"
                      << attr.getName().getValue() << "', expected '"
-                     << getTorchObserverAttrName() << "'";
+                     << getTorchObserverAttrName() << "' or '"
+                     << getIndexBoundAttrName() << "'";
 }
 
 LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,

@@ -146,11 +146,28 @@ LogicalResult FusedOp::verifyRegions() {
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }
 
+/// An embedding's weight [V, D] (operand 1) is PyTorch's, quantized per row.
+std::optional<unsigned> CompositeOp::getWeightOperandIndex() {
+  return isEmbedding() ? std::optional<unsigned>(1) : std::nullopt;
+}
+
+llvm::SmallVector<int64_t> CompositeOp::getWeightChannelAxes() {
+  return isEmbedding() ? llvm::SmallVector<int64_t>{0}
+                       : llvm::SmallVector<int64_t>{};
+}
+
+llvm::SmallVector<int64_t> CompositeOp::getTorchWeightAxes() {
+  return isEmbedding() ? llvm::SmallVector<int64_t>{0, 1}
+                       : llvm::SmallVector<int64_t>{};
+}
+
 /// The composite's int8 lowering, by its name (the table rows of
 /// lib/Config/BackendConfig.cpp name the same).
 llvm::StringRef CompositeOp::getInt8Lowering() {
   if (isMean())
     return "mean";
+  if (isEmbedding())
+    return "embedding";
   if (isBatchNorm())
     return "batch_norm";
   return "table";

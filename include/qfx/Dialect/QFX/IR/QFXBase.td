@@ -74,6 +74,12 @@ def QFX_Dialect : Dialect {
     %r = tosa.clamp %c {..., qfx.torch_observer = {name = "activation_post_process_1",
         type = "HistogramObserver", stats = #qfx.histogram<min = 0.0, max = 2.5, counts = [...]>}}
     ```
+
+    An integer function argument that indexes embeddings carries
+    `qfx.index_bound = V : i64`, the rows of the smallest table it indexes:
+    PyTorch raises IndexError for an index outside [0, V), and so do qfx's
+    Python calls; the embedding body clamps indices into the table, so a
+    direct caller never reads outside it.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -119,6 +125,10 @@ def QFX_Dialect : Dialect {
     /// PyTorch observer of the value an op produces.
     static constexpr ::llvm::StringLiteral getTorchObserverAttrName() {
       return ::llvm::StringLiteral("qfx.torch_observer");
+    }
+    /// The argument attribute bounding an index argument: [0, bound).
+    static constexpr ::llvm::StringLiteral getIndexBoundAttrName() {
+      return ::llvm::StringLiteral("qfx.index_bound");
     }
   }];
 }

@@ -53,12 +53,9 @@ def QFX_ObserveOp : QFX_Op<"observe", [SameOperandsAndResultType]> {
     The op is not `Pure`: an observer is state that calibration updates, so
     it must not be folded away or merged with another.
   }];
-  let arguments = (ins
-    QFX_FloatTensor:$input,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$id,
-    QFX_ObserverSpecAttr:$spec,
-    OptionalAttr<QFX_ObserverStatsAttr>:$stats
-  );
+  let arguments = (ins QFX_FloatTensor:$input,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$id, QFX_ObserverSpecAttr:$spec,
+      OptionalAttr<QFX_ObserverStatsAttr>:$stats);
   let results = (outs QFX_FloatTensor:$output);
   let assemblyFormat = [{
     $input `id` $id `spec` `(` qualified($spec) `)`
@@ -90,10 +87,8 @@ def QFX_FakeQuantOp : QFX_Op<"fake_quant", [Pure, SameOperandsAndResultType]> {
     `qtype` must name a dimension of the tensor and have one scale per
     channel.
   }];
-  let arguments = (ins
-    QFX_FloatTensor:$input,
-    TypeAttrOf<quant_QuantizedType>:$qtype
-  );
+  let arguments = (ins QFX_FloatTensor:$input,
+      TypeAttrOf<quant_QuantizedType>:$qtype);
   let results = (outs QFX_FloatTensor:$output);
   let assemblyFormat = "$input `as` $qtype attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -103,8 +98,8 @@ def QFX_FakeQuantOp : QFX_Op<"fake_quant", [Pure, SameOperandsAndResultType]> {
 // FusedOp
 //===----------------------------------------------------------------------===//
 
-def QFX_FusedOp : QFX_Op<"fused", [
-    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+def QFX_FusedOp : QFX_Op<"fused", [IsolatedFromAbove, SingleBlock,
+                                   RecursiveMemoryEffects]> {
   let summary = "A matched pattern, quantized as one unit";
   let description = [{
     Holds the ops of a fused pattern of the backend configuration (for
@@ -141,11 +136,15 @@ def QFX_FusedOp : QFX_Op<"fused", [
 // CompositeOp
 //===----------------------------------------------------------------------===//
 
-def QFX_CompositeOp : QFX_Op<"composite", [
-    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
-    DeclareOpInterfaceMethods<QFX_QuantizableOpInterface,
-                              ["getInt8Lowering"]>]> {
-  let summary = "A PyTorch op that has no single TOSA op, with its decomposition";
+def QFX_CompositeOp
+    : QFX_Op<"composite", [IsolatedFromAbove, SingleBlock,
+                           RecursiveMemoryEffects,
+                           DeclareOpInterfaceMethods<
+                               QFX_QuantizableOpInterface,
+                               ["getWeightOperandIndex", "getWeightChannelAxes",
+                                "getTorchWeightAxes", "getInt8Lowering"]>]> {
+  let summary =
+      "A PyTorch op that has no single TOSA op, with its decomposition";
   let description = [{
     One PyTorch module or function (`torch.nn.Hardswish`, LayerNorm, GELU,
     ...) that TOSA spells with several ops, kept as one unit under the
@@ -173,7 +172,7 @@ def QFX_CompositeOp : QFX_Op<"composite", [
     operands and the yielded values the results, in number and type.
   }];
   let arguments = (ins StrAttr:$name, Variadic<AnyType>:$inputs,
-                       OptionalAttr<DictionaryAttr>:$composite_attributes);
+      OptionalAttr<DictionaryAttr>:$composite_attributes);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -190,11 +189,14 @@ def QFX_CompositeOp : QFX_Op<"composite", [
     /// True for torch.mean / Tensor.mean: attributes `axes` (of the operand
     /// as held) and `keepdim`.
     bool isMean() { return getName() == "torch.mean"; }
+    /// True for torch.nn.Embedding: operands (indices, weight [V, D]); the
+    /// weight is quantized per row.
+    bool isEmbedding() { return getName() == "torch.nn.Embedding"; }
   }];
 }
 
-def QFX_YieldOp : QFX_Op<"yield", [
-    Pure, ReturnLike, Terminator, ParentOneOf<["FusedOp", "CompositeOp"]>]> {
+def QFX_YieldOp : QFX_Op<"yield", [Pure, ReturnLike, Terminator,
+                                   ParentOneOf<["FusedOp", "CompositeOp"]>]> {
   let summary = "Returns the results of a fused pattern or a composite";
   let description = [{
     Terminates the body of `qfx.fused` or `qfx.composite`; its operands are
@@ -227,13 +229,9 @@ def QFX_ChooseQParamsOp : QFX_Op<"choose_qparams", [Pure]> {
 
     The range must include zero and `quant_min < quant_max`.
   }];
-  let arguments = (ins
-    QFX_FloatTensor:$input,
-    I64Attr:$quant_min,
-    I64Attr:$quant_max
-  );
-  let results = (outs QFX_ScaleTensor:$scale,
-                      QFX_ZeroPointTensor:$zero_point);
+  let arguments = (ins QFX_FloatTensor:$input, I64Attr:$quant_min,
+      I64Attr:$quant_max);
+  let results = (outs QFX_ScaleTensor:$scale, QFX_ZeroPointTensor:$zero_point);
   let assemblyFormat = [{
     $input `range` ` ` `[` $quant_min `,` $quant_max `]` attr-dict
     `:` type($input) `->` type($scale) `,` type($zero_point)
@@ -257,11 +255,8 @@ def QFX_QuantizeOp : QFX_Op<"quantize", [Pure]> {
 
     The result has the input's shape.
   }];
-  let arguments = (ins
-    QFX_FloatTensor:$input,
-    QFX_ScaleTensor:$scale,
-    QFX_ZeroPointTensor:$zero_point
-  );
+  let arguments = (ins QFX_FloatTensor:$input, QFX_ScaleTensor:$scale,
+      QFX_ZeroPointTensor:$zero_point);
   let results = (outs QFX_IntTensor:$output);
   let assemblyFormat = [{
     $input `,` $scale `,` $zero_point attr-dict `:`
@@ -282,11 +277,8 @@ def QFX_DequantizeOp : QFX_Op<"dequantize", [Pure]> {
 
     The result has the input's shape.
   }];
-  let arguments = (ins
-    QFX_IntTensor:$input,
-    QFX_ScaleTensor:$scale,
-    QFX_ZeroPointTensor:$zero_point
-  );
+  let arguments = (ins QFX_IntTensor:$input, QFX_ScaleTensor:$scale,
+      QFX_ZeroPointTensor:$zero_point);
   let results = (outs QFX_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $scale `,` $zero_point attr-dict `:`

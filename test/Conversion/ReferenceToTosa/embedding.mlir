@@ -1,0 +1,94 @@
+// A weight-only embedding (float_qparams_weight_only_qconfig): qfx-convert
+// stores the [rows, dim] table as integers with a float scale and zero
+// point per row, dequantized by TOSA ops; qfx-lower turns the lookup into
+// PyTorch's kernel: the integer rows and each row's scale and bias
+// (-(zero_point * scale), float16 for 4 bits) gathered, q * scale + bias in
+// double, rounded once to float. The whole table is never dequantized.
+// RUN: quant-opt %s --split-input-file --qfx-convert --qfx-lower="backend=onednn" --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @embedding_8bit
+// CHECK: %[[TABLE:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<1x3x4xi8>}>
+// CHECK: %[[FLAT:.*]] = tosa.reshape %arg0, {{.*}} : (tensor<2x5xi64>, !tosa.shape<2>) -> tensor<1x10xi64>
+// CHECK: %[[IDS:.*]] = tosa.clamp %[[FLAT]] {max_val = 2 : i64, min_val = 0 : i64}
+// CHECK: %[[ROWS:.*]] = tosa.gather %[[TABLE]], %[[IDS]] : (tensor<1x3x4xi8>, tensor<1x10xi64>) -> tensor<1x10x4xi8>
+// CHECK: %[[INTS:.*]] = tosa.cast %[[ROWS]] : (tensor<1x10x4xi8>) -> tensor<1x10x4xi32>
+// CHECK: %[[MASK:.*]] = "tosa.const"() <{values = dense<255> : tensor<1x1x1xi32>}>
+// CHECK: %[[UNSIGNED:.*]] = tosa.bitwise_and %[[INTS]], %[[MASK]]
+// CHECK: %[[WIDE:.*]] = tosa.cast %[[UNSIGNED]] : (tensor<1x10x4xi32>) -> tensor<1x10x4xf64>
+// Row 0 spans [-0.5, 3]: scale 3.5 / 255, bias -(zero_point * scale) in float.
+// CHECK: %[[SCALES:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.013725490309298038], [0.011764706112444401], [0.0078431377187371254]]]> : tensor<1x3x1xf64>}>
+// CHECK: %[[S:.*]] = tosa.gather %[[SCALES]], %[[IDS]] : (tensor<1x3x1xf64>, tensor<1x10xi64>) -> tensor<1x10x1xf64>
+// CHECK: %[[SCALED:.*]] = tosa.mul %[[WIDE]], %[[S]]
+// CHECK: %[[BIASES:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-0.49999997019767761], [-1.000000e+00], [4.000000e+00]]]> : tensor<1x3x1xf64>}>
+// CHECK: %[[B:.*]] = tosa.gather %[[BIASES]], %[[IDS]]
+// CHECK: %[[SUM:.*]] = tosa.add %[[SCALED]], %[[B]] : (tensor<1x10x4xf64>, tensor<1x10x1xf64>) -> tensor<1x10x4xf64>
+// CHECK: %[[OUT:.*]] = tosa.cast %[[SUM]] : (tensor<1x10x4xf64>) -> tensor<1x10x4xf32>
+// CHECK: %[[RESULT:.*]] = tosa.reshape %[[OUT]], {{.*}} -> tensor<2x5x4xf32>
+// CHECK: return %[[RESULT]]
+// CHECK-NOT: qfx.composite
+// CHECK-NOT: tensor<3x4xf32>
+func.func @embedding_8bit(%arg0: tensor<2x5xi64> {qfx.index_bound = 3 : i64}) -> tensor<2x5x4xf32> {
+  %w = "tosa.const"() <{values = dense<[[0.0, 1.5, 3.0, -0.5], [-1.0, 0.1, 2.0, 0.25], [4.0, 4.5, 5.0, 6.0]]> : tensor<3x4xf32>}> : () -> tensor<3x4xf32>
+  %q = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = quint8, qscheme = per_channel_affine_float_qparams>) : tensor<3x4xf32>
+  %0 = qfx.composite "torch.nn.Embedding" (%arg0, %q) : (tensor<2x5xi64>, tensor<3x4xf32>) -> tensor<2x5x4xf32> {
+  ^bb0(%ids: tensor<2x5xi64>, %table: tensor<3x4xf32>):
+    %s1 = tosa.const_shape {values = dense<[1, 10]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %flat = tosa.reshape %ids, %s1 : (tensor<2x5xi64>, !tosa.shape<2>) -> tensor<1x10xi64>
+    %safe = tosa.clamp %flat {min_val = 0 : i64, max_val = 2 : i64} : (tensor<1x10xi64>) -> tensor<1x10xi64>
+    %s2 = tosa.const_shape {values = dense<[1, 3, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+    %rows = tosa.reshape %table, %s2 : (tensor<3x4xf32>, !tosa.shape<3>) -> tensor<1x3x4xf32>
+    %g = tosa.gather %rows, %safe : (tensor<1x3x4xf32>, tensor<1x10xi64>) -> tensor<1x10x4xf32>
+    %s3 = tosa.const_shape {values = dense<[2, 5, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+    %r = tosa.reshape %g, %s3 : (tensor<1x10x4xf32>, !tosa.shape<3>) -> tensor<2x5x4xf32>
+    qfx.yield %r : tensor<2x5x4xf32>
+  }
+  return %0 : tensor<2x5x4xf32>
+}
+
+// -----
+
+// 4 bits: the values widened to one per byte, masked to 15; scale and bias
+// rounded to float16 (0.1 is 0.0999755859375 in float16).
+// CHECK-LABEL: func.func @embedding_4bit
+// CHECK-DAG: "tosa.const"() <{values = dense<{{\[\[\[}}0, 15], [0, 15]]]> : tensor<1x2x2xi8>}>
+// CHECK-DAG: "tosa.const"() <{values = dense<0.0999755859375> : tensor<1x2x1xf64>}>
+// CHECK-DAG: "tosa.const"() <{values = dense<15> : tensor<1x1x1xi32>}>
+func.func @embedding_4bit(%arg0: tensor<3xi32>) -> tensor<3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[0.0, 1.5], [1.0, 2.5]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+  %q = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = quint4x2, qscheme = per_channel_affine_float_qparams>) : tensor<2x2xf32>
+  %0 = qfx.composite "torch.nn.Embedding" (%arg0, %q) : (tensor<3xi32>, tensor<2x2xf32>) -> tensor<3x2xf32> {
+  ^bb0(%ids: tensor<3xi32>, %table: tensor<2x2xf32>):
+    %s1 = tosa.const_shape {values = dense<[1, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %flat = tosa.reshape %ids, %s1 : (tensor<3xi32>, !tosa.shape<2>) -> tensor<1x3xi32>
+    %safe = tosa.clamp %flat {min_val = 0 : i32, max_val = 1 : i32} : (tensor<1x3xi32>) -> tensor<1x3xi32>
+    %s2 = tosa.const_shape {values = dense<[1, 2, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+    %rows = tosa.reshape %table, %s2 : (tensor<2x2xf32>, !tosa.shape<3>) -> tensor<1x2x2xf32>
+    %g = tosa.gather %rows, %safe : (tensor<1x2x2xf32>, tensor<1x3xi32>) -> tensor<1x3x2xf32>
+    %s3 = tosa.const_shape {values = dense<[3, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %r = tosa.reshape %g, %s3 : (tensor<1x3x2xf32>, !tosa.shape<2>) -> tensor<3x2xf32>
+    qfx.yield %r : tensor<3x2xf32>
+  }
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// A table quantized another way (here int8 per tensor) is not PyTorch's
+// embedding kernel: it stays float, with a remark.
+func.func @embedding_int8_weight(%arg0: tensor<3xi64>) -> tensor<3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[0.0, 1.5], [1.0, 2.5]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+  %q = qfx.observe %w id 0 spec(#qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>) : tensor<2x2xf32>
+  // expected-remark @+1 {{runs in float: an embedding's weight is lowered with float zero points only}}
+  %0 = qfx.composite "torch.nn.Embedding" (%arg0, %q) : (tensor<3xi64>, tensor<2x2xf32>) -> tensor<3x2xf32> {
+  ^bb0(%ids: tensor<3xi64>, %table: tensor<2x2xf32>):
+    %s1 = tosa.const_shape {values = dense<[1, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %flat = tosa.reshape %ids, %s1 : (tensor<3xi64>, !tosa.shape<2>) -> tensor<1x3xi64>
+    %s2 = tosa.const_shape {values = dense<[1, 2, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+    %rows = tosa.reshape %table, %s2 : (tensor<2x2xf32>, !tosa.shape<3>) -> tensor<1x2x2xf32>
+    %g = tosa.gather %rows, %flat : (tensor<1x2x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+    %s3 = tosa.const_shape {values = dense<[3, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %r = tosa.reshape %g, %s3 : (tensor<1x3x2xf32>, !tosa.shape<2>) -> tensor<3x2xf32>
+    qfx.yield %r : tensor<3x2xf32>
+  }
+  return %0 : tensor<3x2xf32>
+}
