@@ -201,7 +201,9 @@ enum class OpGroup {
   LayerNorm,
   /// Float in and out, a quint8 or quint4x2 weight (weight_only_quint8 /
   /// quint4x2_dtype_config).
-  Embedding
+  Embedding,
+  /// Dynamic only: int8 and float16 (rnn_op_dtype_configs).
+  Recurrent
 };
 
 /// One TOSA pattern of a built-in table and what it is made from.
@@ -459,6 +461,12 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     embedding.rootOp = "torch.nn.Embedding";
     embedding.weight = OperandRef{0, 1};
     result.push_back(embedding);
+    // Recurrent modules: a composite whose body's matmuls a dynamic qconfig
+    // quantizes (qfx-prepare observes inside the body).
+    for (llvm::StringRef module : {"torch.nn.LSTM", "torch.nn.LSTMCell",
+                                   "torch.nn.GRUCell", "torch.nn.RNNCell"})
+      result.push_back(
+          row({module}, OpGroup::Recurrent, singles({module}), "dynamic_rnn"));
     // Its slopes are constants of the body (PyTorch 1.13 has no functional
     // pattern for it): one table per channel.
     result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,
@@ -562,7 +570,7 @@ namespace {
 /// The dtype configs of each op group in one backend table.
 struct GroupDTypeConfigs {
   std::vector<DTypeConfig> conv, linear, binary, cat, fixedQParams,
-      shareQParams, layerNorm, embedding;
+      shareQParams, layerNorm, embedding, recurrent;
   /// The fixed-qparams observers; PyTorch's are quint8.
   ObserverSpec range0To1, rangeNeg1To1;
   /// tosa.slice and tosa.pad, which only the tosa table has.
@@ -589,6 +597,8 @@ struct GroupDTypeConfigs {
       return layerNorm;
     case OpGroup::Embedding:
       return embedding;
+    case OpGroup::Recurrent:
+      return recurrent;
     }
     return conv;
   }
@@ -672,6 +682,7 @@ static GroupDTypeConfigs nativeGroups() {
         .setWeightDType(DTypeWithConstraints(weight));
   };
   g.embedding = {weightOnly(DType::QUInt8), weightOnly(DType::QUInt4x2)};
+  g.recurrent = {dynamicInt8(), dynamicFloat16()};
   g.range0To1 = presets::defaultFixedQParamsRange0To1Observer();
   g.rangeNeg1To1 = presets::defaultFixedQParamsRangeNeg1To1Observer();
   return g;

@@ -175,6 +175,11 @@ private:
   /// `match`: activations and weight.
   LogicalResult insertInputObservers(const PatternMatchResult &match,
                                      const QConfig &qconfig);
+  /// A recurrent composite under a dynamic qconfig: PyTorch's quantized
+  /// LSTM quantizes each projection, so each matmul of the body with a
+  /// constant weight observes its weight and, dynamically, its input.
+  LogicalResult observeRecurrentBody(CompositeOp composite,
+                                     const QConfig &qconfig);
   /// PyTorch's maybe_insert_output_observer_for_node for the last op of
   /// `match`, then the sharing of output_share_observer_with_input.
   void insertOutputObserver(const PatternMatchResult &match,
@@ -284,9 +289,33 @@ LogicalResult Preparer::observeWeight(mlir::OpOperand &operand, Operation *root,
   return success();
 }
 
+LogicalResult Preparer::observeRecurrentBody(CompositeOp composite,
+                                             const QConfig &qconfig) {
+  if (!getQConfigDTypes(qconfig).isDynamic)
+    return composite.emitError()
+           << "'" << composite.getName()
+           << "' is quantized dynamically only (a dynamic qconfig), as in "
+              "PyTorch";
+  SmallVector<mlir::tosa::MatMulOp> matmuls;
+  composite.getBody().walk(
+      [&](mlir::tosa::MatMulOp matmul) { matmuls.push_back(matmul); });
+  for (mlir::tosa::MatMulOp matmul : matmuls) {
+    if (!isConstant(matmul.getB()))
+      continue;
+    if (failed(observeWeight(matmul->getOpOperand(1), matmul, qconfig)))
+      return failure();
+    matmul->getOpOperand(0).set(
+        getOrCreateInputObserver(matmul.getA(), qconfig.activation));
+  }
+  return success();
+}
+
 LogicalResult Preparer::insertInputObservers(const PatternMatchResult &match,
                                              const QConfig &qconfig) {
   Operation *inputOp = match.ops.front();
+  if (auto composite = llvm::dyn_cast<CompositeOp>(inputOp);
+      composite && composite.isRecurrent())
+    return observeRecurrentBody(composite, qconfig);
   mlir::OpOperand *weight = match.getRoleOperand(InputRole::Weight);
   mlir::OpOperand *bias = match.getRoleOperand(InputRole::Bias);
   QConfigDTypes dtypes = getQConfigDTypes(qconfig);

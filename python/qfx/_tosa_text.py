@@ -287,19 +287,27 @@ class TosaWriter:
 
     def composite(self, name: str, x, loc: str, origin: Optional[str],
                   build: Callable[..., Tensor], attrs: Optional[str] = None,
-                  hint: str = "v") -> Tensor:
+                  hint: str = "v"):
         """Prints `%r = qfx.composite "NAME" (x...)` whose body is what `build`
         writes for the body's arguments (`x` is a Tensor or a sequence of
         them; `build` gets one argument per operand and returns the yielded
-        Tensor). The composite carries `origin` and `composite_attributes =
-        {attrs}`; the body's ops carry no origin (pass origin=None inside
-        `build`)."""
+        Tensor, or a tuple of them: then the composite has one result per
+        Tensor, and a tuple of them is returned). The composite carries
+        `origin` and `composite_attributes = {attrs}`; the body's ops carry
+        no origin (pass origin=None inside `build`)."""
         xs = [x] if isinstance(x, Tensor) else list(x)
         args = [Tensor(self.fresh("arg"), t.shape, t.element) for t in xs]
         outer, self.lines = self.lines, []
         y = build(*args)
         body, self.lines = self.lines, outer
-        result = Tensor(self.fresh(hint), y.shape, y.element)
+        ys = list(y) if isinstance(y, (tuple, list)) else [y]
+        result = Tensor(self.fresh(hint), ys[0].shape, ys[0].element)
+        results = ([result] if len(ys) == 1 else
+                   [Tensor(f"{result.name}#{k}", t.shape, t.element) for k, t in enumerate(ys)])
+        head = result.name if len(ys) == 1 else f"{result.name}:{len(ys)}"
+        result_types = ", ".join(t.type for t in ys)
+        if len(ys) > 1:
+            result_types = f"({result_types})"
         parts = [f"composite_attributes = {{{attrs}}}"] if attrs else []
         if origin is not None:
             parts.append(f'qfx.origin = "{origin}"')
@@ -310,15 +318,16 @@ class TosaWriter:
         def render(extra):
             attributes = ", ".join([*parts, *extra])
             attributes = f" attributes {{{attributes}}}" if attributes else ""
-            return (f'{result.name} = qfx.composite "{name}" ({names}){attributes} '
-                    f": ({types}) -> {result.type} {{")
+            return (f'{head} = qfx.composite "{name}" ({names}){attributes} '
+                    f": ({types}) -> {result_types} {{")
 
         self._define(result.name, render)
         self.lines.append(f"^bb0({', '.join(f'{a.name}: {a.type}' for a in args)}):")
         self.lines.extend("  " + line for line in body)
-        self.lines.append(f"  qfx.yield {y.name} : {y.type} {location(loc)}")
+        self.lines.append(f"  qfx.yield {', '.join(t.name for t in ys)} : "
+                          f"{', '.join(t.type for t in ys)} {location(loc)}")
         self.lines.append(f"}} {location(loc)}")
-        return result
+        return result if len(ys) == 1 else tuple(results)
 
     def function(self, func_name: str, args: Sequence[tuple], results: Sequence[Tensor]) -> str:
         """The whole func.func; `args` are (Tensor, location name) pairs."""

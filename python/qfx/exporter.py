@@ -343,8 +343,13 @@ class _Exporter:
         if not isinstance(outs, (tuple, list)):
             outs = (outs,)
         for out in outs:
-            value = self.tensor_arg(node, out)
-            self.results.append(self.plain(node, value, "output"))
+            value = self.env.get(out) if isinstance(out, torch.fx.Node) else None
+            # A module's tuple returned as the model's (LSTMCell's (h, c)).
+            values = value if isinstance(value, tuple) else (self.tensor_arg(node, out),)
+            for v in values:
+                if not isinstance(v, _Value):
+                    self.fail(node, f"expected a tensor or a tuple of tensors, got {out!r}")
+                self.results.append(self.plain(node, v, "output"))
 
     def get_attr(self, node):
         value = self.recorded[node]
@@ -375,6 +380,8 @@ class _Exporter:
         module = self.modules[node.target]
         if _is_observer(module):
             return self.torch_observer(node, module)
+        if type(module) in _RECURRENT_MODULES:
+            return self.recurrent(node, module)
         handler = _MODULE_HANDLERS.get(type(module))
         if handler is None:
             self.fail(node, "unsupported module type")
@@ -974,6 +981,130 @@ class _Exporter:
         y = self.w.composite("torch.nn.Embedding", [self.plain(node, indices, loc), table], loc,
                              origin, build, hint="embedding")
         self.set_tensor(node, y, _identity(len(shape) + 1))
+
+    def recurrent(self, node, m):
+        """nn.LSTM (unidirectional, no projection, initial states zero) and
+        nn.LSTMCell, nn.GRUCell, nn.RNNCell: a `qfx.composite` named by the
+        module of the inputs (the cells: the input and the states given),
+        whose body is PyTorch's CPU computation, unrolled over the (static)
+        sequence; results as the module returns them (LSTM: output, h_n,
+        c_n). An LSTM projects the whole sequence's input at once (x W_ih^T
+        + b_ih, one matmul, as PyTorch does before the steps); each step
+        projects the hidden state (h W_hh^T + b_hh). A dynamic qconfig
+        quantizes every matmul of the body (qfx-prepare), as PyTorch's
+        quantized recurrent modules quantize each projection."""
+        loc, origin = self.module_location(node), _module_type_name(m)
+        if node.kwargs or len(node.args) not in (1, 2):
+            self.fail(node, "expected the input and optionally the initial state")
+        x = self.tensor_arg(node, node.args[0])
+        states = node.args[1] if len(node.args) == 2 else None
+        hidden, w = m.hidden_size, self.w
+        is_lstm, is_cell = isinstance(m, nn.LSTM), not isinstance(m, nn.LSTM)
+        gates = {nn.LSTM: 4, nn.LSTMCell: 4, nn.GRUCell: 3}.get(type(m), 1)
+        if is_lstm:
+            if states is not None:
+                self.fail(node, "initial states (h_0, c_0) are not supported: the LSTM starts "
+                          "from zeros")
+            if m.bidirectional or m.proj_size:
+                self.fail(node, "bidirectional LSTMs and proj_size are not supported")
+            if x.rank != 3:
+                self.fail(node, "expected a batched (3-D) input")
+            steps, batch = x.torch_shape[:2][::-1] if m.batch_first else x.torch_shape[:2]
+        else:
+            if x.rank != 2:
+                self.fail(node, "expected a batched (2-D) input")
+            steps, batch = 1, x.torch_shape[0]
+        state_values = []
+        if states is not None:
+            given = states if isinstance(states, (tuple, list)) else (states,)
+            state_values = [self.tensor_arg(node, v) for v in given]
+            if len(state_values) != (2 if isinstance(m, nn.LSTMCell) else 1):
+                self.fail(node, "expected the module's initial state")
+
+        def param(name, layer):
+            value = getattr(m, f"{name}_l{layer}" if is_lstm else name, None)
+            if value is None:  # bias=False
+                return np.zeros(gates * hidden, np.float32)
+            return value.detach().cpu().numpy()
+
+        def project(a, name, layer, rows):
+            """a [rows, in] times weight^T plus bias: [rows, out]."""
+            weight, bias = param(f"weight_{name}", layer), param(f"bias_{name}", layer)
+            a = w.reshape(a, [1, rows, a.shape[-1]], loc, None)
+            b = w.const(weight.T[None, :, :], loc, "weight")
+            mm = w.op("matmul", [a, b, w.zero_point(loc), w.zero_point(loc)],
+                      (1, rows, weight.shape[0]), loc, None, hint="matmul")
+            y = w.op("add", [mm, w.const(bias.reshape(1, 1, -1), loc, "bias")], mm.shape,
+                     loc, None, hint="add")
+            return w.reshape(y, [rows, weight.shape[0]], loc, None)
+
+        def chunk(t, k):
+            return w.slice(t, [0, k * hidden], [batch, hidden], loc, None)
+
+        def unary(op, t):
+            return w.op(op, [t], t.shape, loc, None, hint=op)
+
+        def add(a, b):
+            return w.op("add", [a, b], a.shape, loc, None, hint="add")
+
+        def mul(a, b):
+            return w.mul(a, b, a.shape, loc, None)
+
+        def step(inputs, layer, h, c):
+            """One step of the cell (PyTorch's RNN.cpp), `inputs` the
+            input's projection: (h, c)."""
+            recurrent = project(h, "hh", layer, batch)
+            if isinstance(m, nn.GRUCell):
+                reset = unary("sigmoid", add(chunk(recurrent, 0), chunk(inputs, 0)))
+                update = unary("sigmoid", add(chunk(recurrent, 1), chunk(inputs, 1)))
+                new = unary("tanh", add(chunk(inputs, 2), mul(chunk(recurrent, 2), reset)))
+                difference = w.op("sub", [h, new], h.shape, loc, None, hint="sub")
+                return add(mul(difference, update), new), None
+            total = add(recurrent, inputs)
+            if isinstance(m, nn.RNNCell):
+                if m.nonlinearity == "tanh":
+                    return unary("tanh", total), None
+                return w.clamp(total, 0.0, FLOAT32_MAX, loc, None), None
+            i, f = unary("sigmoid", chunk(total, 0)), unary("sigmoid", chunk(total, 1))
+            g, o = unary("tanh", chunk(total, 2)), unary("sigmoid", chunk(total, 3))
+            c = add(mul(f, c), mul(i, g))
+            return mul(o, unary("tanh", c)), c
+
+        def zeros():
+            return w.const(np.zeros((batch, hidden), np.float32), loc, "state")
+
+        def build(seq, *given):
+            if not is_lstm:
+                h = given[0] if given else zeros()
+                c = (given[1] if len(given) > 1 else zeros()) if gates == 4 else None
+                h, c = step(project(seq, "ih", 0, batch), 0, h, c)
+                return h if c is None else (h, c)
+            if m.batch_first:
+                seq = w.transpose(seq, [1, 0, 2], loc, None)
+            finals = []
+            for layer in range(m.num_layers):
+                inputs = project(seq, "ih", layer, steps * batch)
+                h, c = zeros(), zeros()
+                outputs = []
+                for t in range(steps):
+                    h, c = step(w.slice(inputs, [t * batch, 0], [batch, gates * hidden], loc, None),
+                                layer, h, c)
+                    outputs.append(w.reshape(h, [1, batch, hidden], loc, None))
+                seq = outputs[0] if steps == 1 else w.concat(outputs, 0, loc, None)
+                finals.append([w.reshape(v, [1, batch, hidden], loc, None) for v in (h, c)])
+            if m.batch_first:
+                seq = w.transpose(seq, [1, 0, 2], loc, None)
+            stacked = [finals[0][k] if len(finals) == 1 else
+                       w.concat([f[k] for f in finals], 0, loc, None) for k in (0, 1)]
+            return seq, stacked[0], stacked[1]
+
+        operands = [self.plain(node, v, loc) for v in [x, *state_values]]
+        results = w.composite(f"torch.nn.{type(m).__name__}", operands, loc, origin, build,
+                              hint=node.name)
+        values = [_Value(t, _identity(len(t.shape)), t.shape)
+                  for t in (results if isinstance(results, tuple) else (results,))]
+        self.env[node] = (values[0] if len(values) == 1 else
+                          (values[0], (values[1], values[2])) if is_lstm else tuple(values))
 
     def matmul(self, node, a: _Value, b: _Value, loc, origin):
         """A matmul of two tensors of rank >= 2 with the same batch
@@ -1877,6 +2008,8 @@ def _is_observer(module) -> bool:
 
 
 _MODULE_HANDLERS: dict = {}
+# Modules exported with their own argument handling (Exporter.recurrent).
+_RECURRENT_MODULES: set = set()
 # The element type of each dtype a model input can have.
 _INPUT_ELEMENTS: dict = {}
 _FUNCTION_HANDLERS: dict = {}
@@ -1904,6 +2037,7 @@ def _load_torch() -> None:
     torch, nn, F = torch_module, torch_module.nn, torch_module.nn.functional
 
     _INPUT_ELEMENTS.update({torch.float32: "f32", torch.int64: "i64", torch.int32: "i32"})
+    _RECURRENT_MODULES.update({nn.LSTM, nn.LSTMCell, nn.GRUCell, nn.RNNCell})
     _MODULE_HANDLERS.update({
         nn.Linear: _Exporter.m_linear,
         nn.Conv1d: _Exporter.m_conv1d,

@@ -897,8 +897,10 @@ def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, ma
 
     It is `convert_fx(prepare_fx(model, mapping, example_inputs))` with the
     QConfigMapping the spec stands for (no calibration: dynamic patterns
-    need none). qfx exports no recurrent modules yet: a model with an LSTM
-    raises `qfx.ExportError`.
+    need none). LSTM (unidirectional, zero initial states), LSTMCell,
+    GRUCell and RNNCell quantize each projection as PyTorch's dynamic
+    modules; nn.GRU, which PyTorch's FX cannot quantize either (its native
+    BackendConfig has no GRU), raises `qfx.ExportError`.
     """
     import torch
     from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig

@@ -393,7 +393,7 @@ def test_from_torch_custom_objects(torch):
             .set_observation_type(TorchObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT)
             .add_dtype_config(TorchDTypeConfig(torch.qint8, torch.qint8)))
         .set_backend_pattern_config(  # no TOSA form: left out
-            TorchPatternConfig(nn.LSTM).add_dtype_config(weighted)))
+            TorchPatternConfig(nn.GRU).add_dtype_config(weighted)))
     backend = qfx.from_torch(torch_backend)
     assert backend.name == "mine"
     assert [c.pattern for c in backend.configs] == [

@@ -201,10 +201,18 @@ enum class Requantization {
   Integer,
 };
 
+void eraseDeadOps(Block &block);
+
 class Lowering {
 public:
   explicit Lowering(Requantization requantization)
       : requantization(requantization) {}
+
+  /// A recurrent composite's dynamically quantized body (qfx-prepare's
+  /// observeRecurrentBody): each matmul (and the bias add after it) whose
+  /// input is quantized at run time becomes a dynamic matmul, as PyTorch's
+  /// quantized LSTM computes each projection; the cell stays float.
+  llvm::Error lowerRecurrentBody(CompositeOp composite);
 
   /// Lowers the pattern rooted at `root` (one op or a qfx.fused op) that
   /// `config` of the backend table matched (none for data movement).
@@ -248,6 +256,7 @@ private:
                                    const ActQuant &out);
   Lowered<Value> lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
                                     DequantizeOp input);
+
   Lowered<Value> lowerAddOrMul(OpBuilder &b, PatternBody &body,
                                const ActQuant &out);
   Lowered<Value> lowerScalarAddOrMul(OpBuilder &b, PatternBody &body,
@@ -1050,6 +1059,30 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
                               clampOp.getMinValAttr(), clampOp.getMaxValAttr());
   }
   return result;
+}
+
+llvm::Error Lowering::lowerRecurrentBody(CompositeOp composite) {
+  SmallVector<tosa::MatMulOp> matmuls;
+  composite.getBody().walk(
+      [&](tosa::MatMulOp matmul) { matmuls.push_back(matmul); });
+  for (tosa::MatMulOp matmul : matmuls) {
+    auto input = matmul.getA().getDefiningOp<DequantizeOp>();
+    if (!input)
+      continue;
+    PatternBody body(matmul);
+    Operation *last = matmul;
+    if (matmul->hasOneUse() && llvm::isa<tosa::AddOp>(*matmul->user_begin())) {
+      last = *matmul->user_begin();
+      body.ops.push_back(last);
+    }
+    OpBuilder b(last);
+    Lowered<Value> result = lowerDynamicMatmul(b, body, input);
+    if (!result)
+      return result.takeError();
+    last->getResult(0).replaceAllUsesWith(*result);
+  }
+  eraseDeadOps(composite.getBody().front());
+  return llvm::Error::success();
 }
 
 Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
@@ -2408,18 +2441,23 @@ struct QFXLowerReferencePass
     Block &block = func.getBody().front();
     PatternMatches matches = matchBackendPatterns(block, *config.backend);
 
-    // Weight-only embeddings stay float: no pattern quantizes their output.
+    // Weight-only embeddings and dynamic recurrent modules stay float
+    // outside: no pattern quantizes their outputs.
+    Lowering lowering(requantization);
     for (Operation &op : llvm::make_early_inc_range(block)) {
       auto composite = llvm::dyn_cast<CompositeOp>(op);
-      if (!composite || !composite.isEmbedding())
-        continue;
-      Lowered<bool> lowered = lowerWeightOnlyEmbedding(composite);
-      if (!lowered)
+      llvm::Error error = llvm::Error::success();
+      if (composite && composite.isEmbedding()) {
+        Lowered<bool> lowered = lowerWeightOnlyEmbedding(composite);
+        error = lowered ? llvm::Error::success() : lowered.takeError();
+      } else if (composite && composite.isRecurrent()) {
+        error = lowering.lowerRecurrentBody(composite);
+      }
+      if (error)
         composite.emitRemark()
-            << "runs in float: " << llvm::toString(lowered.takeError());
+            << "runs in float: " << llvm::toString(std::move(error));
     }
 
-    Lowering lowering(requantization);
     SmallVector<Operation *> roots;
     for (Operation &op : block)
       if (!op.hasTrait<mlir::OpTrait::ConstantLike>() &&

@@ -181,17 +181,30 @@ bool isWeightOnly(const BackendPatternConfig &config) {
   });
 }
 
+/// True for a dynamic-only pattern (the recurrent modules).
+bool isDynamicOnly(const BackendPatternConfig &config) {
+  return llvm::all_of(config.getDTypeConfigs(), [](const DTypeConfig &d) {
+    return d.isDynamic.value_or(false);
+  });
+}
+
 /// Every pattern of table `name` accepts `qconfig` with one of its dtype
-/// configs; weight-only patterns (which PyTorch's default qconfigs do not
-/// quantize either) accept float_qparams_weight_only_qconfig and its 4-bit
-/// variant instead.
+/// configs; the patterns PyTorch's default qconfigs do not quantize either
+/// accept their own presets instead: weight-only ones (embeddings)
+/// float_qparams_weight_only_qconfig and its 4-bit variant, dynamic-only
+/// ones (recurrent modules) default_dynamic_qconfig.
 void expectTableSupports(llvm::StringRef name, const QConfig &qconfig) {
   std::optional<BackendConfig> table = getBackendConfig(name);
   ASSERT_TRUE(table);
   for (const BackendPatternConfig &config : table->getConfigs()) {
-    if (isWeightOnly(config)) {
-      for (llvm::StringRef preset : {"float_qparams_weight_only_qconfig",
-                                     "float_qparams_weight_only_qconfig_4bit"})
+    llvm::SmallVector<llvm::StringRef, 2> presets;
+    if (isWeightOnly(config))
+      presets = {"float_qparams_weight_only_qconfig",
+                 "float_qparams_weight_only_qconfig_4bit"};
+    else if (isDynamicOnly(config))
+      presets = {"default_dynamic_qconfig"};
+    if (!presets.empty()) {
+      for (llvm::StringRef preset : presets)
         EXPECT_TRUE(checkQConfigSupport(*getQConfigPreset(preset), config)
                         .isSupported())
             << name.str() << " " << config.getPattern()[0] << ": "

@@ -168,6 +168,8 @@ llvm::StringRef CompositeOp::getInt8Lowering() {
     return "mean";
   if (isEmbedding())
     return "embedding";
+  if (isRecurrent())
+    return "dynamic_rnn";
   if (isBatchNorm())
     return "batch_norm";
   return "table";

@@ -192,6 +192,15 @@ def QFX_CompositeOp
     /// True for torch.nn.Embedding: operands (indices, weight [V, D]); the
     /// weight is quantized per row.
     bool isEmbedding() { return getName() == "torch.nn.Embedding"; }
+    /// True for a recurrent module (torch.nn.LSTM, LSTMCell, GRUCell,
+    /// RNNCell): its body's matmuls with constant weights are what a dynamic
+    /// qconfig quantizes, as PyTorch's quantized recurrent modules quantize
+    /// each projection.
+    bool isRecurrent() {
+      return llvm::is_contained({"torch.nn.LSTM", "torch.nn.LSTMCell",
+                                 "torch.nn.GRUCell", "torch.nn.RNNCell"},
+                                getName());
+    }
   }];
 }
 
