@@ -297,15 +297,17 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                         "sequence",
                         conv.name});
     }
-    result.push_back({{"tosa.transpose_conv2d"},
-                      OpGroup::Conv,
-                      singles({"torch.nn.ConvTranspose2d"}),
-                      "tosa.transpose_conv2d",
-                      convWeight,
-                      convBias,
-                      "",
-                      "",
-                      "transpose_conv2d"});
+    // A ConvTranspose1d is a transpose_conv2d over [N, 1, L, C].
+    result.push_back(
+        {{"tosa.transpose_conv2d"},
+         OpGroup::Conv,
+         singles({"torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d"}),
+         "tosa.transpose_conv2d",
+         convWeight,
+         convBias,
+         "",
+         "",
+         "transpose_conv2d"});
 
     // Linear: tosa.matmul on rank-3 tensors, then tosa.add of the bias; a
     // linear without bias is the matmul alone.
@@ -455,12 +457,14 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     // An embedding lookup (qfx.composite (indices, weight)): its weight is
     // quantized per row with float zero points and it stays float; qfx-lower
     // gathers the integer rows and dequantizes them as PyTorch's kernel.
-    TOSAPatternSpec embedding =
-        row({"torch.nn.Embedding"}, OpGroup::Embedding,
-            singles({"torch.nn.Embedding"}), "embedding");
-    embedding.rootOp = "torch.nn.Embedding";
-    embedding.weight = OperandRef{0, 1};
-    result.push_back(embedding);
+    for (llvm::StringRef module :
+         {"torch.nn.Embedding", "torch.nn.EmbeddingBag"}) {
+      TOSAPatternSpec embedding =
+          row({module}, OpGroup::Embedding, singles({module}), "embedding");
+      embedding.rootOp = module;
+      embedding.weight = OperandRef{0, 1};
+      result.push_back(embedding);
+    }
     // Recurrent modules: a composite whose body's matmuls a dynamic qconfig
     // quantizes (qfx-prepare observes inside the body).
     for (llvm::StringRef module : {"torch.nn.LSTM", "torch.nn.LSTMCell",

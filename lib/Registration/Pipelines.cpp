@@ -45,7 +45,11 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "qfx-codegen{target=" +
          getNativeTargetInfo(options.target).name.str() + "}" +
          (options.emulateAmx ? ",qfx-emulate-amx" : "") +
-         ",func.func(qfx-lower-quant-to-linalg,tosa-to-linalg-named,"
+         // tosa.transpose_conv2d has no linalg form: a conv2d of the
+         // reversed weight on the zero-inserted input (after the quant casts
+         // are lowered: the pass's greedy driver folds ops).
+         ",func.func(qfx-lower-quant-to-linalg,tosa-optional-decompositions,"
+         "tosa-to-linalg-named,"
          "tosa-to-linalg,tosa-to-arith{include-apply-rescale},tosa-to-tensor,"
          "tosa-to-scf),"
          "convert-elementwise-to-linalg,"

@@ -382,6 +382,8 @@ class _Exporter:
             return self.torch_observer(node, module)
         if type(module) in _RECURRENT_MODULES:
             return self.recurrent(node, module)
+        if type(module) is nn.EmbeddingBag:
+            return self.m_embedding_bag(node, module)
         handler = _MODULE_HANDLERS.get(type(module))
         if handler is None:
             self.fail(node, "unsupported module type")
@@ -487,6 +489,56 @@ class _Exporter:
                            (1, self.out_shape(node)[2]))
         out = self.w.reshape(y, (n, y.shape[2], y.shape[3]), loc, None)
         self.set_tensor(node, out, _NLC)
+
+    def m_conv_transpose2d(self, node, m, x, loc, origin):
+        if x.rank != 4:
+            self.fail(node, f"ConvTranspose2d expects a 4-D (NCHW) input, got rank {x.rank}")
+        y = self.conv_transpose(node, m, self.in_layout(node, x, _NHWC, loc), 2,
+                                m.weight.detach().cpu().numpy(), loc, origin)
+        self.set_tensor(node, y, _NHWC)
+
+    def m_conv_transpose1d(self, node, m, x, loc, origin):
+        if x.rank != 3:
+            self.fail(node, f"ConvTranspose1d expects a 3-D (NCL) input, got rank {x.rank}")
+        src = self.in_layout(node, x, _NLC, loc)
+        n, length, c = src.shape
+        y = self.conv_transpose(node, m, self.w.reshape(src, (n, 1, length, c), loc, None), 1,
+                                m.weight.detach().cpu().numpy()[:, :, None, :], loc, origin)
+        self.set_tensor(node, self.w.reshape(y, (n, y.shape[2], y.shape[3]), loc, None), _NLC)
+
+    def conv_transpose(self, node, m, src: Tensor, dims: int, weight, loc, origin) -> Tensor:
+        """tosa.transpose_conv2d of an NHWC tensor (a 1-d one as [N, 1, L,
+        C]) with PyTorch's [I, O, KH, KW] weight as [O, KH, KW, I]; PyTorch's
+        padding p and output_padding q are TOSA's out_pad (-p, -p + q) per
+        axis. Groups 1, no dilation (TOSA's op has none)."""
+        if m.padding_mode != "zeros":
+            self.fail(node, f"padding_mode '{m.padding_mode}' is not supported (only 'zeros')")
+        if m.groups != 1:
+            self.fail(node, "grouped transposed convolutions are not supported")
+        kernel, stride = weight.shape[2:], (1,) * (2 - dims) + _tuple(m.stride, dims)
+        padding = (0,) * (2 - dims) + _tuple(m.padding, dims)
+        extra = (0,) * (2 - dims) + _tuple(m.output_padding, dims)
+        if any(d != 1 for d in _tuple(m.dilation, dims)):
+            self.fail(node, "dilated transposed convolutions are not supported")
+        if any(p >= k for p, k in zip(padding, kernel)):
+            self.fail(node, "a padding as large as the kernel is not supported")
+        out_pad = [v for p, q in zip(padding, extra) for v in (-p, -p + q)]
+        n, h, wd, _ = src.shape
+        out_channels = weight.shape[1]
+        out_hw = [(size - 1) * st + lo + hi + k
+                  for size, st, k, lo, hi in zip((h, wd), stride, kernel, out_pad[::2],
+                                                 out_pad[1::2])]
+        bias = (m.bias.detach().cpu().numpy() if m.bias is not None
+                else np.zeros(out_channels, np.float32))
+        w = self.w
+        wc = w.const(weight.transpose(1, 2, 3, 0), loc, f"{node.name}_weight")
+        self.tag_weight(wc, loc)
+        attrs = (f"acc_type = f32, out_pad = array<i64: {', '.join(map(str, out_pad))}>, "
+                 f"stride = array<i64: {stride[0]}, {stride[1]}>")
+        return w.op("transpose_conv2d", [src, wc, w.const(bias, loc, f"{node.name}_bias"),
+                                         w.zero_point(loc), w.zero_point(loc)],
+                    (n, out_hw[0], out_hw[1], out_channels), loc, origin, attrs=attrs,
+                    hint=node.name)
 
     def conv_padding(self, node, m, dims: int):
         if m.padding_mode != "zeros":
@@ -949,18 +1001,28 @@ class _Exporter:
         self.embedding(node, x, m.weight.detach().cpu().numpy(), loc, origin)
 
     def embedding(self, node, indices: _Value, weight: np.ndarray, loc, origin):
-        """The composite (indices, weight) of an embedding lookup: indices
-        flattened to [1, N], clamped into [0, V) (a guard: the rows read stay
-        inside the table), tosa.gather of the [1, V, D] table, reshaped to
-        the indices' shape + [D]. The weight is an operand (quantized weight
-        only, per row). An index out of range is an IndexError for PyTorch
-        (constant indices raised it in the example run already): a model
-        input records its bound (`qfx.index_bound` on the argument, checked
-        by qfx's Python calls)."""
+        """The composite (indices, weight) of an embedding lookup: the rows
+        of the [V, D] weight (`lookup`), in the indices' shape + [D]. The
+        weight is an operand (quantized weight only, per row)."""
+        rows, dim = weight.shape
+        self.check_indices(node, indices, rows)
+        shape = indices.torch_shape
+        table = self.w.const(weight, loc, "weight")
+        y = self.w.composite(
+            "torch.nn.Embedding", [self.plain(node, indices, loc), table], loc, origin,
+            lambda ids, t: self.w.reshape(self.lookup(ids, t, rows, dim, loc), [*shape, dim], loc,
+                                          None),
+            hint="embedding")
+        self.set_tensor(node, y, _identity(len(shape) + 1))
+
+    def check_indices(self, node, indices: _Value, rows: int):
+        """Integer indices that are a model input or a constant. An index out
+        of range is an IndexError for PyTorch (constant indices raised it in
+        the example run already): a model input records its bound
+        (`qfx.index_bound` on the argument, checked by qfx's Python calls)."""
         element = indices.tensor.element
         if element not in ("i64", "i32"):
             self.fail(node, f"expected int64 or int32 indices, got a tensor of {element}")
-        rows, dim = weight.shape
         if indices.array is None and indices.tensor in self.arg_tensors:
             bound = min(rows, self.index_bounds.get(indices.tensor.name, rows))
             self.index_bounds[indices.tensor.name] = bound
@@ -968,19 +1030,54 @@ class _Exporter:
         elif indices.array is None:
             self.fail(node, "indices computed by the model are not supported (a model input or "
                       "a constant)")
-        shape = indices.torch_shape
-        count = int(np.prod(shape, dtype=np.int64))
+
+    def lookup(self, ids: Tensor, table: Tensor, rows: int, dim: int, loc) -> Tensor:
+        """The body of a lookup: `ids` flattened to [1, N], clamped into [0,
+        rows) (a guard: the rows read stay inside the table), tosa.gather
+        of the [1, rows, dim] table: [1, N, dim]."""
+        w = self.w
+        count = int(np.prod(ids.shape, dtype=np.int64))
+        flat = w.clamp(w.reshape(ids, [1, count], loc, None), 0, rows - 1, loc, None)
+        return w.op("gather", [w.reshape(table, [1, rows, dim], loc, None), flat],
+                    [1, count, dim], loc, None, hint="gather")
+
+    def m_embedding_bag(self, node, m):
+        """nn.EmbeddingBag of 2-D indices [bags, bag size] (no offsets, no
+        per_sample_weights, no padding_idx, no max_norm): `qfx.composite
+        "torch.nn.EmbeddingBag"` of (indices, weight) with attribute `mode`:
+        the gathered rows [bags, size, D] reduced over the bag (reduce_sum,
+        times 1/size for mean, reduce_max)."""
+        loc, origin = self.module_location(node), _module_type_name(m)
+        if node.kwargs or len(node.args) != 1:
+            self.fail(node, "offsets and per_sample_weights are not supported: pass 2-D indices "
+                      "[bags, bag size]")
+        if m.max_norm is not None or m.padding_idx is not None:
+            self.fail(node, "EmbeddingBag with max_norm or padding_idx is not supported")
+        indices = self.tensor_arg(node, node.args[0])
+        bags, size = indices.torch_shape  # 2-D: PyTorch needs offsets for 1-D indices
+        rows, dim = m.weight.shape
+        w = self.w
 
         def build(ids, table):
-            flat = self.w.clamp(self.w.reshape(ids, [1, count], loc, None), 0, rows - 1, loc, None)
-            gathered = self.w.op("gather", [self.w.reshape(table, [1, rows, dim], loc, None), flat],
-                                 [1, count, dim], loc, None, hint="gather")
-            return self.w.reshape(gathered, [*shape, dim], loc, None)
+            gathered = w.reshape(self.lookup(ids, table, rows, dim, loc), [bags, size, dim], loc,
+                                 None)
+            if m.mode == "max":
+                pooled = w.op("reduce_max", [gathered], [bags, 1, dim], loc, None,
+                              attrs="axis = 1 : i32", hint="max")
+            else:
+                pooled = w.op("reduce_sum", [gathered], [bags, 1, dim], loc, None,
+                              attrs="axis = 1 : i32", hint="sum")
+                if m.mode == "mean":
+                    pooled = w.mul(pooled, w.const(np.full((1, 1, 1), 1.0 / size, np.float32),
+                                                   loc, "inverse_size"), pooled.shape, loc, None)
+            return w.reshape(pooled, [bags, dim], loc, None)
 
-        table = self.w.const(weight, loc, "weight")
-        y = self.w.composite("torch.nn.Embedding", [self.plain(node, indices, loc), table], loc,
-                             origin, build, hint="embedding")
-        self.set_tensor(node, y, _identity(len(shape) + 1))
+        self.check_indices(node, indices, rows)
+        y = w.composite("torch.nn.EmbeddingBag", [self.plain(node, indices, loc),
+                                                   w.const(m.weight.detach().cpu().numpy(), loc,
+                                                           "weight")],
+                        loc, origin, build, attrs=f'mode = "{m.mode}"', hint="embedding_bag")
+        self.set_tensor(node, y, _identity(2))
 
     def recurrent(self, node, m):
         """nn.LSTM (unidirectional, no projection, initial states zero) and
@@ -2077,6 +2174,8 @@ def _load_torch() -> None:
         nn.GroupNorm: _Exporter.m_group_norm,
         nn.Identity: _Exporter.m_identity,
         nn.Embedding: _Exporter.m_embedding,
+        nn.ConvTranspose1d: _Exporter.m_conv_transpose1d,
+        nn.ConvTranspose2d: _Exporter.m_conv_transpose2d,
     })
 
     _FUNCTION_HANDLERS.update({

@@ -1072,3 +1072,36 @@ def test_embedding_export_errors():
     with pytest.raises(ExportError, match="model inputs must be float32, int64 or int32 tensors, "
                        "got a tensor of torch.bool"):
         export_tosa(torch.nn.Sequential(torch.nn.Identity()).eval(), (ids > 3,))
+
+
+# ----- transposed convolutions ------------------------------------------------
+
+
+@pytest.mark.parametrize("module, shape", [
+    (nn.ConvTranspose2d(3, 5, 3, stride=2), (1, 3, 6, 7)),
+    (nn.ConvTranspose2d(3, 5, (4, 3), stride=(2, 1), padding=(1, 1), output_padding=(1, 0)),
+     (2, 3, 5, 5)),
+    (nn.ConvTranspose2d(3, 4, 2, stride=2, bias=False), (1, 3, 4, 4)),
+    (nn.ConvTranspose1d(3, 5, 5, stride=3, padding=2, output_padding=2), (1, 3, 9)),
+])
+def test_transposed_convolutions_export_as_transpose_conv2d(module, shape):
+    torch.manual_seed(0)
+    model = nn.Sequential(module).eval()
+    x = torch.randn(shape)
+    text = export_tosa(model, (x,))
+    assert "tosa.transpose_conv2d" in text
+    prepared = qfx.prepare_fx(model, {}, (x,))
+    with torch.no_grad():
+        torch.testing.assert_close(prepared(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_transposed_convolution_export_errors():
+    x = torch.randn(1, 4, 5, 5)
+    for module, reason in [(nn.ConvTranspose2d(4, 4, 3, groups=2), "grouped"),
+                           (nn.ConvTranspose2d(4, 4, 3, dilation=2), "dilated"),
+                           (nn.ConvTranspose2d(4, 4, 3, padding=3), "padding as large as the kernel"),
+                           (nn.ConvTranspose3d(4, 4, 3), "unsupported module type")]:
+        with pytest.raises(ExportError, match=reason):
+            export_tosa(nn.Sequential(module).eval(),
+                        (torch.randn(1, 4, 3, 5, 5) if isinstance(module, nn.ConvTranspose3d)
+                         else x,))

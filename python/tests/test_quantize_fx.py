@@ -1490,3 +1490,49 @@ def test_embedding_of_an_unquantized_mapping_stays_float():
     assert "f64" not in quantized.mlir("int8")
     with torch.no_grad():
         assert torch.equal(quantized(ids), model(ids))
+
+
+@pytest.mark.parametrize("qconfig", ["float_qparams_weight_only_qconfig",
+                                     "float_qparams_weight_only_qconfig_4bit"])
+def test_embedding_bag_modes(qconfig):
+    """Mode sum equals PyTorch's quantized EmbeddingBag bit for bit (its
+    kernels accumulate fma(q, scale, acc + bias) row by row). PyTorch 1.13's
+    quantized EmbeddingBag computes that sum in every mode; qfx computes the
+    module's mode: mean is the same sum times float(1 / bag size), max stays
+    float (with the reason)."""
+    import torch.ao.quantization as tq
+
+    torch.manual_seed(7)
+    weight = torch.randn(60, 12)
+    ids = torch.randint(0, 60, (5, 4))
+    mapping = TorchQConfigMapping().set_object_type(torch.nn.EmbeddingBag, getattr(tq, qconfig))
+
+    def bag(mode):
+        model = torch.nn.Sequential(torch.nn.EmbeddingBag(60, 12, mode=mode)).eval()
+        model[0].weight.data.copy_(weight)
+        return model, qfx.convert_fx(qfx.prepare_fx(model, mapping, (ids,), outputs=None))
+
+    model, summed = bag("sum")
+    theirs = torch_convert_fx(torch_prepare_fx(model, mapping, (ids,)))
+    assert summed.float_ops == []
+    assert torch.equal(summed(ids), theirs(ids))
+    _, mean = bag("mean")
+    assert torch.equal(mean(ids), theirs(ids) * torch.tensor(1 / 4, dtype=torch.float32))
+    _, maximum = bag("max")
+    assert [op.reason for op in maximum.float_ops] == [
+        "an EmbeddingBag is lowered for modes sum and mean"]
+
+
+def test_embedding_bag_export_errors():
+    bag = torch.nn.EmbeddingBag(10, 4)
+
+    class WithOffsets(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bag = bag
+
+        def forward(self, ids, offsets):
+            return self.bag(ids, offsets)
+
+    with pytest.raises(qfx.ExportError, match="offsets and per_sample_weights are not supported"):
+        qfx.export_tosa(WithOffsets().eval(), (torch.randint(0, 10, (6,)), torch.tensor([0, 3])))

@@ -754,6 +754,10 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     acc = tosa::Conv3DOp::create(b, loc, accType, input->value, rhs, convBias,
                                  inputZp, weightZp, conv.getPad(),
                                  conv.getStride(), conv.getDilation(), i32);
+  } else if (auto conv = llvm::dyn_cast<tosa::TransposeConv2DOp>(main)) {
+    acc = tosa::TransposeConv2DOp::create(
+        b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
+        conv.getOutPad(), conv.getStride(), i32);
   } else {
     acc = tosa::MatMulOp::create(b, loc, accType, input->value, rhs, inputZp,
                                  weightZp);
@@ -2013,13 +2017,14 @@ bool isBatchNormComposite(Operation *op) {
 
 const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
   auto conv = isOneOf<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::Conv3DOp,
-                      tosa::MatMulOp>;
+                      tosa::TransposeConv2DOp, tosa::MatMulOp>;
   auto binary = isOneOf<tosa::AddOp, tosa::MulOp>;
   auto pool = isOneOf<tosa::MaxPool2dOp, tosa::AvgPool2dOp>;
   static const llvm::StringMap<NamedLowering> lowerings = {
       {"conv2d", {&Lowering::lowerConvOrMatmul, conv}},
       {"depthwise_conv2d", {&Lowering::lowerConvOrMatmul, conv}},
       {"conv3d", {&Lowering::lowerConvOrMatmul, conv}},
+      {"transpose_conv2d", {&Lowering::lowerConvOrMatmul, conv}},
       {"linear", {&Lowering::lowerConvOrMatmul, conv}},
       {"add", {&Lowering::lowerAddOrMul, binary}},
       {"mul", {&Lowering::lowerAddOrMul, binary}},
@@ -2295,7 +2300,10 @@ void foldHalfWeights(Block &block) {
 /// itself rounds (8 bits only, and only when |bias| and the scale differ by
 /// more than 2^21), where it can differ by one float ulp. The table stays
 /// integer (4-bit values one per byte); only the gathered rows are
-/// dequantized. Returns false if `composite` is no such embedding.
+/// dequantized. An EmbeddingBag ([bags, size] indices) accumulates as the
+/// kernels do, acc = fma(q, scale, acc + bias) over the bag in order (the
+/// same double form), times float(1 / size) for mode "mean"; mode "max"
+/// stays float. Returns false if `composite` is no such embedding.
 Lowered<bool> lowerWeightOnlyEmbedding(CompositeOp composite) {
   std::optional<FloatQParamsWeight> weight =
       matchFloatQParamsDequantize(composite.getOperand(1));
@@ -2316,6 +2324,17 @@ Lowered<bool> lowerWeightOnlyEmbedding(CompositeOp composite) {
                        "static shapes");
   int64_t rows = tableShape[0], dim = tableShape[1];
   int64_t count = indicesType.getNumElements();
+  StringRef mode;
+  if (composite.isEmbeddingBag()) {
+    mlir::DictionaryAttr attributes = composite.getCompositeAttributesAttr();
+    auto modeAttr =
+        attributes ? attributes.getAs<mlir::StringAttr>("mode") : nullptr;
+    mode = modeAttr ? modeAttr.getValue() : StringRef();
+    if (mode != "sum" && mode != "mean")
+      return unsupported("an EmbeddingBag is lowered for modes sum and mean");
+    if (indicesType.getRank() != 2)
+      return unsupported("expected [bags, bag size] indices");
+  }
   OpBuilder b(composite);
   Location loc = composite.getLoc();
   Type i8 = b.getI8Type(), i32 = b.getI32Type(), f64 = b.getF64Type();
@@ -2378,12 +2397,61 @@ Lowered<bool> lowerWeightOnlyEmbedding(CompositeOp composite) {
   Value shift = tosa::ConstOp::create(
       b, loc, shiftType,
       mlir::DenseElementsAttr::get(shiftType, b.getI8IntegerAttr(0)));
-  Value scaled = tosa::MulOp::create(
-      b, loc, wideType, wide, gathered(rowConstant(scales), f64, 1), shift);
-  Value sum = tosa::AddOp::create(b, loc, wideType, scaled,
-                                  gathered(rowConstant(biases), f64, 1));
-  Value result =
-      tosa::CastOp::create(b, loc, valuesType.clone(b.getF32Type()), sum);
+  Value rowScales = gathered(rowConstant(scales), f64, 1);
+  Value rowBiases = gathered(rowConstant(biases), f64, 1);
+  Type f32 = b.getF32Type();
+  Value result;
+  if (!composite.isEmbeddingBag()) {
+    Value scaled =
+        tosa::MulOp::create(b, loc, wideType, wide, rowScales, shift);
+    Value sum = tosa::AddOp::create(b, loc, wideType, scaled, rowBiases);
+    result = tosa::CastOp::create(b, loc, valuesType.clone(f32), sum);
+  } else {
+    // [1, bags * size, ...] as [bags, size, ...]; one bag position at a
+    // time into acc [bags, 1, dim].
+    int64_t bags = indicesType.getDimSize(0), size = indicesType.getDimSize(1);
+    auto split = [&](Value v, int64_t width) -> Value {
+      return tosa::ReshapeOp::create(
+          b, loc, RankedTensorType::get({bags, size, width}, f64), v,
+          constShape(b, loc, {bags, size, width}));
+    };
+    auto at = [&](Value v, int64_t position, int64_t width) -> Value {
+      return tosa::SliceOp::create(b, loc,
+                                   RankedTensorType::get({bags, 1, width}, f64),
+                                   v, constShape(b, loc, {0, position, 0}),
+                                   constShape(b, loc, {bags, 1, width}));
+    };
+    Value q = split(wide, dim), s = split(rowScales, 1),
+          bias = split(rowBiases, 1);
+    auto accType = RankedTensorType::get({bags, 1, dim}, f32);
+    Value acc = tosa::ConstOp::create(
+        b, loc, accType, mlir::DenseElementsAttr::get(accType, 0.0f));
+    auto wideAccType = accType.clone(f64);
+    for (int64_t position = 0; position < size; ++position) {
+      Value partial = tosa::AddOp::create(
+          b, loc, accType, acc,
+          tosa::CastOp::create(b, loc, RankedTensorType::get({bags, 1, 1}, f32),
+                               at(bias, position, 1)));
+      Value product = tosa::MulOp::create(
+          b, loc, wideAccType, at(q, position, dim), at(s, position, 1), shift);
+      acc = tosa::CastOp::create(
+          b, loc, accType,
+          tosa::AddOp::create(
+              b, loc, wideAccType, product,
+              tosa::CastOp::create(b, loc, wideAccType, partial)));
+    }
+    if (mode == "mean") {
+      auto scalarType = RankedTensorType::get({1, 1, 1}, f32);
+      acc = tosa::MulOp::create(
+          b, loc, accType, acc,
+          tosa::ConstOp::create(
+              b, loc, scalarType,
+              mlir::DenseElementsAttr::get(scalarType,
+                                           1.0f / static_cast<float>(size))),
+          shift);
+    }
+    result = acc;
+  }
   result = tosa::ReshapeOp::create(b, loc, resultType, result,
                                    constShape(b, loc, resultType.getShape()));
   composite.getResult(0).replaceAllUsesWith(result);

@@ -18,9 +18,9 @@
 // Row 0 spans [-0.5, 3]: scale 3.5 / 255, bias -(zero_point * scale) in float.
 // CHECK: %[[SCALES:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.013725490309298038], [0.011764706112444401], [0.0078431377187371254]]]> : tensor<1x3x1xf64>}>
 // CHECK: %[[S:.*]] = tosa.gather %[[SCALES]], %[[IDS]] : (tensor<1x3x1xf64>, tensor<1x10xi64>) -> tensor<1x10x1xf64>
-// CHECK: %[[SCALED:.*]] = tosa.mul %[[WIDE]], %[[S]]
 // CHECK: %[[BIASES:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-0.49999997019767761], [-1.000000e+00], [4.000000e+00]]]> : tensor<1x3x1xf64>}>
 // CHECK: %[[B:.*]] = tosa.gather %[[BIASES]], %[[IDS]]
+// CHECK: %[[SCALED:.*]] = tosa.mul %[[WIDE]], %[[S]]
 // CHECK: %[[SUM:.*]] = tosa.add %[[SCALED]], %[[B]] : (tensor<1x10x4xf64>, tensor<1x10x1xf64>) -> tensor<1x10x4xf64>
 // CHECK: %[[OUT:.*]] = tosa.cast %[[SUM]] : (tensor<1x10x4xf64>) -> tensor<1x10x4xf32>
 // CHECK: %[[RESULT:.*]] = tosa.reshape %[[OUT]], {{.*}} -> tensor<2x5x4xf32>
@@ -91,4 +91,42 @@ func.func @embedding_int8_weight(%arg0: tensor<3xi64>) -> tensor<3x2xf32> {
     qfx.yield %r : tensor<3x2xf32>
   }
   return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// An EmbeddingBag of [2 bags, 3 indices]: per bag position, acc = fma(q,
+// scale, acc + bias) in the same double form; mode "mean" then multiplies by
+// float(1 / 3).
+// CHECK-LABEL: func.func @embedding_bag_mean
+// CHECK: %[[ACC0:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<2x1x2xf32>}>
+// CHECK: %[[B0:.*]] = tosa.cast %{{.*}} : (tensor<2x1x1xf64>) -> tensor<2x1x1xf32>
+// CHECK: %[[T0:.*]] = tosa.add %[[ACC0]], %[[B0]] : (tensor<2x1x2xf32>, tensor<2x1x1xf32>) -> tensor<2x1x2xf32>
+// CHECK: %[[P0:.*]] = tosa.mul {{.*}} : (tensor<2x1x2xf64>, tensor<2x1x1xf64>, tensor<1xi8>) -> tensor<2x1x2xf64>
+// CHECK: %[[W0:.*]] = tosa.cast %[[T0]] : (tensor<2x1x2xf32>) -> tensor<2x1x2xf64>
+// CHECK: %[[S0:.*]] = tosa.add %[[P0]], %[[W0]]
+// CHECK: %[[ACC1:.*]] = tosa.cast %[[S0]] : (tensor<2x1x2xf64>) -> tensor<2x1x2xf32>
+// CHECK: tosa.add %[[ACC1]]
+// CHECK-COUNT-2: tosa.cast %{{.*}} : (tensor<2x1x2xf64>) -> tensor<2x1x2xf32>
+// CHECK: "tosa.const"() <{values = dense<0.333333343> : tensor<1x1x1xf32>}>
+// CHECK: tosa.mul
+// CHECK: tosa.reshape {{.*}} -> tensor<2x2xf32>
+func.func @embedding_bag_mean(%arg0: tensor<2x3xi64>) -> tensor<2x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[0.0, 1.5], [1.0, 2.5], [-1.0, 0.5]]> : tensor<3x2xf32>}> : () -> tensor<3x2xf32>
+  %q = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = quint8, qscheme = per_channel_affine_float_qparams>) : tensor<3x2xf32>
+  %0 = qfx.composite "torch.nn.EmbeddingBag" (%arg0, %q) attributes {composite_attributes = {mode = "mean"}} : (tensor<2x3xi64>, tensor<3x2xf32>) -> tensor<2x2xf32> {
+  ^bb0(%ids: tensor<2x3xi64>, %table: tensor<3x2xf32>):
+    %s1 = tosa.const_shape {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %flat = tosa.reshape %ids, %s1 : (tensor<2x3xi64>, !tosa.shape<2>) -> tensor<1x6xi64>
+    %s2 = tosa.const_shape {values = dense<[1, 3, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+    %rows = tosa.reshape %table, %s2 : (tensor<3x2xf32>, !tosa.shape<3>) -> tensor<1x3x2xf32>
+    %g = tosa.gather %rows, %flat : (tensor<1x3x2xf32>, tensor<1x6xi64>) -> tensor<1x6x2xf32>
+    %s3 = tosa.const_shape {values = dense<[2, 3, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+    %bags = tosa.reshape %g, %s3 : (tensor<1x6x2xf32>, !tosa.shape<3>) -> tensor<2x3x2xf32>
+    %sum = tosa.reduce_sum %bags {axis = 1 : i32} : (tensor<2x3x2xf32>) -> tensor<2x1x2xf32>
+    %s4 = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %r = tosa.reshape %sum, %s4 : (tensor<2x1x2xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+    qfx.yield %r : tensor<2x2xf32>
+  }
+  return %0 : tensor<2x2xf32>
 }

@@ -72,7 +72,8 @@ constexpr int64_t kConv3dTorch[] = {0, 4, 1, 2, 3};
 constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch, "conv3d"};
 // transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I].
 constexpr int64_t kTransposeTorch[] = {3, 0, 1, 2};
-constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch, ""};
+constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch,
+                                       "transpose_conv2d"};
 // matmul (a Linear): PyTorch [OUT, IN], TOSA [1, IN, OUT]; the bias is the
 // tosa.add that follows.
 constexpr int64_t kMatmulTorch[] = {2, 1};

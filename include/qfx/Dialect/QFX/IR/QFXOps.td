@@ -189,9 +189,14 @@ def QFX_CompositeOp
     /// True for torch.mean / Tensor.mean: attributes `axes` (of the operand
     /// as held) and `keepdim`.
     bool isMean() { return getName() == "torch.mean"; }
-    /// True for torch.nn.Embedding: operands (indices, weight [V, D]); the
-    /// weight is quantized per row.
-    bool isEmbedding() { return getName() == "torch.nn.Embedding"; }
+    /// True for torch.nn.Embedding and torch.nn.EmbeddingBag: operands
+    /// (indices, weight [V, D]); the weight is quantized per row.
+    bool isEmbedding() {
+      return getName() == "torch.nn.Embedding" || isEmbeddingBag();
+    }
+    /// True for torch.nn.EmbeddingBag: indices [bags, bag size], attribute
+    /// `mode` ("sum", "mean" or "max").
+    bool isEmbeddingBag() { return getName() == "torch.nn.EmbeddingBag"; }
     /// True for a recurrent module (torch.nn.LSTM, LSTMCell, GRUCell,
     /// RNNCell): its body's matmuls with constant weights are what a dynamic
     /// qconfig quantizes, as PyTorch's quantized recurrent modules quantize
