@@ -75,16 +75,27 @@ bool computesOnConstantsOnly(Operation *op) {
   return any;
 }
 
+/// True for a constant PyTorch passes as a tensor (qfx.tensor_operand),
+/// also once observed.
+bool isTensorOperand(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto observe = llvm::dyn_cast_or_null<ObserveOp>(def))
+    return isTensorOperand(observe.getInput());
+  return def && def->hasAttr(QFXDialect::getTensorOperandAttrName());
+}
+
 /// The operands of `op` that are activations: float tensors computed by the
-/// model (constants such as scalars and batch norm parameters stay float),
-/// leaving out the pattern's weight and bias.
+/// model, and constants PyTorch passes as tensors (a module attribute; other
+/// constants such as scalars and batch norm parameters stay float), leaving
+/// out the pattern's weight and bias.
 SmallVector<mlir::OpOperand *> getActivationOperands(Operation *op,
                                                      mlir::OpOperand *weight,
                                                      mlir::OpOperand *bias) {
   SmallVector<mlir::OpOperand *> operands;
   for (mlir::OpOperand &operand : op->getOpOperands())
     if (&operand != weight && &operand != bias &&
-        isFloatTensor(operand.get()) && !isConstant(operand.get()))
+        isFloatTensor(operand.get()) &&
+        (!isConstant(operand.get()) || isTensorOperand(operand.get())))
       operands.push_back(&operand);
   return operands;
 }
@@ -341,14 +352,22 @@ LogicalResult Preparer::insertInputObservers(const PatternMatchResult &match,
       continue;
     if (getProducedDType(operand->get()) == dtypes.inputActivation)
       continue;
-    // PyTorch observes the whole tensor the op takes, not the part of it an
-    // importer's slice keeps (the rows a strided window never reads).
+    // PyTorch observes the tensor the op takes: not the part of it an
+    // importer's slice keeps (the rows a strided window never reads), nor
+    // the importer's layout of it (an NHWC transpose), so that users of one
+    // PyTorch value share its observer (a conv's and a mean's input).
     mlir::OpOperand *observed = operand;
     while (Operation *producer = observed->get().getDefiningOp()) {
-      if (!llvm::isa<mlir::tosa::SliceOp>(producer) ||
-          !isImporterGlue(producer))
+      if (!isImporterGlue(producer))
         break;
       observed = &producer->getOpOperand(0);
+    }
+    // Observed already, for another user of the value behind the glue.
+    if (auto existing = observed->get().getDefiningOp<ObserveOp>()) {
+      const ObserverSpec &spec = existing.getSpec().getSpec();
+      if (spec.kind == qconfig.activation.kind &&
+          spec.getDType() == qconfig.activation.getDType())
+        continue;
     }
     observed->set(
         getOrCreateInputObserver(observed->get(), qconfig.activation));

@@ -1392,6 +1392,9 @@ class _Exporter:
                 t = self.w.const(np.full((1,) * rank, operand, np.float32), loc, "scalar")
             else:
                 self.fail(node, f"unsupported operand {operand!r}")
+            if isinstance(operand, _Value) and operand.array is not None:
+                # A module attribute: a tensor argument to PyTorch, unlike a number.
+                self.w.annotate(t, "qfx.tensor_operand", "unit")
             operands.append(t)
         held = tuple(out_shape[d] for d in layout)
         if opname == "mul":

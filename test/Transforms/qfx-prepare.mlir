@@ -125,14 +125,15 @@ func.func @scalar_add_and_float_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // In a function whose ops carry qfx.origin, a transpose or reshape without
-// one is the importer's layout glue: it is not observed, and the value after
-// it is observed where an op needs it (a tensor observed twice would count
-// twice in a histogram).
+// one is the importer's layout glue: it is not observed; the value before it
+// is, where an op needs it, as PyTorch observes the tensor its op takes (a
+// tensor observed twice would count twice in a histogram, and every user of
+// the PyTorch value shares the one observer).
 // CHECK-LABEL: func.func @layout_glue
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x4xf32>)
-// CHECK-NEXT: %[[T:.*]] = tosa.transpose %[[X]]
-// CHECK-NEXT: %[[TO:.*]] = qfx.observe %[[T]] id 17
-// CHECK: tosa.conv2d %[[TO]],
+// CHECK-NEXT: %[[XO:.*]] = qfx.observe %[[X]] id 17
+// CHECK-NEXT: %[[T:.*]] = tosa.transpose %[[XO]]
+// CHECK: tosa.conv2d %[[T]],
 // CHECK-NEXT: %[[CO:.*]] = qfx.observe %{{.*}} id 19
 // CHECK-NEXT: %[[B:.*]] = tosa.transpose %[[CO]]
 // CHECK-NEXT: return %[[B]]

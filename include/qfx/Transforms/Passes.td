@@ -294,8 +294,17 @@ def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
     - in a function whose ops carry `qfx.origin`, transposes, reshapes and
       slices without one are the importer's layout glue: they are not
       observed and pass their input's dtype on; an input observer goes
-      before such a slice (the rows a strided window never reads), so it
-      sees the whole tensor, as PyTorch's does.
+      before such glue, on the tensor the PyTorch op takes (the rows a
+      strided window never reads, the NCHW value before an NHWC transpose),
+      so it sees the whole tensor and every user of the value shares it, as
+      PyTorch's does;
+    - a constant marked `qfx.tensor_operand` (a module attribute PyTorch
+      passes as a tensor: ConvNeXt's `layer_scale * x`) is an activation
+      operand: observed with the activation observer and counted among the
+      op's tensor arguments (num_tensor_args_to_observation_type);
+    - a recurrent composite (LSTM, LSTMCell, GRUCell, RNNCell) under a
+      dynamic QConfig is observed inside its body: each matmul's constant
+      weight, and its input dynamically.
 
     Every op that is not quantized gets a remark saying why (null QConfig,
     no backend pattern, the failed dtype constraint); `summary=true`

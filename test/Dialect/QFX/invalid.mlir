@@ -441,7 +441,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized' or 'qfx.torch_observer'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand' or 'qfx.torch_observer'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -621,4 +621,12 @@ func.func @f(%ids: tensor<4xi64> {qfx.index_bound = 0 : i64}) -> tensor<4xi64> {
 // expected-error @+1 {{'func.func' op region 0 argument 0: unknown qfx argument attribute 'qfx.index_bounds', expected 'qfx.torch_observer' or 'qfx.index_bound'}}
 func.func @f(%ids: tensor<4xi64> {qfx.index_bounds = 10 : i64}) -> tensor<4xi64> {
   return %ids : tensor<4xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.tensor_operand' must be a unit attribute of a constant}}
+  %0 = tosa.sigmoid %x {qfx.tensor_operand} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

@@ -160,6 +160,13 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                 "element type of the op's one result";
     return success();
   }
+  if (attr.getName() == getTensorOperandAttrName()) {
+    if (!llvm::isa<mlir::UnitAttr>(attr.getValue()) ||
+        !op->hasTrait<mlir::OpTrait::ConstantLike>())
+      return op->emitOpError() << "attribute '" << getTensorOperandAttrName()
+                               << "' must be a unit attribute of a constant";
+    return success();
+  }
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
@@ -169,6 +176,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                            << getNodeNameAttrName() << "', '"
                            << getQConfigAttrName() << "', '"
                            << getPatternAttrName() << "', '"
-                           << getQuantizedAttrName() << "' or '"
+                           << getQuantizedAttrName() << "', '"
+                           << getTensorOperandAttrName() << "' or '"
                            << getTorchObserverAttrName() << "'";
 }

@@ -75,6 +75,12 @@ def QFX_Dialect : Dialect {
         type = "HistogramObserver", stats = #qfx.histogram<min = 0.0, max = 2.5, counts = [...]>}}
     ```
 
+    A constant that PyTorch's graph passes to an elementwise op as a tensor
+    (a module attribute: ConvNeXt's `layer_scale * x`), not as a Python
+    number, carries `qfx.tensor_operand`: PyTorch counts it among the op's
+    tensor arguments (its output gets an observer of its own) and observes
+    and quantizes it as an activation; qfx-prepare does the same.
+
     An integer function argument that indexes embeddings carries
     `qfx.index_bound = V : i64`, the rows of the smallest table it indexes:
     PyTorch raises IndexError for an index outside [0, V), and so do qfx's
@@ -125,6 +131,12 @@ def QFX_Dialect : Dialect {
     /// PyTorch observer of the value an op produces.
     static constexpr ::llvm::StringLiteral getTorchObserverAttrName() {
       return ::llvm::StringLiteral("qfx.torch_observer");
+    }
+    /// The unit attribute of a constant that PyTorch's graph passes to an op
+    /// as a tensor (a module attribute, get_attr): PyTorch counts it among
+    /// the op's tensor arguments and observes it as an activation.
+    static constexpr ::llvm::StringLiteral getTensorOperandAttrName() {
+      return ::llvm::StringLiteral("qfx.tensor_operand");
     }
     /// The argument attribute bounding an index argument: [0, bound).
     static constexpr ::llvm::StringLiteral getIndexBoundAttrName() {
