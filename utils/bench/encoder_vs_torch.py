@@ -20,7 +20,6 @@
 import argparse
 import copy
 import pathlib
-import statistics
 import sys
 import time
 import warnings
@@ -28,6 +27,9 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "python" / "tests"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from peers import model_medians  # noqa: E402  (utils/bench/peers.py)
 
 
 def main() -> int:
@@ -66,28 +68,14 @@ def main() -> int:
         ours = qfx.convert_fx(prepared, (calibration[0],))
         convert_s = time.perf_counter() - start
 
-    def median_ms(f):
-        times = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            f(x)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times) * 1e3
-
     peers = {"qfx int8": ours, "PyTorch int8": theirs, "PyTorch float": model}
-    rows = {name: [] for name in peers}
+    medians = model_medians(peers, (x,), args.rounds, args.runs)
     with torch.no_grad():
-        for f in peers.values():
-            f(x)
-        for _ in range(args.rounds):
-            for name, f in peers.items():
-                rows[name].append(median_ms(f))
         expected = theirs(x)
     got = ours(x)
     values = expected.flatten().unique()
     diff = (got - expected).abs() / (values[1:] - values[:-1]).min()
     steps, equal = diff.max().item(), (diff < 1e-3).float().mean().item()
-    medians = {name: statistics.median(times) for name, times in rows.items()}
     print(f"encoder: {args.layers} layers, hidden {args.hidden}, sequence {args.seq}, "
           f"{args.threads} thread(s); qfx convert_fx {convert_s:.1f} s; outputs {equal:.1%} equal "
           f"to PyTorch's, worst {steps:.2f} steps")

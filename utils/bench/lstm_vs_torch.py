@@ -21,13 +21,15 @@
 import argparse
 import copy
 import pathlib
-import statistics
 import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "python" / "tests"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from peers import model_medians  # noqa: E402  (utils/bench/peers.py)
 
 
 def main() -> int:
@@ -59,26 +61,12 @@ def main() -> int:
     ours = qfx.quantize_dynamic(model, example_inputs=(x,))
     convert_s = time.perf_counter() - start
 
-    def median_ms(f):
-        times = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            f(x)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times) * 1e3
-
     peers = {"qfx int8": ours, "PyTorch int8": theirs, "PyTorch float": model}
-    rows = {name: [] for name in peers}
+    medians = model_medians(peers, (x,), args.rounds, args.runs)
     with torch.no_grad():
-        for f in peers.values():
-            f(x)
-        for _ in range(args.rounds):
-            for name, f in peers.items():
-                rows[name].append(median_ms(f))
         expected, reference = theirs(x), model(x)
     difference = (ours(x) - expected).abs().max().item()
     dynamic = (reference - expected).abs().max().item()
-    medians = {name: statistics.median(times) for name, times in rows.items()}
     print(f"LSTM language model: vocabulary {args.vocab}, embedding {args.embedding}, hidden "
           f"{args.hidden}, 2 layers, sequence {args.seq}, batch {args.batch}, {args.threads} "
           f"thread(s); qfx quantize_dynamic {convert_s:.1f} s; outputs within {difference:.1e} "

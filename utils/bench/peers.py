@@ -137,6 +137,18 @@ def interleaved_rounds(rounds: int, shapes: Sequence[Hashable], threads: Sequenc
     return samples
 
 
+def model_medians(models: dict, inputs: tuple, rounds: int, runs: int) -> dict:
+    """Whole models on the same inputs, interleaved: {name: the median of
+    each round's median_ms of models[name](*inputs)}, under torch.no_grad."""
+    import torch
+    with torch.no_grad():
+        samples = interleaved_rounds(
+            rounds, [None], [0],
+            {name: (lambda _s, _t, f=f: median_ms(lambda: f(*inputs), runs))
+             for name, f in models.items()})
+    return {name: statistics.median(samples[(None, name, 0)]) for name in models}
+
+
 def medians(samples: dict, shape: Hashable, t: int, peers: Sequence[str] = PEERS) -> list:
     """The median of each of PEERS' samples for SHAPE on T threads."""
     return [statistics.median(samples[(shape, peer, t)]) for peer in peers]
