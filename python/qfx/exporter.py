@@ -1096,7 +1096,7 @@ class _Exporter:
         x = self.tensor_arg(node, node.args[0])
         states = node.args[1] if len(node.args) == 2 else None
         hidden, w = m.hidden_size, self.w
-        is_lstm, is_cell = isinstance(m, nn.LSTM), not isinstance(m, nn.LSTM)
+        is_lstm = isinstance(m, nn.LSTM)
         gates = {nn.LSTM: 4, nn.LSTMCell: 4, nn.GRUCell: 3}.get(type(m), 1)
         if is_lstm:
             if states is not None:
