@@ -28,6 +28,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <cmath>
+#include <limits>
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXFUSE
@@ -354,12 +355,37 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
   return success();
 }
 
+/// True if PyTorch 1.13 fuses the batch norm after `producer` with the ReLU
+/// after it instead (bn_relu2d): its fusion patterns take a conv, its batch
+/// norm and a ReLU together, but a transposed conv only with the batch norm
+/// (_get_conv_configs), and the longer batch norm + ReLU match wins.
+bool batchNormFusesWithReLU(Operation *producer) {
+  Value output = producer->getResult(0);
+  if (!llvm::isa<mlir::tosa::TransposeConv2DOp>(producer) ||
+      !output.hasOneUse())
+    return false;
+  auto batchNorm = llvm::dyn_cast<CompositeOp>(*output.getUsers().begin());
+  if (!batchNorm || !batchNorm.isBatchNorm() ||
+      !batchNorm->getResult(0).hasOneUse())
+    return false;
+  auto relu = llvm::dyn_cast<mlir::tosa::ClampOp>(
+      *batchNorm->getResult(0).getUsers().begin());
+  auto low =
+      relu ? llvm::dyn_cast<mlir::FloatAttr>(relu.getMinValAttr()) : nullptr;
+  auto high =
+      relu ? llvm::dyn_cast<mlir::FloatAttr>(relu.getMaxValAttr()) : nullptr;
+  return low && high && low.getValueAsDouble() == 0 &&
+         high.getValueAsDouble() >= std::numeric_limits<float>::max();
+}
+
 /// Folds every batch norm the function holds into the ops with a weight
-/// whose output channels QuantizableOpInterface knows.
+/// whose output channels QuantizableOpInterface knows, unless PyTorch fuses
+/// it with a ReLU instead.
 void foldBatchNorms(mlir::FunctionOpInterface function) {
   SmallVector<QuantizableOpInterface> producers;
   function.walk([&](QuantizableOpInterface op) {
-    if (op.getWeightOperandIndex() && !op.getWeightChannelAxes().empty())
+    if (op.getWeightOperandIndex() && !op.getWeightChannelAxes().empty() &&
+        !batchNormFusesWithReLU(op))
       producers.push_back(op);
   });
   for (QuantizableOpInterface producer : producers) {

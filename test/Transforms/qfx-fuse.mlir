@@ -254,6 +254,53 @@ func.func @conv_bn_composite_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32
 
 // -----
 
+// After a transposed conv the batch norm stays for the ReLU: PyTorch 1.13
+// has no transposed conv + batch norm + ReLU pattern, and its batch norm +
+// ReLU match wins (bn_relu2d). Without the ReLU it folds.
+// CHECK-LABEL: func.func @transpose_conv_bn_relu
+// CHECK: tosa.transpose_conv2d
+// CHECK: qfx.fused "bn_relu2d"
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: qfx.composite "torch.nn.BatchNorm2d"
+func.func @transpose_conv_bn_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.transpose_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.ConvTranspose2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %bn = qfx.composite "torch.nn.BatchNorm2d" (%c) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}, qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  ^bb0(%a: tensor<1x3x3x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[2.0, 10.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+    qfx.yield %m : tensor<1x3x3x2xf32>
+  }
+  %r = tosa.clamp %bn {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %r : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_conv_bn
+// CHECK: tosa.transpose_conv2d
+// CHECK-NOT: qfx.composite
+// CHECK: return
+func.func @transpose_conv_bn(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.transpose_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.ConvTranspose2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %bn = qfx.composite "torch.nn.BatchNorm2d" (%c) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}, qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  ^bb0(%a: tensor<1x3x3x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[2.0, 10.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+    qfx.yield %m : tensor<1x3x3x2xf32>
+  }
+  return %bn : tensor<1x3x3x2xf32>
+}
+
+// -----
+
 // After a concat (DenseNet) the batch norm does not fold: with its ReLU it
 // is a bn_relu2d region.
 // CHECK-LABEL: func.func @concat_bn_composite_relu

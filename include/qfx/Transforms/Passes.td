@@ -177,8 +177,10 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
   let summary = "Folds batch norm into convolutions and wraps the backend's "
                 "fusion patterns in qfx.fused regions";
   let description = [{
-    First folds per-channel affine ops that follow a `tosa.conv2d`,
-    `tosa.depthwise_conv2d` or `tosa.matmul` (with or without its bias
+    First folds per-channel affine ops that follow an op with a weight
+    whose output channels QuantizableOpInterface knows (`tosa.conv2d`,
+    `tosa.depthwise_conv2d`, `tosa.conv3d`, `tosa.transpose_conv2d`,
+    `tosa.matmul`, with or without its bias
     `tosa.add`) into the weights and bias, as PyTorch's fusion folds
     BatchNorm: a chain of `tosa.mul`, `tosa.add` and `tosa.sub` by values
     that vary only along the output channel and are computed from constants
@@ -188,7 +190,10 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
     a chain, each intermediate result used once, and at least one
     multiplication by a per-channel tensor. The chain may start after a
     reshape that keeps the channels last (a Linear on a rank-2 input, a
-    Conv1d). A batch norm that folds nowhere stays a composite.
+    Conv1d). A batch norm that folds nowhere stays a composite, and so does
+    a 2-d batch norm between a `tosa.transpose_conv2d` and a ReLU: PyTorch
+    fuses it with the ReLU instead (its patterns have no transposed conv +
+    batch norm + ReLU).
 
     A ReLU (`tosa.clamp` to [0, +inf)) that follows a reshape of a
     `tosa.matmul`, `tosa.add`, `tosa.conv2d` or `tosa.depthwise_conv2d`
