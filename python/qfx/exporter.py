@@ -24,6 +24,7 @@ the module it was called in and its target. See docs/exporter.md.
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from typing import Any, Callable, Optional, Sequence
@@ -384,6 +385,8 @@ class _Exporter:
             return self.recurrent(node, module)
         if type(module) is nn.EmbeddingBag:
             return self.m_embedding_bag(node, module)
+        if type(module) is nn.MultiheadAttention:
+            return self.m_multihead_attention(node, module)
         handler = _MODULE_HANDLERS.get(type(module))
         if handler is None:
             self.fail(node, "unsupported module type")
@@ -1041,6 +1044,84 @@ class _Exporter:
         return w.op("gather", [w.reshape(table, [1, rows, dim], loc, None), flat],
                     [1, count, dim], loc, None, hint="gather")
 
+    def m_multihead_attention(self, node, m):
+        """nn.MultiheadAttention as self-attention (query, key and value the
+        same tensor, batch_first, need_weights=False, no masks, no bias_kv or
+        zero_attn): `qfx.composite "torch.nn.MultiheadAttention"` of the
+        input, results (output, None) as the module returns them. The body is
+        PyTorch's computation in float: the input projection (in_proj_weight,
+        in_proj_bias) split into q, k, v per head, q scaled by 1/sqrt(head
+        size), softmax(q k^T) v, the output projection. PyTorch's tables have
+        no pattern for it: it stays float, as in PyTorch."""
+        loc, origin = self.module_location(node), _module_type_name(m)
+        a = self.args_kwargs(node, ["query", "key", "value", "key_padding_mask", "need_weights",
+                                    "attn_mask", "average_attn_weights"],
+                             {"key_padding_mask": None, "need_weights": True, "attn_mask": None,
+                              "average_attn_weights": True})
+        if not a["query"] is a["key"] is a["value"]:
+            self.fail(node, "only self-attention (query, key and value the same tensor) is "
+                      "supported")
+        if a["need_weights"] is not False or a["key_padding_mask"] is not None or \
+                a["attn_mask"] is not None:
+            self.fail(node, "only need_weights=False without masks is supported")
+        if not m.batch_first or m.bias_k is not None or m.add_zero_attn or \
+                not m._qkv_same_embed_dim:
+            self.fail(node, "only batch_first attention without bias_kv, zero_attn or separate "
+                      "key/value sizes is supported")
+        x = self.tensor_arg(node, a["query"])
+        batch, length, embed = x.torch_shape
+        heads = m.num_heads
+        size = embed // heads
+        w = self.w
+
+        def linear(a, weight, bias, rows):
+            b = w.const(weight.T[None, :, :], loc, "weight")
+            mm = w.op("matmul", [w.reshape(a, [1, rows, weight.shape[1]], loc, None), b,
+                                 w.zero_point(loc), w.zero_point(loc)],
+                      (1, rows, weight.shape[0]), loc, None, hint="matmul")
+            return w.op("add", [mm, w.const(bias.reshape(1, 1, -1), loc, "bias")], mm.shape,
+                        loc, None, hint="add")
+
+        def heads_of(t, k):
+            """The k-th of q, k, v: [batch * heads, length, size]."""
+            part = w.slice(t, [0, 0, k * embed], [1, batch * length, embed], loc, None)
+            part = w.transpose(w.reshape(part, [batch, length, heads, size], loc, None),
+                               [0, 2, 1, 3], loc, None)
+            return w.reshape(part, [batch * heads, length, size], loc, None)
+
+        def build(arg):
+            weight = m.in_proj_weight.detach().cpu().numpy()
+            bias = (m.in_proj_bias.detach().cpu().numpy() if m.in_proj_bias is not None
+                    else np.zeros(3 * embed, np.float32))
+            qkv = linear(arg, weight, bias, batch * length)
+            q = w.mul(heads_of(qkv, 0), w.const(np.full((1, 1, 1), 1 / math.sqrt(size),
+                                                        np.float32), loc, "scale"),
+                      (batch * heads, length, size), loc, None)
+            k, v = heads_of(qkv, 1), heads_of(qkv, 2)
+            zero = [w.zero_point(loc), w.zero_point(loc)]
+            scores = w.op("matmul", [q, w.transpose(k, [0, 2, 1], loc, None), *zero],
+                          (batch * heads, length, length), loc, None, hint="scores")
+            exp = w.op("exp", [w.op("sub", [scores, w.op(
+                "reduce_max", [scores], (batch * heads, length, 1), loc, None,
+                attrs="axis = 2 : i32", hint="max")], scores.shape, loc, None, hint="sub")],
+                scores.shape, loc, None, hint="exp")
+            total = w.op("reduce_sum", [exp], (batch * heads, length, 1), loc, None,
+                         attrs="axis = 2 : i32", hint="sum")
+            probs = w.mul(exp, w.op("reciprocal", [total], total.shape, loc, None,
+                                    hint="reciprocal"), exp.shape, loc, None)
+            out = w.op("matmul", [probs, v, *zero], (batch * heads, length, size), loc, None,
+                       hint="attention")
+            out = w.transpose(w.reshape(out, [batch, heads, length, size], loc, None),
+                              [0, 2, 1, 3], loc, None)
+            out = linear(w.reshape(out, [batch * length, embed], loc, None),
+                         m.out_proj.weight.detach().cpu().numpy(),
+                         m.out_proj.bias.detach().cpu().numpy(), batch * length)
+            return w.reshape(out, [batch, length, embed], loc, None)
+
+        y = w.composite("torch.nn.MultiheadAttention", [self.plain(node, x, loc)], loc, origin,
+                        build, hint=node.name)
+        self.env[node] = (_Value(y, _identity(3), y.shape), None)
+
     def m_embedding_bag(self, node, m):
         """nn.EmbeddingBag of 2-D indices [bags, bag size] (no offsets, no
         per_sample_weights, no padding_idx, no max_norm): `qfx.composite
@@ -1408,6 +1489,9 @@ class _Exporter:
         rank = values[0].rank
         layout = next((v.layout for v in values if v.layout != _identity(rank)), _identity(rank))
         srcs = [self.in_layout(node, v, layout, loc) for v in values]
+        for value, src in zip(values, srcs):
+            if value.array is not None:  # a tensor argument to PyTorch (ViT's class token)
+                self.w.annotate(src, "qfx.tensor_operand", "unit")
         axis = layout.index(dim % rank)
         y = self.w.concat(srcs, axis, loc, origin)
         self.set_tensor(node, y, layout)
@@ -1820,6 +1904,17 @@ def _tile(ex, node, x, multiples, loc, origin):
     out = tuple(n * m for n, m in zip(x.tensor.shape, held))
     return ex.w.op("tile", [x.tensor, (shape, f"!tosa.shape<{len(held)}>")], out, loc, origin,
                    hint=node.name)
+
+
+def _method_expand(ex, node, loc, origin):
+    """`x.expand(...)` of a constant (ViT's class token): the broadcast
+    constant, still a tensor argument to PyTorch."""
+    x = ex.tensor_arg(node, node.args[0])
+    if x.array is None:
+        ex.fail(node, "expand of a computed tensor is not supported (of a parameter it is)")
+    array = np.ascontiguousarray(np.broadcast_to(x.array, ex.out_shape(node)))
+    ex.env[node] = _Value(None, _identity(array.ndim), array.shape, array,
+                          lambda a: ex.w.const(a, loc, node.name))
 
 
 def _method_repeat(ex, node, loc, origin):
@@ -2264,6 +2359,7 @@ def _load_torch() -> None:
         "unsqueeze": _f_reshape_like,
         "unsqueeze_": _f_reshape_like,
         "repeat": _method_repeat,
+        "expand": _method_expand,
         "matmul": _f_matmul,
         "repeat_interleave": _f_repeat_interleave,
         "flatten": _method_flatten,
