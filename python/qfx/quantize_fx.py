@@ -241,8 +241,9 @@ def _compile(directory: pathlib.Path) -> dict:
 
 
 def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.Model:
-    """The stage's @main compiled in this process, checked to take and
-    return float32 tensors of the model's shapes."""
+    """The stage's @main compiled in this process, checked to take the
+    model's inputs (shapes and dtypes) and return float32 tensors of its
+    output shapes."""
     model = _capi.Model((directory / f"{stage}.mlir").read_text(), f"{stage}.mlir", entry="main")
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
@@ -254,8 +255,9 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.
 def _open_library(directory: pathlib.Path, signature: "_Signature") -> _compiled.CompiledFunction:
     """The compiled int8 program in `directory` (libmodel.so, model.h,
     int8.mlir), checked against the model's signature: @main of int8.mlir
-    must take and return float32 tensors of the model's shapes, and the
-    header must state that same signature under _mlir_ciface_qfx_model.
+    must take the model's inputs and return float32 tensors of its output
+    shapes, and the header must state that same signature under
+    _mlir_ciface_qfx_model.
     ValueError if not; OSError if the library does not load or lacks the
     function."""
     inputs, outputs = _compiled.function_signature((directory / "int8.mlir").read_text())
@@ -327,6 +329,10 @@ class _Signature:
                 [(e, ("float32",)) for e in d["outputs"]]:
             if entry.get("dtype") not in allowed:
                 raise ValueError(f"unsupported dtype {entry.get('dtype')!r} in the manifest")
+            bound = entry.get("index_bound")
+            if bound is not None and (type(bound) is not int or bound <= 0):
+                raise ValueError(f"index_bound {bound!r} in the manifest: expected a positive "
+                                 "integer")
         return cls([e["shape"] for e in d["inputs"]], [e["shape"] for e in d["outputs"]],
                    bool(d["single_output"]), [e["dtype"] for e in d["inputs"]],
                    [e.get("index_bound") for e in d["inputs"]])

@@ -1479,6 +1479,10 @@ def test_embedding_equals_pytorchs_quantized_embedding(qconfig, tmp_path):
     assert torch.equal(loaded(samples[1]), expected[1])
     with pytest.raises(IndexError, match="index -1, out of range"):
         loaded(torch.full((4, 9), -1))
+    manifest["inputs"][0]["index_bound"] = "300"
+    (tmp_path / "saved" / "qfx_model.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="index_bound '300' in the manifest: expected a positive"):
+        qfx.load(tmp_path / "saved")
 
 
 def test_embedding_of_an_unquantized_mapping_stays_float():
