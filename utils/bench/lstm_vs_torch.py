@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "python" / "tests"))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from peers import model_medians  # noqa: E402  (utils/bench/peers.py)
+from peers import model_medians, torch_onednn  # noqa: E402  (utils/bench/peers.py)
 
 
 def main() -> int:
@@ -50,8 +50,7 @@ def main() -> int:
     import qfx
     from test_transformer import LanguageModel
 
-    torch.backends.quantized.engine = "onednn"
-    torch.set_num_threads(args.threads)
+    torch_onednn(args.threads)
     torch.manual_seed(0)
     model = LanguageModel(args.vocab, args.embedding, args.hidden).eval()
     generator = torch.Generator().manual_seed(1)
