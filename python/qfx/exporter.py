@@ -340,13 +340,12 @@ class _Exporter:
         return [t for t, _ in self.args]
 
     def output(self, node):
-        outs = node.args[0]
-        if not isinstance(outs, (tuple, list)):
-            outs = (outs,)
-        for out in outs:
+        for out in _flatten((node.args[0],)):
             value = self.env.get(out) if isinstance(out, torch.fx.Node) else None
-            # A module's tuple returned as the model's (LSTMCell's (h, c)).
-            values = value if isinstance(value, tuple) else (self.tensor_arg(node, out),)
+            # A module's tuple returned as the model's (LSTMCell's (h, c),
+            # LSTM's (output, (h_n, c_n))), flattened.
+            values = (_flatten(value) if isinstance(value, tuple)
+                      else (self.tensor_arg(node, out),))
             for v in values:
                 if not isinstance(v, _Value):
                     self.fail(node, f"expected a tensor or a tuple of tensors, got {out!r}")
@@ -1161,30 +1160,31 @@ class _Exporter:
         self.set_tensor(node, y, _identity(2))
 
     def recurrent(self, node, m):
-        """nn.LSTM (unidirectional, no projection, initial states zero) and
-        nn.LSTMCell, nn.GRUCell, nn.RNNCell: a `qfx.composite` named by the
-        module of the inputs (the cells: the input and the states given),
-        whose body is PyTorch's CPU computation, unrolled over the (static)
-        sequence; results as the module returns them (LSTM: output, h_n,
-        c_n). An LSTM projects the whole sequence's input at once (x W_ih^T
-        + b_ih, one matmul, as PyTorch does before the steps); each step
-        projects the hidden state (h W_hh^T + b_hh). A dynamic qconfig
-        quantizes every matmul of the body (qfx-prepare), as PyTorch's
-        quantized recurrent modules quantize each projection."""
+        """nn.LSTM and nn.GRU (unidirectional, no projection; initial states
+        given or zero) and nn.LSTMCell, nn.GRUCell, nn.RNNCell: a
+        `qfx.composite` named by the module of the inputs (the input and the
+        states given), whose body is PyTorch's CPU computation, unrolled over
+        the (static) sequence; results as the module returns them (LSTM:
+        output, h_n, c_n; GRU: output, h_n). A sequence module projects the
+        whole sequence's input at once (x W_ih^T + b_ih, one matmul, as
+        PyTorch does before the steps); each step projects the hidden state
+        (h W_hh^T + b_hh). A dynamic qconfig quantizes every matmul of the
+        body (qfx-prepare), as PyTorch's quantized recurrent modules quantize
+        each projection."""
         loc, origin = self.module_location(node), _module_type_name(m)
         if node.kwargs or len(node.args) not in (1, 2):
             self.fail(node, "expected the input and optionally the initial state")
         x = self.tensor_arg(node, node.args[0])
         states = node.args[1] if len(node.args) == 2 else None
         hidden, w = m.hidden_size, self.w
-        is_lstm = isinstance(m, nn.LSTM)
-        gates = {nn.LSTM: 4, nn.LSTMCell: 4, nn.GRUCell: 3}.get(type(m), 1)
-        if is_lstm:
-            if states is not None:
-                self.fail(node, "initial states (h_0, c_0) are not supported: the LSTM starts "
-                          "from zeros")
-            if m.bidirectional or m.proj_size:
-                self.fail(node, "bidirectional LSTMs and proj_size are not supported")
+        is_sequence = isinstance(m, (nn.LSTM, nn.GRU))
+        is_gru = isinstance(m, (nn.GRU, nn.GRUCell))
+        gates = 4 if isinstance(m, (nn.LSTM, nn.LSTMCell)) else 3 if is_gru else 1
+        layers = m.num_layers if is_sequence else 1
+        if is_sequence:
+            if m.bidirectional or getattr(m, "proj_size", 0):
+                self.fail(node, f"bidirectional {type(m).__name__}s and proj_size are not "
+                          "supported")
             if x.rank != 3:
                 self.fail(node, "expected a batched (3-D) input")
             steps, batch = x.torch_shape[:2][::-1] if m.batch_first else x.torch_shape[:2]
@@ -1196,11 +1196,11 @@ class _Exporter:
         if states is not None:
             given = states if isinstance(states, (tuple, list)) else (states,)
             state_values = [self.tensor_arg(node, v) for v in given]
-            if len(state_values) != (2 if isinstance(m, nn.LSTMCell) else 1):
+            if len(state_values) != (2 if gates == 4 else 1):
                 self.fail(node, "expected the module's initial state")
 
         def param(name, layer):
-            value = getattr(m, f"{name}_l{layer}" if is_lstm else name, None)
+            value = getattr(m, f"{name}_l{layer}" if is_sequence else name, None)
             if value is None:  # bias=False
                 return np.zeros(gates * hidden, np.float32)
             return value.detach().cpu().numpy()
@@ -1232,7 +1232,7 @@ class _Exporter:
             """One step of the cell (PyTorch's RNN.cpp), `inputs` the
             input's projection: (h, c)."""
             recurrent = project(h, "hh", layer, batch)
-            if isinstance(m, nn.GRUCell):
+            if is_gru:
                 reset = unary("sigmoid", add(chunk(recurrent, 0), chunk(inputs, 0)))
                 update = unary("sigmoid", add(chunk(recurrent, 1), chunk(inputs, 1)))
                 new = unary("tanh", add(chunk(inputs, 2), mul(chunk(recurrent, 2), reset)))
@@ -1248,33 +1248,40 @@ class _Exporter:
             c = add(mul(f, c), mul(i, g))
             return mul(o, unary("tanh", c)), c
 
-        def zeros():
-            return w.const(np.zeros((batch, hidden), np.float32), loc, "state")
+        def initial(given, k, layer):
+            """State k (h, c) of `layer`: given or zeros."""
+            if k >= len(given):
+                return w.const(np.zeros((batch, hidden), np.float32), loc, "state")
+            if not is_sequence:
+                return given[k]
+            t = w.slice(given[k], [layer, 0, 0], [1, batch, hidden], loc, None)
+            return w.reshape(t, [batch, hidden], loc, None)
 
         def build(seq, *given):
-            if not is_lstm:
-                h = given[0] if given else zeros()
-                c = (given[1] if len(given) > 1 else zeros()) if gates == 4 else None
+            state_count = 2 if gates == 4 else 1
+            if not is_sequence:
+                h, c = (initial(given, k, 0) if k < state_count else None for k in (0, 1))
                 h, c = step(project(seq, "ih", 0, batch), 0, h, c)
                 return h if c is None else (h, c)
             if m.batch_first:
                 seq = w.transpose(seq, [1, 0, 2], loc, None)
             finals = []
-            for layer in range(m.num_layers):
+            for layer in range(layers):
                 inputs = project(seq, "ih", layer, steps * batch)
-                h, c = zeros(), zeros()
+                h, c = (initial(given, k, layer) if k < state_count else None for k in (0, 1))
                 outputs = []
                 for t in range(steps):
                     h, c = step(w.slice(inputs, [t * batch, 0], [batch, gates * hidden], loc, None),
                                 layer, h, c)
                     outputs.append(w.reshape(h, [1, batch, hidden], loc, None))
                 seq = outputs[0] if steps == 1 else w.concat(outputs, 0, loc, None)
-                finals.append([w.reshape(v, [1, batch, hidden], loc, None) for v in (h, c)])
+                finals.append([w.reshape(v, [1, batch, hidden], loc, None)
+                               for v in (h, c)[:state_count]])
             if m.batch_first:
                 seq = w.transpose(seq, [1, 0, 2], loc, None)
             stacked = [finals[0][k] if len(finals) == 1 else
-                       w.concat([f[k] for f in finals], 0, loc, None) for k in (0, 1)]
-            return seq, stacked[0], stacked[1]
+                       w.concat([f[k] for f in finals], 0, loc, None) for k in range(state_count)]
+            return (seq, *stacked)
 
         operands = [self.plain(node, v, loc) for v in [x, *state_values]]
         results = w.composite(f"torch.nn.{type(m).__name__}", operands, loc, origin, build,
@@ -1282,7 +1289,7 @@ class _Exporter:
         values = [_Value(t, _identity(len(t.shape)), t.shape)
                   for t in (results if isinstance(results, tuple) else (results,))]
         self.env[node] = (values[0] if len(values) == 1 else
-                          (values[0], (values[1], values[2])) if is_lstm else tuple(values))
+                          (values[0], tuple(values[1:])) if len(values) == 3 else tuple(values))
 
     def matmul(self, node, a: _Value, b: _Value, loc, origin):
         """A matmul of two tensors of rank >= 2 with the same batch
@@ -2204,6 +2211,12 @@ def _is_observer(module) -> bool:
 
 _MODULE_HANDLERS: dict = {}
 # Modules exported with their own argument handling (Exporter.recurrent).
+def _flatten(values: tuple) -> tuple:
+    """Nested tuples' leaves in order."""
+    return tuple(leaf for v in values
+                 for leaf in (_flatten(v) if isinstance(v, (tuple, list)) else (v,)))
+
+
 _RECURRENT_MODULES: set = set()
 # The element type of each dtype a model input can have.
 _INPUT_ELEMENTS: dict = {}
@@ -2232,7 +2245,7 @@ def _load_torch() -> None:
     torch, nn, F = torch_module, torch_module.nn, torch_module.nn.functional
 
     _INPUT_ELEMENTS.update({torch.float32: "f32", torch.int64: "i64", torch.int32: "i32"})
-    _RECURRENT_MODULES.update({nn.LSTM, nn.LSTMCell, nn.GRUCell, nn.RNNCell})
+    _RECURRENT_MODULES.update({nn.LSTM, nn.GRU, nn.LSTMCell, nn.GRUCell, nn.RNNCell})
     _MODULE_HANDLERS.update({
         nn.Linear: _Exporter.m_linear,
         nn.Conv1d: _Exporter.m_conv1d,

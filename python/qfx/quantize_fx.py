@@ -296,17 +296,18 @@ class _Signature:
     """The static shapes of the model's inputs and outputs, the inputs'
     dtypes (float32, or int64 / int32 indices, with the number of rows of the
     embeddings an index input indexes: its values must lie in [0, bound)),
-    and whether the PyTorch model returned one tensor or a tuple. Outputs
-    are float32."""
+    and how the PyTorch model nested its outputs (`structure`: an output's
+    index for a tensor, a list of structures for a tuple, as an LSTM's
+    (output, (h_n, c_n))). Outputs are float32."""
 
     INPUT_DTYPES = ("float32", "int64", "int32")
 
     def __init__(self, inputs: List[Tuple[int, ...]], outputs: List[Tuple[int, ...]],
-                 single_output: bool, input_dtypes: Optional[List[str]] = None,
+                 structure: Any, input_dtypes: Optional[List[str]] = None,
                  index_bounds: Optional[List[Optional[int]]] = None):
         self.inputs = [tuple(s) for s in inputs]
         self.outputs = [tuple(s) for s in outputs]
-        self.single_output = single_output
+        self.structure = structure
         self.input_dtypes = list(input_dtypes or ["float32"] * len(self.inputs))
         self.index_bounds = list(index_bounds or [None] * len(self.inputs))
 
@@ -320,7 +321,7 @@ class _Signature:
         return {
             "inputs": inputs,
             "outputs": [{"shape": list(s), "dtype": "float32"} for s in self.outputs],
-            "single_output": self.single_output,
+            "structure": self.structure,
         }
 
     @classmethod
@@ -333,8 +334,16 @@ class _Signature:
             if bound is not None and (type(bound) is not int or bound <= 0):
                 raise ValueError(f"index_bound {bound!r} in the manifest: expected a positive "
                                  "integer")
+        # Manifests before nested outputs say whether the model returned one
+        # tensor or a tuple.
+        structure = d["structure"] if "structure" in d else (
+            0 if d["single_output"] else list(range(len(d["outputs"]))))
+        leaves = _leaves(structure)
+        if None in leaves or sorted(leaves) != list(range(len(d["outputs"]))):
+            raise ValueError(f"structure {structure!r}: expected each output's index once, "
+                             "nested in lists")
         return cls([e["shape"] for e in d["inputs"]], [e["shape"] for e in d["outputs"]],
-                   bool(d["single_output"]), [e["dtype"] for e in d["inputs"]],
+                   structure, [e["dtype"] for e in d["inputs"]],
                    [e.get("index_bound") for e in d["inputs"]])
 
     def input_specs(self) -> List[Tuple[Any, Tuple[int, ...]]]:
@@ -390,7 +399,19 @@ class _Signature:
         if as_torch:
             import torch
             outputs = [torch.from_numpy(o) for o in outputs]
-        return outputs[0] if self.single_output else tuple(outputs)
+        def rebuild(structure: Any) -> Any:
+            if isinstance(structure, list):
+                return tuple(rebuild(s) for s in structure)
+            return outputs[structure]
+
+        return rebuild(self.structure)
+
+
+def _leaves(structure: Any) -> List[Any]:
+    """The output indices of a signature's structure, in order."""
+    if isinstance(structure, list):
+        return [leaf for s in structure for leaf in _leaves(s)]
+    return [structure] if isinstance(structure, int) and not isinstance(structure, bool) else [None]
 
 
 def _make_workdir(workdir: Any, owner: Any) -> pathlib.Path:
@@ -744,12 +765,20 @@ def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str
     exporter) and the shapes of its outputs `result`."""
     import torch
 
-    results = _as_tuple(result)
-    if not all(isinstance(r, torch.Tensor) and r.dtype == torch.float32 for r in results):
-        raise TypeError(f"{what}: the model must return a float32 tensor or a tuple of them")
+    results: List[Any] = []
+
+    def structure(value: Any) -> Any:
+        if isinstance(value, (tuple, list)):
+            return [structure(v) for v in value]
+        if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
+            raise TypeError(f"{what}: the model must return a float32 tensor or (nested) "
+                            "tuples of them")
+        results.append(value)
+        return len(results) - 1
+
+    nesting = structure(result)
     return _Signature([tuple(x.shape) for x in example_inputs],
-                      [tuple(r.shape) for r in results],
-                      single_output=isinstance(result, torch.Tensor),
+                      [tuple(r.shape) for r in results], nesting,
                       input_dtypes=[str(x.dtype).replace("torch.", "") for x in example_inputs],
                       index_bounds=index_bounds)
 
@@ -903,10 +932,11 @@ def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, ma
 
     It is `convert_fx(prepare_fx(model, mapping, example_inputs))` with the
     QConfigMapping the spec stands for (no calibration: dynamic patterns
-    need none). LSTM (unidirectional, zero initial states), LSTMCell,
-    GRUCell and RNNCell quantize each projection as PyTorch's dynamic
-    modules; nn.GRU, which PyTorch's FX cannot quantize either (its native
-    BackendConfig has no GRU), raises `qfx.ExportError`.
+    need none), over PyTorch's native table plus the row for nn.GRU that
+    eager mode's dynamic mapping has and the native table lacks (so
+    `qfx.prepare_fx` leaves a GRU float, as PyTorch's FX does). LSTM and GRU
+    (unidirectional), LSTMCell, GRUCell and RNNCell quantize each projection
+    as PyTorch's dynamic modules.
     """
     import torch
     from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig
@@ -933,7 +963,18 @@ def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, ma
             torch_mapping.set_module_name(key, entry)
         else:
             torch_mapping.set_object_type(key, entry)
-    return convert_fx(prepare_fx(model, torch_mapping, example_inputs, outputs=None))
+    return convert_fx(prepare_fx(model, torch_mapping, example_inputs, _dynamic_backend(),
+                                 outputs=None))
+
+
+def _dynamic_backend() -> "_config.BackendConfig":
+    """quantize_dynamic's table: the default (native) one and an nn.GRU row
+    configured as its nn.LSTM row (PyTorch's eager dynamic mapping swaps
+    both)."""
+    backend = _config.get_backend_config(_DEFAULT_BACKEND)
+    gru = dict(backend.lookup("torch.nn.LSTM").to_dict(), pattern=["torch.nn.GRU"])
+    return backend.set_name(f"{_DEFAULT_BACKEND}+GRU").set_backend_pattern_config(
+        _config.BackendPatternConfig.from_dict(gru, "torch.nn.GRU"))
 
 
 def _progress_printer() -> Optional[Any]:

@@ -859,11 +859,11 @@ def test_format_f32_non_finite_uses_hex():
 # ----- errors ---------------------------------------------------------------
 
 
-class WithGRU(nn.Module):
+class WithRNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(4, 4)
-        self.rnn = nn.GRU(4, 4)
+        self.rnn = nn.RNN(4, 4)
 
     def forward(self, x):
         return self.rnn(self.fc(x))
@@ -871,12 +871,12 @@ class WithGRU(nn.Module):
 
 def test_unsupported_module_names_node_module_and_target():
     with pytest.raises(ExportError) as failure:
-        export_tosa(WithGRU().eval(), (torch.randn(3, 2, 4),))
+        export_tosa(WithRNN().eval(), (torch.randn(3, 2, 4),))
     error = failure.value
     assert (error.node, error.module, error.target) == ("rnn", "rnn", "rnn")
-    assert error.module_type == "torch.nn.GRU"
+    assert error.module_type == "torch.nn.RNN"
     message = str(error)
-    assert "'rnn'" in message and "torch.nn.GRU" in message and "call_module" in message
+    assert "'rnn'" in message and "torch.nn.RNN" in message and "call_module" in message
 
 
 def test_unsupported_module_in_a_submodule():

@@ -307,7 +307,7 @@ def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
       passes as a tensor: ConvNeXt's `layer_scale * x`) is an activation
       operand: observed with the activation observer and counted among the
       op's tensor arguments (num_tensor_args_to_observation_type);
-    - a recurrent composite (LSTM, LSTMCell, GRUCell, RNNCell) under a
+    - a recurrent composite (LSTM, GRU, LSTMCell, GRUCell, RNNCell) under a
       dynamic QConfig is observed inside its body: each matmul's constant
       weight, and its input dynamically.
 

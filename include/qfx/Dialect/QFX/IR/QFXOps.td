@@ -197,12 +197,13 @@ def QFX_CompositeOp
     /// True for torch.nn.EmbeddingBag: indices [bags, bag size], attribute
     /// `mode` ("sum", "mean" or "max").
     bool isEmbeddingBag() { return getName() == "torch.nn.EmbeddingBag"; }
-    /// True for a recurrent module (torch.nn.LSTM, LSTMCell, GRUCell,
+    /// True for a recurrent module (torch.nn.LSTM, GRU, LSTMCell, GRUCell,
     /// RNNCell): its body's matmuls with constant weights are what a dynamic
     /// qconfig quantizes, as PyTorch's quantized recurrent modules quantize
     /// each projection.
     bool isRecurrent() {
-      return llvm::is_contained({"torch.nn.LSTM", "torch.nn.LSTMCell",
+      return llvm::is_contained({"torch.nn.LSTM", "torch.nn.GRU",
+                                 "torch.nn.LSTMCell",
                                  "torch.nn.GRUCell", "torch.nn.RNNCell"},
                                 getName());
     }
