@@ -8,6 +8,7 @@ Needs torch (Debian's python3-torch: run with /usr/bin/python3).
 """
 
 import copy
+import json
 import math
 import warnings
 
@@ -368,6 +369,14 @@ def test_recurrent_sequences_match_quantize_dynamic(rnn, with_state, tmp_path):
             assert [type(v) for v in loaded(*inputs)] == [type(v) for v in results]
             floats = model(*inputs)[0]
             assert (results[0] - floats).abs().max() > 1e-3  # the bound means something
+    manifest_path = tmp_path / "saved" / "qfx_model.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["structure"] == ([0, [1, 2]] if rnn.__class__ is nn.LSTM else [0, 1])
+    for bad in ([0, [1, 1]], [0, "1"], [0, True], 7):
+        manifest["structure"] = bad
+        manifest_path.write_text(json.dumps(manifest))
+        with pytest.raises(ValueError, match="expected each output's index once"):
+            qfx.load(tmp_path / "saved")
 
 
 def _leaves(values):
