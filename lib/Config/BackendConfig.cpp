@@ -308,6 +308,17 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
          "",
          "",
          "transpose_conv2d"});
+    // TOSA has no 3-D transposed conv: a composite whose body is a conv3d
+    // over the zero-spread input, lowered as that conv3d.
+    result.push_back({{"torch.nn.ConvTranspose3d"},
+                      OpGroup::Conv,
+                      singles({"torch.nn.ConvTranspose3d"}),
+                      "torch.nn.ConvTranspose3d",
+                      convWeight,
+                      convBias,
+                      "",
+                      "",
+                      "weighted_body"});
 
     // Linear: tosa.matmul on rank-3 tensors, then tosa.add of the bias; a
     // linear without bias is the matmul alone.

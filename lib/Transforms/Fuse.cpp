@@ -361,7 +361,9 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
 /// (_get_conv_configs), and the longer batch norm + ReLU match wins.
 bool batchNormFusesWithReLU(Operation *producer) {
   Value output = producer->getResult(0);
-  if (!llvm::isa<mlir::tosa::TransposeConv2DOp>(producer) ||
+  auto composite = llvm::dyn_cast<CompositeOp>(producer);
+  if (!(llvm::isa<mlir::tosa::TransposeConv2DOp>(producer) ||
+        (composite && composite.isConvTranspose3d())) ||
       !output.hasOneUse())
     return false;
   auto batchNorm = llvm::dyn_cast<CompositeOp>(*output.getUsers().begin());

@@ -508,6 +508,82 @@ class _Exporter:
                                 m.weight.detach().cpu().numpy()[:, :, None, :], loc, origin)
         self.set_tensor(node, self.w.reshape(y, (n, y.shape[2], y.shape[3]), loc, None), _NLC)
 
+    def m_conv_transpose3d(self, node, m, x, loc, origin):
+        """The composite "torch.nn.ConvTranspose3d" (TOSA has no 3-D
+        transposed conv) of the NDHWC input, PyTorch's [I, O, KD, KH, KW]
+        weight as [O, KD, KH, KW, I] and the bias; attributes `stride`,
+        `padding`, `output_padding`. Its body is the transposed conv as a
+        conv3d: per spatial axis, stride - 1 zeros after each input element
+        (reshape, pad, reshape, slice) and kernel - 1 - padding zeros at each
+        end (+ output_padding at the far end), then tosa.conv3d (stride 1)
+        with the kernel reversed along its spatial axes. Every tosa.pad is of
+        a rank-3 view (MLIR 22's validation rejects the !tosa.shape<8> of a
+        4-D pad). Groups 1, no dilation."""
+        if x.rank != 5:
+            self.fail(node, f"ConvTranspose3d expects a 5-D (NCDHW) input, got rank {x.rank}")
+        if m.padding_mode != "zeros":
+            self.fail(node, f"padding_mode '{m.padding_mode}' is not supported (only 'zeros')")
+        if m.groups != 1:
+            self.fail(node, "grouped transposed convolutions are not supported")
+        if any(d != 1 for d in _tuple(m.dilation, 3)):
+            self.fail(node, "dilated transposed convolutions are not supported")
+        weight = m.weight.detach().cpu().numpy()
+        kernel = weight.shape[2:]
+        stride, padding, extra = (_tuple(v, 3) for v in (m.stride, m.padding, m.output_padding))
+        if any(p >= k for p, k in zip(padding, kernel)):
+            self.fail(node, "a padding as large as the kernel is not supported")
+        w = self.w
+        out_channels = weight.shape[1]
+        bias = (m.bias.detach().cpu().numpy() if m.bias is not None
+                else np.zeros(out_channels, np.float32))
+        wc = w.const(weight.transpose(1, 2, 3, 4, 0), loc, f"{node.name}_weight")
+        self.tag_weight(wc, loc)
+
+        def pad(t, axis, before, after):
+            """Zeros before and after `axis` of t, as a pad of a rank-3 view."""
+            if not before and not after:
+                return t
+            shape = list(t.shape)
+            view = [int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1:]))]
+            padding_shape = w.const_shape([0, 0, before, after, 0, 0], loc)
+            shape[axis] += before + after
+            padded = w.op("pad", [w.reshape(t, view, loc, None),
+                                  (padding_shape, "!tosa.shape<6>"), w.zero_point(loc)],
+                          (view[0], shape[axis], view[2]), loc, None, hint="pad")
+            return w.reshape(padded, shape, loc, None)
+
+        def build(t, kernel_weight, bias_value):
+            for axis, s_, k, p, q in zip((1, 2, 3), stride, kernel, padding, extra):
+                if s_ > 1:  # [.., size, ..] -> [.., size, s, ..] -> [.., size * s, ..]
+                    shape = list(t.shape)
+                    spread = pad(w.reshape(t, shape[:axis + 1] + [1] + shape[axis + 1:], loc,
+                                           None), axis + 1, 0, s_ - 1)
+                    shape[axis] *= s_
+                    t = w.reshape(spread, shape, loc, None)
+                    shape[axis] -= s_ - 1
+                    t = w.slice(t, (0,) * 5, shape, loc, None)
+                t = pad(t, axis, k - 1 - p, k - 1 - p + q)
+            for axis in (1, 2, 3):
+                kernel_weight = w.op("reverse", [kernel_weight], kernel_weight.shape, loc, None,
+                                     attrs=f"axis = {axis} : i32", hint="flipped")
+            out = [size - k + 1 for size, k in zip(t.shape[1:4], kernel)]
+            attrs = ("acc_type = f32, pad = array<i64: 0, 0, 0, 0, 0, 0>, "
+                     "stride = array<i64: 1, 1, 1>, dilation = array<i64: 1, 1, 1>")
+            return w.op("conv3d", [t, kernel_weight, bias_value, w.zero_point(loc),
+                                   w.zero_point(loc)],
+                        (t.shape[0], *out, out_channels), loc, None, attrs=attrs, hint="conv3d")
+
+        def ints(values):
+            return f"array<i64: {', '.join(map(str, values))}>"
+
+        attrs = (f"stride = {ints(stride)}, padding = {ints(padding)}, "
+                 f"output_padding = {ints(extra)}")
+        y = w.composite("torch.nn.ConvTranspose3d",
+                        [self.in_layout(node, x, _NDHWC, loc), wc,
+                         w.const(bias, loc, f"{node.name}_bias")],
+                        loc, origin, build, attrs, hint=node.name)
+        self.set_tensor(node, y, _NDHWC)
+
     def conv_transpose(self, node, m, src: Tensor, dims: int, weight, loc, origin) -> Tensor:
         """tosa.transpose_conv2d of an NHWC tensor (a 1-d one as [N, 1, L,
         C]) with PyTorch's [I, O, KH, KW] weight as [O, KH, KW, I]; PyTorch's
@@ -2287,6 +2363,7 @@ def _load_torch() -> None:
         nn.Embedding: _Exporter.m_embedding,
         nn.ConvTranspose1d: _Exporter.m_conv_transpose1d,
         nn.ConvTranspose2d: _Exporter.m_conv_transpose2d,
+        nn.ConvTranspose3d: _Exporter.m_conv_transpose3d,
     })
 
     _FUNCTION_HANDLERS.update({

@@ -33,7 +33,7 @@ def test_fused_and_qat_modules_count_for_their_float_family():
     "avg_pool1d", "adaptive_avg_pool1d", "matmul", "softmax", "layer_norm", "group_norm",
     "instance_norm1d", "instance_norm2d", "instance_norm3d", "mean", "interpolate",
     "interpolate_bilinear", "conv3d", "functional_conv3d", "avg_pool3d", "adaptive_avg_pool3d",
-    "embedding", "LSTM", "LSTMCell", "GRUCell", "RNNCell", "conv_transpose1d",
+    "embedding", "LSTM", "LSTMCell", "GRUCell", "RNNCell", "conv_transpose1d", "conv_transpose3d",
     "conv_transpose2d", "embedding_bag"])
 def test_a_supported_family_passes(name):
     family = {f.name: f for f in native_coverage.FAMILIES}[name]

@@ -1083,13 +1083,22 @@ def test_embedding_export_errors():
      (2, 3, 5, 5)),
     (nn.ConvTranspose2d(3, 4, 2, stride=2, bias=False), (1, 3, 4, 4)),
     (nn.ConvTranspose1d(3, 5, 5, stride=3, padding=2, output_padding=2), (1, 3, 9)),
+    (nn.ConvTranspose3d(3, 5, 3, stride=2), (1, 3, 3, 4, 5)),
+    (nn.ConvTranspose3d(3, 4, (2, 3, 4), stride=(1, 2, 3), padding=(0, 1, 2),
+                        output_padding=(0, 1, 2)), (2, 3, 2, 3, 4)),
+    (nn.ConvTranspose3d(2, 3, 3, padding=1, bias=False), (1, 2, 4, 4, 4)),
 ])
-def test_transposed_convolutions_export_as_transpose_conv2d(module, shape):
+def test_transposed_convolutions_export(module, shape):
+    """1-d and 2-d as tosa.transpose_conv2d, 3-d as the composite whose body
+    is a conv3d over the zero-spread input."""
     torch.manual_seed(0)
     model = nn.Sequential(module).eval()
     x = torch.randn(shape)
     text = export_tosa(model, (x,))
-    assert "tosa.transpose_conv2d" in text
+    if isinstance(module, nn.ConvTranspose3d):
+        assert 'qfx.composite "torch.nn.ConvTranspose3d"' in text and "tosa.conv3d" in text
+    else:
+        assert "tosa.transpose_conv2d" in text
     prepared = qfx.prepare_fx(model, {}, (x,))
     with torch.no_grad():
         torch.testing.assert_close(prepared(x), model(x), rtol=1e-5, atol=1e-5)
@@ -1100,7 +1109,9 @@ def test_transposed_convolution_export_errors():
     for module, reason in [(nn.ConvTranspose2d(4, 4, 3, groups=2), "grouped"),
                            (nn.ConvTranspose2d(4, 4, 3, dilation=2), "dilated"),
                            (nn.ConvTranspose2d(4, 4, 3, padding=3), "padding as large as the kernel"),
-                           (nn.ConvTranspose3d(4, 4, 3), "unsupported module type")]:
+                           (nn.ConvTranspose3d(4, 4, 3, groups=2), "grouped"),
+                           (nn.ConvTranspose3d(4, 4, 3, dilation=2), "dilated"),
+                           (nn.ConvTranspose3d(4, 4, 2, stride=3, padding=2), "padding as large as the kernel")]:
         with pytest.raises(ExportError, match=reason):
             export_tosa(nn.Sequential(module).eval(),
                         (torch.randn(1, 4, 3, 5, 5) if isinstance(module, nn.ConvTranspose3d)

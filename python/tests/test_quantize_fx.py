@@ -1598,19 +1598,24 @@ def test_convnext_blocks_match_pytorch(onednn):
                 assert (steps < 1e-3).float().mean() >= equal
 
 
+@pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("relu", [False, True])
-def test_conv_transpose_with_batch_norm_fuses_as_pytorch(onednn, relu):
-    """ConvTranspose2d + BatchNorm2d: PyTorch folds the batch norm into the
-    transposed conv; with a ReLU after it, PyTorch fuses the batch norm with
-    the ReLU instead (its patterns have no transposed conv + batch norm +
-    ReLU), and so does qfx-fuse. Exact both ways."""
+def test_conv_transpose_with_batch_norm_fuses_as_pytorch(onednn, relu, dims):
+    """ConvTranspose2d/3d + BatchNorm2d/3d: PyTorch folds the batch norm into
+    the transposed conv; with a ReLU after it, PyTorch fuses the batch norm
+    with the ReLU instead (its patterns have no transposed conv + batch norm
+    + ReLU), and so does qfx-fuse. Exact both ways."""
     torch.manual_seed(0)
-    layers = [nn.Conv2d(3, 4, 1), nn.ConvTranspose2d(4, 8, 3, stride=2), nn.BatchNorm2d(8)]
+    conv, transposed, batch_norm = {2: (nn.Conv2d, nn.ConvTranspose2d, nn.BatchNorm2d),
+                                    3: (nn.Conv3d, nn.ConvTranspose3d, nn.BatchNorm3d)}[dims]
+    layers = [conv(3, 4, 1), transposed(4, 8, 3, stride=2, padding=1),
+              batch_norm(8)]
     model = nn.Sequential(*layers, *([nn.ReLU()] if relu else [])).eval()
     with torch.no_grad():
         model[2].running_mean.uniform_(-1, 1)
         model[2].running_var.uniform_(0.5, 2)
-    calibration = samples((1, 3, 8, 8), 3, seed=8)
+    shape = (1, 3) + (4, 5, 6)[3 - dims:]
+    calibration = samples(shape, 3, seed=8)
     theirs = torch_convert_fx(copy.deepcopy(torch_prepared(model, (calibration[0],), calibration)))
     ours = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (calibration[0],),
                           outputs=None)
@@ -1618,8 +1623,8 @@ def test_conv_transpose_with_batch_norm_fuses_as_pytorch(onednn, relu):
         ours(x)
     quantized = qfx.convert_fx(ours)
     assert quantized.float_ops == []
-    assert ('"torch.nn.BatchNorm2d"' in quantized.mlir("observed")) == relu
-    for x in samples((1, 3, 8, 8), 2, seed=9):
+    assert (f'"torch.nn.BatchNorm{dims}d"' in quantized.mlir("observed")) == relu
+    for x in samples(shape, 2, seed=9):
         expected = theirs(x)
         values = expected.flatten().unique()
         assert (quantized(x) - expected).abs().max() <= 1e-3 * (values[1:] - values[:-1]).min()

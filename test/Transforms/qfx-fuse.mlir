@@ -301,6 +301,35 @@ func.func @transpose_conv_bn(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 
 // -----
 
+// A 3-D transposed conv is a composite that names its weight and bias
+// (QuantizableOpInterface): the batch norm folds into them per output
+// channel (the weight's axis 0).
+// CHECK-LABEL: func.func @transpose_conv3d_bn
+// CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[\[}}2.000000e+00]]]], {{\[\[\[\[}}2.000000e+01]]]]]> : tensor<2x1x1x1x1xf32>}>
+// CHECK: %[[B:.*]] = "tosa.const"() <{values = dense<[1.000000e+00, -1.000000e+01]> : tensor<2xf32>}>
+// CHECK: qfx.composite "torch.nn.ConvTranspose3d"(%{{.*}}, %[[W]], %[[B]])
+// CHECK-NOT: BatchNorm3d
+func.func @transpose_conv3d_bn(%x: tensor<1x1x1x1x1xf32>) -> tensor<1x1x1x1x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[[1.0]]]], [[[[2.0]]]]]> : tensor<2x1x1x1x1xf32>}> : () -> tensor<2x1x1x1x1xf32>
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %c = qfx.composite "torch.nn.ConvTranspose3d" (%x, %w, %b) attributes {qfx.origin = "torch.nn.ConvTranspose3d"} : (tensor<1x1x1x1x1xf32>, tensor<2x1x1x1x1xf32>, tensor<2xf32>) -> tensor<1x1x1x1x2xf32> {
+  ^bb0(%in: tensor<1x1x1x1x1xf32>, %kernel: tensor<2x1x1x1x1xf32>, %bias: tensor<2xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %r = tosa.conv3d %in, %kernel, %bias, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 0, 0, 0, 0>, stride = array<i64: 1, 1, 1>} : (tensor<1x1x1x1x1xf32>, tensor<2x1x1x1x1xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x1x2xf32>
+    qfx.yield %r : tensor<1x1x1x1x2xf32>
+  }
+  %bn = qfx.composite "torch.nn.BatchNorm3d" (%c) attributes {composite_attributes = {axis = 4 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}, qfx.origin = "torch.nn.BatchNorm3d"} : (tensor<1x1x1x1x2xf32>) -> tensor<1x1x1x1x2xf32> {
+  ^bb0(%a: tensor<1x1x1x1x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[[2.0, 10.0]]]]]> : tensor<1x1x1x1x2xf32>}> : () -> tensor<1x1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x1x1x1x2xf32>, tensor<1x1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x1x1x1x2xf32>
+    qfx.yield %m : tensor<1x1x1x1x2xf32>
+  }
+  return %bn : tensor<1x1x1x1x2xf32>
+}
+
+// -----
+
 // After a concat (DenseNet) the batch norm does not fold: with its ReLU it
 // is a bn_relu2d region.
 // CHECK-LABEL: func.func @concat_bn_composite_relu

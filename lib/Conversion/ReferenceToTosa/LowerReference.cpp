@@ -155,8 +155,11 @@ std::optional<float> getSplat(Value value) {
 }
 
 /// True for ops that move elements without changing them: they run on the
-/// integers as they are.
+/// integers as they are (a padding with float zeros pads with the zero
+/// point, which stands for 0.0 exactly).
 bool isDataMovement(Operation *op) {
+  if (auto pad = llvm::dyn_cast<tosa::PadOp>(op))
+    return getSplat(pad.getPadConst()) == 0.0f;
   return llvm::isa<tosa::ReshapeOp, tosa::TransposeOp, tosa::SliceOp,
                    tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(op);
 }
@@ -256,6 +259,8 @@ private:
                                    const ActQuant &out);
   Lowered<Value> lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
                                     DequantizeOp input);
+  Lowered<Value> lowerWeightedBody(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out);
 
   Lowered<Value> lowerAddOrMul(OpBuilder &b, PatternBody &body,
                                const ActQuant &out);
@@ -352,6 +357,10 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
     OpBuilder b(def);
     mlir::IRMapping mapping;
     mapping.map(def->getOperand(0), input->value);
+    if (auto pad = llvm::dyn_cast<tosa::PadOp>(def))
+      mapping.map(pad.getPadConst(),
+                  zeroPoint(b, def->getLoc(), b.getIntegerType(8),
+                            input->quant.zeroPoint));
     Operation *replay = b.clone(*def, mapping);
     replay->getResult(0).setType(
         withElement(floatValue.getType(), b.getIntegerType(8)));
@@ -395,6 +404,24 @@ Lowered<QConst> Lowering::getQConst(Value floatValue) {
           break;
         index[d] = 0;
       }
+    }
+    return out;
+  }
+  if (auto reverse = llvm::dyn_cast_or_null<tosa::ReverseOp>(def)) {
+    Lowered<QConst> input = getQConst(reverse.getInput1());
+    if (!input)
+      return input;
+    int64_t axis = reverse.getAxis(), inner = 1;
+    for (size_t d = axis + 1; d < input->shape.size(); ++d)
+      inner *= input->shape[d];
+    int64_t size = input->shape[axis], block = size * inner;
+    QConst out = *input;
+    for (int64_t n = 0, e = out.values.size(); n < e; ++n) {
+      // Index i along the axis reads index size - 1 - i.
+      int64_t i = n % block / inner;
+      int64_t source = n + (size - 1 - 2 * i) * inner;
+      out.values[n] = input->values[source];
+      out.group[n] = input->group[source];
     }
     return out;
   }
@@ -794,6 +821,39 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
+}
+
+/// A composite whose body is data movement around one weighted op (a 3-D
+/// transposed conv: a conv3d over the zero-spread input, its kernel
+/// reversed): the body is inlined before the composite in float and its
+/// weighted op lowered as that op, with the composite's output quantization;
+/// getAct and getQConst replay the data movement on the integers. The float
+/// copies are left for eraseDeadOps.
+Lowered<Value> Lowering::lowerWeightedBody(OpBuilder &b, PatternBody &body,
+                                           const ActQuant &out) {
+  auto composite = llvm::cast<CompositeOp>(body.root);
+  Block &block = composite.getBody().front();
+  Operation *weighted = nullptr;
+  for (Operation &op : block.without_terminator()) {
+    if (op.hasTrait<mlir::OpTrait::ConstantLike>() || isDataMovement(&op))
+      continue;
+    auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(op);
+    if (weighted || !quantizable || !quantizable.getWeightOperandIndex())
+      return unsupported("the body of '" + describeOp(composite) +
+                         "' is not data movement around one weighted op");
+    weighted = &op;
+  }
+  auto yield = llvm::cast<YieldOp>(block.getTerminator());
+  if (!weighted || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != weighted->getResult(0))
+    return unsupported("the body of '" + describeOp(composite) +
+                       "' does not end in its weighted op");
+  mlir::IRMapping inlined;
+  inlined.map(block.getArguments(), composite.getInputs());
+  for (Operation &op : block.without_terminator())
+    b.clone(op, inlined);
+  PatternBody inner(inlined.lookup(weighted));
+  return lowerConvOrMatmul(b, inner, out);
 }
 
 /// A constant of `rank` dimensions broadcast along the last: [1, ..., 1, C],
@@ -2038,6 +2098,7 @@ const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
       {"mean", {&Lowering::lowerMean, isMeanComposite}},
       {"avg_pool3d", {&Lowering::lowerPool3d, isPool3dComposite}},
       {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
+      {"weighted_body", {&Lowering::lowerWeightedBody, isOneOf<CompositeOp>}},
       // Any elementwise op: lowerTable says which it cannot evaluate.
       {"table", {&Lowering::lowerTable, [](Operation *) { return true; }}},
       {"data_movement", {&Lowering::lowerDataMovement, isDataMovement}}};

@@ -562,6 +562,19 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// A 3-D transposed conv names its weight (operand 1) and bias (operand 2).
+func.func @f(%x: tensor<1x2x2x2x3xf32>, %w: tensor<4x1x1x1x3xf32>) -> tensor<1x2x2x2x4xf32> {
+  // expected-error @+1 {{'qfx.composite' op torch.nn.ConvTranspose3d expects (input, weight, bias) of ranks 5, 5 and 1}}
+  %0 = qfx.composite "torch.nn.ConvTranspose3d" (%x, %w) : (tensor<1x2x2x2x3xf32>, tensor<4x1x1x1x3xf32>) -> tensor<1x2x2x2x4xf32> {
+  ^bb0(%a: tensor<1x2x2x2x3xf32>, %b: tensor<4x1x1x1x3xf32>):
+    %c = "tosa.const"() <{values = dense<0.0> : tensor<1x2x2x2x4xf32>}> : () -> tensor<1x2x2x2x4xf32>
+    qfx.yield %c : tensor<1x2x2x2x4xf32>
+  }
+  return %0 : tensor<1x2x2x2x4xf32>
+}
+
+// -----
+
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   // The body is isolated from above: %x must be an operand.
   // expected-note @+1 {{required by region isolation constraints}}

@@ -146,17 +146,26 @@ LogicalResult FusedOp::verifyRegions() {
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }
 
-/// An embedding's weight [V, D] (operand 1) is PyTorch's, quantized per row.
+/// An embedding's weight [V, D] (operand 1) is PyTorch's, quantized per row;
+/// a 3-D transposed conv's (operand 1, bias operand 2) is PyTorch's
+/// [I, O, KD, KH, KW] as [O, KD, KH, KW, I], quantized per output channel.
 std::optional<unsigned> CompositeOp::getWeightOperandIndex() {
-  return isEmbedding() ? std::optional<unsigned>(1) : std::nullopt;
+  return isEmbedding() || isConvTranspose3d() ? std::optional<unsigned>(1)
+                                              : std::nullopt;
+}
+
+std::optional<unsigned> CompositeOp::getBiasOperandIndex() {
+  return isConvTranspose3d() ? std::optional<unsigned>(2) : std::nullopt;
 }
 
 llvm::SmallVector<int64_t> CompositeOp::getWeightChannelAxes() {
-  return isEmbedding() ? llvm::SmallVector<int64_t>{0}
-                       : llvm::SmallVector<int64_t>{};
+  return isEmbedding() || isConvTranspose3d() ? llvm::SmallVector<int64_t>{0}
+                                              : llvm::SmallVector<int64_t>{};
 }
 
 llvm::SmallVector<int64_t> CompositeOp::getTorchWeightAxes() {
+  if (isConvTranspose3d())
+    return {4, 0, 1, 2, 3};
   return isEmbedding() ? llvm::SmallVector<int64_t>{0, 1}
                        : llvm::SmallVector<int64_t>{};
 }
@@ -172,12 +181,25 @@ llvm::StringRef CompositeOp::getInt8Lowering() {
     return "dynamic_rnn";
   if (isBatchNorm())
     return "batch_norm";
+  if (isConvTranspose3d())
+    return "weighted_body";
   return "table";
 }
 
 LogicalResult CompositeOp::verifyRegions() {
   if (getName().empty())
     return emitOpError() << "needs the name of the PyTorch op";
+  if (isConvTranspose3d()) {
+    auto rankOf = [&](unsigned i) {
+      auto type =
+          llvm::dyn_cast<mlir::RankedTensorType>(getOperand(i).getType());
+      return type ? type.getRank() : -1;
+    };
+    if (getNumOperands() != 3 || rankOf(0) != 5 || rankOf(1) != 5 ||
+        rankOf(2) != 1)
+      return emitOpError() << "torch.nn.ConvTranspose3d expects (input, "
+                              "weight, bias) of ranks 5, 5 and 1";
+  }
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }
 

@@ -141,8 +141,9 @@ def QFX_CompositeOp
                            RecursiveMemoryEffects,
                            DeclareOpInterfaceMethods<
                                QFX_QuantizableOpInterface,
-                               ["getWeightOperandIndex", "getWeightChannelAxes",
-                                "getTorchWeightAxes", "getInt8Lowering"]>]> {
+                               ["getWeightOperandIndex", "getBiasOperandIndex",
+                                "getWeightChannelAxes", "getTorchWeightAxes",
+                                "getInt8Lowering"]>]> {
   let summary =
       "A PyTorch op that has no single TOSA op, with its decomposition";
   let description = [{
@@ -193,6 +194,12 @@ def QFX_CompositeOp
     /// (indices, weight [V, D]); the weight is quantized per row.
     bool isEmbedding() {
       return getName() == "torch.nn.Embedding" || isEmbeddingBag();
+    }
+    /// True for torch.nn.ConvTranspose3d: operands (input NDHWC, weight
+    /// [O, KD, KH, KW, I], bias [O]); the body is a tosa.conv3d over the
+    /// zero-spread input with the kernel reversed (its only weighted op).
+    bool isConvTranspose3d() {
+      return getName() == "torch.nn.ConvTranspose3d";
     }
     /// True for torch.nn.EmbeddingBag: indices [bags, bag size], attribute
     /// `mode` ("sum", "mean" or "max").
