@@ -1628,3 +1628,27 @@ def test_conv_transpose_with_batch_norm_fuses_as_pytorch(onednn, relu, dims):
         expected = theirs(x)
         values = expected.flatten().unique()
         assert (quantized(x) - expected).abs().max() <= 1e-3 * (values[1:] - values[:-1]).min()
+
+
+@pytest.mark.parametrize("conv", [
+    dict(kernel_size=3, padding=1),
+    dict(kernel_size=(3, 1, 2), stride=(2, 1, 2), padding=(1, 0, 1)),
+    dict(kernel_size=2, dilation=(2, 1, 1), padding=(1, 1, 0)),
+    dict(kernel_size=(1, 3, 3), stride=(1, 2, 2)),
+], ids=["3x3x3", "strided", "dilated", "1x3x3"])
+def test_conv3d_geometries_match_pytorch(onednn, conv):
+    """A Conv3d is lowered as a conv2d over its depth taps side by side
+    (the native conv2d kernels run it): the same integer sums, so with
+    PyTorch's statistics PyTorch's outputs exactly, for depth strides,
+    dilations and padding."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv3d(3, 5, **conv), nn.ReLU()).eval()
+    shape = (2, 3, 5, 6, 7)
+    calibration = samples(shape, 3, seed=11)
+    prepared = torch_prepared(model, (calibration[0],), calibration)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    ours = qfx.convert_fx(prepared, (calibration[0],))
+    assert ours.float_ops == []
+    assert "tosa.conv3d" not in ours.mlir("int8")
+    for x in samples(shape, 2, seed=12):
+        assert torch.equal(ours(x), theirs(x))

@@ -633,6 +633,85 @@ Value Lowering::clamp(OpBuilder &b, Location loc, Value value,
       b.getIntegerAttr(b.getIntegerType(8), range.second));
 }
 
+/// A 3-D convolution's int8 input [N, D, H, W, C] as the input of a 2-D one,
+/// [N * OD, H, W, KD * C]: for output depth od, the KD depths its window
+/// reads (od * stride + kd * dilation of the input padded along D with the
+/// zero point), side by side along the channels. A conv2d of it with the
+/// weight [O, KD, KH, KW, C] as [O, KH, KW, KD * C] (the H and W padding,
+/// strides and dilations) sums what the conv3d sums, so the conv3d runs on
+/// the conv2d kernels.
+Value stackDepthTaps(OpBuilder &b, Location loc, Value input, int64_t zp,
+                     int64_t taps, int64_t outDepth, ArrayRef<int64_t> depthPad,
+                     int64_t stride, int64_t dilation) {
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  Type i8 = type.getElementType();
+  SmallVector<int64_t> shape(type.getShape()); // N, D, H, W, C
+  auto shapeOf = [](Value v) {
+    return llvm::cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> to) -> Value {
+    if (shapeOf(v) == to)
+      return v;
+    return tosa::ReshapeOp::create(b, loc, RankedTensorType::get(to, i8), v,
+                                   constShape(b, loc, to));
+  };
+  auto slice = [&](Value v, ArrayRef<int64_t> start,
+                   ArrayRef<int64_t> size) -> Value {
+    if (shapeOf(v) == size)
+      return v;
+    return tosa::SliceOp::create(b, loc, RankedTensorType::get(size, i8), v,
+                                 constShape(b, loc, start),
+                                 constShape(b, loc, size));
+  };
+  auto zeros = [&](int64_t depth) -> Value {
+    SmallVector<int64_t> slab(shape);
+    slab[1] = depth;
+    auto slabType = RankedTensorType::get(slab, i8);
+    return tosa::ConstOp::create(
+        b, loc, slabType,
+        mlir::DenseElementsAttr::get(slabType, static_cast<int8_t>(zp)));
+  };
+  // Padded so that every tap's slice of outDepth * stride depths fits (the
+  // depths past the conv's own padding are never read).
+  int64_t before = depthPad[0];
+  int64_t after =
+      std::max(depthPad[1],
+               (taps - 1) * dilation + outDepth * stride - before - shape[1]);
+  SmallVector<Value> padded;
+  if (before > 0)
+    padded.push_back(zeros(before));
+  padded.push_back(input);
+  if (after > 0)
+    padded.push_back(zeros(after));
+  shape[1] += before + after;
+  Value all = padded.size() == 1
+                  ? input
+                  : tosa::ConcatOp::create(
+                        b, loc, RankedTensorType::get(shape, i8), padded, 1)
+                        .getResult();
+  int64_t n = shape[0], plane = shape[2] * shape[3] * shape[4];
+  SmallVector<Value> pieces;
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    Value piece = slice(all, {0, tap * dilation, 0, 0, 0},
+                        {n, outDepth * stride, shape[2], shape[3], shape[4]});
+    if (stride > 1) // every stride-th depth
+      piece = slice(reshape(piece, {n * outDepth, stride, plane}), {0, 0, 0},
+                    {n * outDepth, 1, plane});
+    pieces.push_back(
+        reshape(piece, {n, outDepth, shape[2], shape[3], shape[4]}));
+  }
+  Value stacked =
+      taps == 1
+          ? pieces[0]
+          : tosa::ConcatOp::create(
+                b, loc,
+                RankedTensorType::get(
+                    {n, outDepth, shape[2], shape[3], taps * shape[4]}, i8),
+                pieces, 4)
+                .getResult();
+  return reshape(stacked, {n * outDepth, shape[2], shape[3], taps * shape[4]});
+}
+
 /// Checks that each op of `ops` consumes the result of the previous one.
 llvm::Error checkChain(ArrayRef<Operation *> ops) {
   for (size_t i = 1; i < ops.size(); ++i)
@@ -761,7 +840,7 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   }
 
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
-  auto accType = withElement(resultType, i32);
+  auto accType = llvm::cast<RankedTensorType>(withElement(resultType, i32));
   Value inputZp = zeroPoint(b, loc, i8, input->quant.zeroPoint);
   Value weightZp = zeroPoint(b, loc, i8, weightQuant.zeroPoint);
   // A convolution adds a whole-number bias itself.
@@ -778,9 +857,34 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
         b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
         conv.getPad(), conv.getStride(), conv.getDilation(), i32);
   } else if (auto conv = llvm::dyn_cast<tosa::Conv3DOp>(main)) {
-    acc = tosa::Conv3DOp::create(b, loc, accType, input->value, rhs, convBias,
-                                 inputZp, weightZp, conv.getPad(),
-                                 conv.getStride(), conv.getDilation(), i32);
+    // As a conv2d over the depth taps side by side (stackDepthTaps): the
+    // accumulator and epilogue are [N * OD, OH, OW, O], reshaped at the end.
+    ArrayRef<int64_t> out = resultType.getShape(), pad = conv.getPad(),
+                      stride = conv.getStride(), dilation = conv.getDilation();
+    int64_t taps = ws[1], c = ws[4], plane = ws[2] * ws[3];
+    Value stacked =
+        stackDepthTaps(b, loc, input->value, input->quant.zeroPoint, taps,
+                       out[1], pad.take_front(2), stride[0], dilation[0]);
+    // [O, KD, KH * KW, C] -> [O, KH * KW, KD, C].
+    SmallVector<int8_t> values(weight->values.size());
+    for (int64_t n = 0, e = values.size(); n < e; ++n) {
+      int64_t o = n / (taps * plane * c), d = n / (plane * c) % taps,
+              p = n / c % plane;
+      values[((o * plane + p) * taps + d) * c + n % c] =
+          static_cast<int8_t>(weight->values[n]);
+    }
+    auto weightType =
+        RankedTensorType::get({ws[0], ws[2], ws[3], taps * c}, i8);
+    rhs = tosa::ConstOp::create(
+        b, loc, weightType,
+        mlir::DenseElementsAttr::get(weightType, ArrayRef<int8_t>(values)));
+    accType =
+        RankedTensorType::get({out[0] * out[1], out[2], out[3], out[4]}, i32);
+    acc = tosa::Conv2DOp::create(
+        b, loc, accType, stacked, rhs, convBias, inputZp, weightZp,
+        b.getDenseI64ArrayAttr(pad.drop_front(2)),
+        b.getDenseI64ArrayAttr(stride.drop_front()),
+        b.getDenseI64ArrayAttr(dilation.drop_front()), i32);
   } else if (auto conv = llvm::dyn_cast<tosa::TransposeConv2DOp>(main)) {
     acc = tosa::TransposeConv2DOp::create(
         b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
@@ -805,12 +909,20 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
         mlir::DenseElementsAttr::get(type, ArrayRef<int32_t>(biasInt)));
     acc = tosa::AddOp::create(b, loc, accType, acc, biasConst);
   }
+  // The int8 result in the op's shape (a conv3d's was computed as 4-D).
+  auto inShape = [&](Value value) -> Value {
+    if (accType.getShape() == resultType.getShape())
+      return value;
+    return tosa::ReshapeOp::create(b, loc, withElement(resultType, i8), value,
+                                   constShape(b, loc, resultType.getShape()));
+  };
   if (mode != Requantization::Integer) {
     std::optional<std::vector<double>> floatBias;
     if (mode == Requantization::OneDnn)
       floatBias = bias;
-    return requantizeInFloat(b, loc, acc, mode, input->quant.scale,
-                             weightQuant.scales, floatBias, out, *range);
+    return inShape(requantizeInFloat(b, loc, acc, mode, input->quant.scale,
+                                     weightQuant.scales, floatBias, out,
+                                     *range));
   }
 
   SmallVector<double> scales;
@@ -820,7 +932,7 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   Lowered<Value> result = rescale(b, loc, acc, scales, 0, out.zeroPoint, i8);
   if (!result)
     return result.takeError();
-  return clamp(b, loc, *result, *range);
+  return inShape(clamp(b, loc, *result, *range));
 }
 
 /// A composite whose body is data movement around one weighted op (a 3-D

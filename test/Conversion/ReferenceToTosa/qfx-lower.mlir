@@ -103,11 +103,15 @@ func.func @conv_relu(%arg0: tensor<1x4x4x3x!in>) -> tensor<1x4x4x2x!out> {
 !out = !quant.uniform<u8:f32, 1.0:10>
 !w = !quant.uniform<i8:f32, 0.25>
 
-// conv3d takes the int8 convolution of conv2d: int32 accumulator, bias,
-// requantization.
+// conv3d is the int8 convolution of conv2d over its depth taps side by side
+// (here one: the input's depths become the batch): int32 accumulator, bias,
+// requantization, then the result reshaped to 5-D.
 // CHECK-LABEL: func.func @conv3d
-// CHECK: %[[ACC:.*]] = tosa.conv3d {{.*}} {acc_type = i32{{.*}} -> tensor<1x2x3x3x2xi32>
-// CHECK: tosa.cast %[[ACC]] : (tensor<1x2x3x3x2xi32>) -> tensor<1x2x3x3x2xf32>
+// CHECK: %[[STACKED:.*]] = tosa.reshape {{.*}} : (tensor<1x2x3x3x3xi8>, !tosa.shape<4>) -> tensor<2x3x3x3xi8>
+// CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1, 2, 3]]], {{\[\[\[}}-4, 5, -6]]]]> : tensor<2x1x1x3xi8>}>
+// CHECK: %[[ACC:.*]] = tosa.conv2d %[[STACKED]], %[[W]], {{.*}} {acc_type = i32{{.*}} -> tensor<2x3x3x2xi32>
+// CHECK: tosa.cast %[[ACC]] : (tensor<2x3x3x2xi32>) -> tensor<2x3x3x2xf32>
+// CHECK: tosa.reshape {{.*}} : (tensor<2x3x3x2xi8>, !tosa.shape<5>) -> tensor<1x2x3x3x2xi8>
 // CHECK-NOT: tosa.conv3d
 func.func @conv3d(%arg0: tensor<1x2x3x3x3x!in>) -> tensor<1x2x3x3x2x!out> {
   %x = quant.dcast %arg0 : tensor<1x2x3x3x3x!in> to tensor<1x2x3x3x3xf32>
