@@ -1236,17 +1236,21 @@ class _Exporter:
         self.set_tensor(node, y, _identity(2))
 
     def recurrent(self, node, m):
-        """nn.LSTM and nn.GRU (unidirectional, no projection; initial states
-        given or zero) and nn.LSTMCell, nn.GRUCell, nn.RNNCell: a
-        `qfx.composite` named by the module of the inputs (the input and the
-        states given), whose body is PyTorch's CPU computation, unrolled over
-        the (static) sequence; results as the module returns them (LSTM:
-        output, h_n, c_n; GRU: output, h_n). A sequence module projects the
-        whole sequence's input at once (x W_ih^T + b_ih, one matmul, as
-        PyTorch does before the steps); each step projects the hidden state
-        (h W_hh^T + b_hh). A dynamic qconfig quantizes every matmul of the
-        body (qfx-prepare), as PyTorch's quantized recurrent modules quantize
-        each projection."""
+        """nn.LSTM and nn.GRU (either direction or both, no projection;
+        initial states given or zero) and nn.LSTMCell, nn.GRUCell,
+        nn.RNNCell: a `qfx.composite` named by the module of the inputs (the
+        input and the states given), whose body is PyTorch's CPU
+        computation, unrolled over the (static) sequence; results as the
+        module returns them (LSTM: output, h_n, c_n; GRU: output, h_n). A
+        sequence module projects the whole sequence's input at once per layer
+        and direction (x W_ih^T + b_ih, one matmul, as PyTorch does before
+        the steps); each step projects the hidden state (h W_hh^T + b_hh). The
+        reverse direction steps from the last input to the first; the
+        directions' outputs are concatenated along the features, their final
+        states interleaved (layer 0 forward, layer 0 reverse, ...), as in
+        PyTorch. A dynamic qconfig quantizes every matmul of the body
+        (qfx-prepare), as PyTorch's quantized recurrent modules quantize each
+        projection."""
         loc, origin = self.module_location(node), _module_type_name(m)
         if node.kwargs or len(node.args) not in (1, 2):
             self.fail(node, "expected the input and optionally the initial state")
@@ -1257,10 +1261,10 @@ class _Exporter:
         is_gru = isinstance(m, (nn.GRU, nn.GRUCell))
         gates = 4 if isinstance(m, (nn.LSTM, nn.LSTMCell)) else 3 if is_gru else 1
         layers = m.num_layers if is_sequence else 1
+        directions = 2 if is_sequence and m.bidirectional else 1
         if is_sequence:
-            if m.bidirectional or getattr(m, "proj_size", 0):
-                self.fail(node, f"bidirectional {type(m).__name__}s and proj_size are not "
-                          "supported")
+            if getattr(m, "proj_size", 0):
+                self.fail(node, f"{type(m).__name__} with proj_size is not supported")
             if x.rank != 3:
                 self.fail(node, "expected a batched (3-D) input")
             steps, batch = x.torch_shape[:2][::-1] if m.batch_first else x.torch_shape[:2]
@@ -1276,7 +1280,10 @@ class _Exporter:
                 self.fail(node, "expected the module's initial state")
 
         def param(name, layer):
-            value = getattr(m, f"{name}_l{layer}" if is_sequence else name, None)
+            """Layer `layer`'s parameter (a sequence module's layer 2k + 1 is
+            layer k's reverse direction)."""
+            suffix = f"_l{layer // directions}{'_reverse' if layer % directions else ''}"
+            value = getattr(m, name + suffix if is_sequence else name, None)
             if value is None:  # bias=False
                 return np.zeros(gates * hidden, np.float32)
             return value.detach().cpu().numpy()
@@ -1325,7 +1332,8 @@ class _Exporter:
             return mul(o, unary("tanh", c)), c
 
         def initial(given, k, layer):
-            """State k (h, c) of `layer`: given or zeros."""
+            """State k (h, c) of `layer` (with its direction, as in h_0):
+            given or zeros."""
             if k >= len(given):
                 return w.const(np.zeros((batch, hidden), np.float32), loc, "state")
             if not is_sequence:
@@ -1343,16 +1351,21 @@ class _Exporter:
                 seq = w.transpose(seq, [1, 0, 2], loc, None)
             finals = []
             for layer in range(layers):
-                inputs = project(seq, "ih", layer, steps * batch)
-                h, c = (initial(given, k, layer) if k < state_count else None for k in (0, 1))
-                outputs = []
-                for t in range(steps):
-                    h, c = step(w.slice(inputs, [t * batch, 0], [batch, gates * hidden], loc, None),
-                                layer, h, c)
-                    outputs.append(w.reshape(h, [1, batch, hidden], loc, None))
-                seq = outputs[0] if steps == 1 else w.concat(outputs, 0, loc, None)
-                finals.append([w.reshape(v, [1, batch, hidden], loc, None)
-                               for v in (h, c)[:state_count]])
+                directed = []
+                for index in range(layer * directions, (layer + 1) * directions):
+                    inputs = project(seq, "ih", index, steps * batch)
+                    h, c = (initial(given, k, index) if k < state_count else None
+                            for k in (0, 1))
+                    outputs = [None] * steps
+                    for t in (reversed(range(steps)) if index % directions else range(steps)):
+                        h, c = step(w.slice(inputs, [t * batch, 0], [batch, gates * hidden],
+                                            loc, None), index, h, c)
+                        outputs[t] = w.reshape(h, [1, batch, hidden], loc, None)
+                    directed.append(outputs[0] if steps == 1 else
+                                    w.concat(outputs, 0, loc, None))
+                    finals.append([w.reshape(v, [1, batch, hidden], loc, None)
+                                   for v in (h, c)[:state_count]])
+                seq = directed[0] if directions == 1 else w.concat(directed, 2, loc, None)
             if m.batch_first:
                 seq = w.transpose(seq, [1, 0, 2], loc, None)
             stacked = [finals[0][k] if len(finals) == 1 else

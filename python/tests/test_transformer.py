@@ -341,10 +341,13 @@ class Recurrent(nn.Module):
     (nn.GRU(8, 6), False),
     (nn.GRU(8, 6, num_layers=2, batch_first=True), True),
     (nn.LSTM(8, 6, num_layers=2), True),
-], ids=["gru", "gru-2-layers-batch-first-h0", "lstm-2-layers-h0-c0"])
+    (nn.LSTM(8, 6, num_layers=2, bidirectional=True), True),
+    (nn.GRU(8, 6, bidirectional=True, batch_first=True), False),
+], ids=["gru", "gru-2-layers-batch-first-h0", "lstm-2-layers-h0-c0",
+        "lstm-bidirectional-2-layers-h0-c0", "gru-bidirectional"])
 def test_recurrent_sequences_match_quantize_dynamic(rnn, with_state, tmp_path):
-    """nn.GRU (eager quantize_dynamic's, not in the native BackendConfig)
-    and initial states: within the LSTM's bound of PyTorch's dynamic
+    """nn.GRU (eager quantize_dynamic's, not in the native BackendConfig),
+    both directions and initial states: within the LSTM's bound of PyTorch's dynamic
     modules (4e-7 measured); results nested as the module nests them, also
     after save and load."""
     from torch.ao.quantization import quantize_dynamic
@@ -353,7 +356,7 @@ def test_recurrent_sequences_match_quantize_dynamic(rnn, with_state, tmp_path):
     model = Recurrent(rnn, with_state).eval()
     batch_first = rnn.batch_first
     example = (torch.randn((3, 5, 8) if batch_first else (5, 3, 8)),
-               torch.randn(rnn.num_layers, 3, 6))
+               torch.randn(rnn.num_layers * (2 if rnn.bidirectional else 1), 3, 6))
     theirs = quantize_dynamic(copy.deepcopy(model), dtype=torch.qint8)
     ours = qfx.quantize_dynamic(model, example_inputs=example)
     assert ours.float_ops == []
@@ -398,8 +401,8 @@ def test_gru_stays_float_in_fx_as_in_pytorch():
     assert "qfx.choose_qparams" not in quantized.mlir("int8")
     dynamic = qfx.quantize_dynamic(model, {nn.GRU}, example_inputs=example)
     assert dynamic.mlir("int8").count("qfx.choose_qparams") == 6  # the sequence's + 5 steps'
-    with pytest.raises(qfx.ExportError, match="bidirectional GRUs"):
-        qfx.quantize_dynamic(Recurrent(nn.GRU(8, 6, bidirectional=True), False).eval(),
+    with pytest.raises(qfx.ExportError, match="LSTM with proj_size"):
+        qfx.quantize_dynamic(Recurrent(nn.LSTM(8, 6, proj_size=3), False).eval(),
                              example_inputs=example)
 
 
