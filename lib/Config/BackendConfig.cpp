@@ -445,7 +445,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     TOSAPatternSpec layerNorm =
         row({"torch.nn.LayerNorm"}, OpGroup::LayerNorm,
             singles({"torch.nn.LayerNorm", "torch.nn.functional.layer_norm"}),
-            "float_kernel");
+            "layer_norm");
     layerNorm.nativeOnly = true;
     result.push_back(layerNorm);
     // Bilinear interpolation (nearest is data movement): a composite;

@@ -952,7 +952,9 @@ class _Exporter:
         """The composite "torch.nn.LayerNorm" over the trailing dimensions
         `normalized_shape`: (x - mean) * rsqrt(var + eps) (biased variance),
         times weight plus bias (constants of the body, float as in PyTorch's
-        quantized kernel). Attributes: the operand's held `axes`, `eps`."""
+        quantized kernel). Attributes: the operand's held `axes`, `eps` (f64,
+        PyTorch's double) and, when the module has them, `weight` and `bias`
+        in the operand's held layout (what qfx-lower's int8 kernel reads)."""
         k = len(normalized_shape)
         if tuple(x.torch_shape[x.rank - k:]) != tuple(normalized_shape):
             self.fail(node, f"layer_norm over {list(normalized_shape)} does not match the "
@@ -983,7 +985,11 @@ class _Exporter:
             return y
 
         attrs = (f"axes = array<i64: {', '.join(map(str, axes))}>, "
-                 f"eps = {format_f32(eps)} : f32")
+                 f"eps = {float(eps):.17e} : f64")
+        for name, value in (("weight", weight), ("bias", bias)):
+            if value is not None:
+                held = np.transpose(np.asarray(value, np.float32).reshape(plain), x.layout)
+                attrs += f", {name} = {dense_f32(held)}"
         y = w.composite("torch.nn.LayerNorm", x.tensor, loc, origin, build, attrs,
                         hint=node.name)
         self.set_tensor(node, y, x.layout)

@@ -1652,3 +1652,40 @@ def test_conv3d_geometries_match_pytorch(onednn, conv):
     assert "tosa.conv3d" not in ours.mlir("int8")
     for x in samples(shape, 2, seed=12):
         assert torch.equal(ours(x), theirs(x))
+
+
+class ChannelsLastLayerNorm(nn.Module):
+    """ConvNeXt's: NCHW permuted to NHWC, normalized over the channels."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.norm = nn.LayerNorm(channels)
+
+    def forward(self, x):
+        return self.norm(x.permute(0, 2, 3, 1))
+
+
+@pytest.mark.parametrize("model, shape", [
+    (lambda: ChannelsLastLayerNorm(96), (1, 96, 28, 28)),
+    (lambda: nn.Sequential(nn.LayerNorm(768)), (2, 64, 768)),
+    (lambda: nn.Sequential(nn.LayerNorm([6, 10], elementwise_affine=False)), (8, 5, 6, 10)),
+], ids=["channels-last-96", "768", "2-d-no-affine"])
+def test_layer_norm_is_pytorchs_kernel_bit_for_bit(onednn, model, shape):
+    """PyTorch's quantized layer norm forms mean and variance from integer
+    sums, in float with fmas (its CPU build's): qfx's `layer_norm` lowering
+    computes the same. With PyTorch's statistics every output is equal
+    (qfx's float body put about one output in 10^5 one step off)."""
+    torch.manual_seed(0)
+    model = model().eval()
+    for module in model.modules():
+        if isinstance(module, nn.LayerNorm) and module.elementwise_affine:
+            with torch.no_grad():
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.3, 0.3)
+    calibration = [2 * x for x in samples(shape, 3, seed=13)]
+    prepared = torch_prepared(model, (calibration[0],), calibration)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    ours = qfx.convert_fx(prepared, (calibration[0],))
+    assert ours.float_ops == []
+    for x in samples(shape, 3, seed=14):
+        assert torch.equal(ours(2 * x), theirs(2 * x))

@@ -183,6 +183,8 @@ llvm::StringRef CompositeOp::getInt8Lowering() {
     return "batch_norm";
   if (isConvTranspose3d())
     return "weighted_body";
+  if (getName() == "torch.nn.LayerNorm")
+    return "layer_norm";
   return "table";
 }
 
