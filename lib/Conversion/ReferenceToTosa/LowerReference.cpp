@@ -2160,6 +2160,19 @@ Lowered<Value> Lowering::lowerLayerNorm(OpBuilder &b, PatternBody &body,
     return castTo(mul(castTo(castTo(sum, f32), f64), splat(f64, 1.0 / count)),
                   f32);
   };
+  // weight and bias: f32, the operand's shape with 1 off the axes.
+  for (llvm::StringRef name : {"weight", "bias"}) {
+    mlir::Attribute attr = attrs.get(name);
+    auto values = llvm::dyn_cast_or_null<mlir::DenseFPElementsAttr>(attr);
+    SmallVector<int64_t> expected(rank, 1);
+    for (int64_t axis : axes.asArrayRef())
+      expected[axis] = shape[axis];
+    if (attr && (!values || !values.getElementType().isF32() ||
+                 values.getType().getShape() != ArrayRef<int64_t>(expected)))
+      return unsupported("the layer norm's `" + name +
+                         "` is not f32 of the operand's shape with 1 off "
+                         "the normalized axes");
+  }
   auto constant = [&](llvm::StringRef name) -> std::optional<Value> {
     auto values = attrs.getAs<mlir::DenseFPElementsAttr>(name);
     if (!values)

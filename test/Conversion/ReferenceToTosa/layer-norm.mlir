@@ -57,3 +57,22 @@ func.func @large_groups(%arg0: tensor<1x33026x!in>) -> tensor<1x33026x!out> {
   %q = quant.qcast %y : tensor<1x33026xf32> to tensor<1x33026x!out>
   return %q : tensor<1x33026x!out>
 }
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:120>
+!out = !quant.uniform<u8:f32, 0.02:130>
+
+// A weight that does not broadcast along the normalized axis stays float.
+// CHECK-LABEL: func.func @bad_weight
+// CHECK: qfx.composite "torch.nn.LayerNorm"
+func.func @bad_weight(%arg0: tensor<2x4x!in>) -> tensor<2x4x!out> {
+  %x = quant.dcast %arg0 : tensor<2x4x!in> to tensor<2x4xf32>
+  // expected-remark @+1 {{runs in float: the layer norm's `weight` is not f32 of the operand's shape with 1 off the normalized axes}}
+  %y = qfx.composite "torch.nn.LayerNorm" (%x) attributes {composite_attributes = {axes = array<i64: 1>, eps = 1.0e-05 : f64, weight = dense<1.0> : tensor<2x1xf32>}} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%v: tensor<2x4xf32>):
+    qfx.yield %v : tensor<2x4xf32>
+  }
+  %q = quant.qcast %y : tensor<2x4xf32> to tensor<2x4x!out>
+  return %q : tensor<2x4x!out>
+}
