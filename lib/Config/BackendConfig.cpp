@@ -445,7 +445,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     TOSAPatternSpec layerNorm =
         row({"torch.nn.LayerNorm"}, OpGroup::LayerNorm,
             singles({"torch.nn.LayerNorm", "torch.nn.functional.layer_norm"}),
-            "layer_norm");
+            "normalization");
     layerNorm.nativeOnly = true;
     result.push_back(layerNorm);
     // Bilinear interpolation (nearest is data movement): a composite;
@@ -453,8 +453,9 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     result.push_back(
         row({"torch.nn.functional.interpolate"}, OpGroup::ShareQParams,
             singles({"torch.nn.functional.interpolate"}), "centered_float"));
-    // Group and instance norm, computed in float by PyTorch's kernels too.
-    // PyTorch quantizes F.group_norm, not nn.GroupNorm (a leaf to FX).
+    // Group norm: PyTorch quantizes F.group_norm (not nn.GroupNorm, a leaf
+    // to FX) and its lowering leaves it a float group_norm between a
+    // dequantize and a quantize. Instance norm: PyTorch's layer norm kernel.
     result.push_back(row({"torch.nn.GroupNorm"}, OpGroup::Default,
                          singles({"torch.nn.functional.group_norm"}),
                          "float_kernel"));
@@ -464,7 +465,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
       result.push_back(
           row({instanceNorm}, OpGroup::Default,
               singles({instanceNorm, "torch.nn.functional.instance_norm"}),
-              "float_kernel"));
+              "normalization"));
     // An embedding lookup (qfx.composite (indices, weight)): its weight is
     // quantized per row with float zero points and it stays float; qfx-lower
     // gathers the integer rows and dequantizes them as PyTorch's kernel.

@@ -1010,8 +1010,9 @@ class _Exporter:
         ...): the channels in `groups` groups, each normalized over its
         channels and every position ((x - mean) * rsqrt(biased var + eps)),
         times weight plus bias per channel (constants of the body, float as in
-        PyTorch's quantized kernels). Attributes: `groups`, `eps`, the
-        operand's held channel `axis`."""
+        PyTorch's quantized kernels). Attributes: `groups`, `eps` (f64,
+        PyTorch's double), the operand's held channel `axis` and, when the
+        module has them, `weight` and `bias` (one value per channel)."""
         if x.rank < 2 or x.torch_shape[1] % groups:
             self.fail(node, f"{groups} groups do not divide the {x.torch_shape[1]} channels of "
                       f"a tensor of shape {list(x.torch_shape)}")
@@ -1040,7 +1041,10 @@ class _Exporter:
             return w.transpose(y, x.layout, loc, None)
 
         attrs = (f"axis = {x.layout.index(1)} : i64, groups = {groups} : i64, "
-                 f"eps = {format_f32(eps)} : f32")
+                 f"eps = {float(eps):.17e} : f64")
+        for key, value in (("weight", weight), ("bias", bias)):
+            if value is not None:
+                attrs += f", {key} = {dense_f32(np.asarray(value, np.float32).reshape(-1))}"
         y = w.composite(name, x.tensor, loc, origin, build, attrs, hint=node.name)
         self.set_tensor(node, y, x.layout)
 

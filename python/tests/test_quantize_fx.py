@@ -1669,16 +1669,24 @@ class ChannelsLastLayerNorm(nn.Module):
     (lambda: ChannelsLastLayerNorm(96), (1, 96, 28, 28)),
     (lambda: nn.Sequential(nn.LayerNorm(768)), (2, 64, 768)),
     (lambda: nn.Sequential(nn.LayerNorm([6, 10], elementwise_affine=False)), (8, 5, 6, 10)),
-], ids=["channels-last-96", "768", "2-d-no-affine"])
-def test_layer_norm_is_pytorchs_kernel_bit_for_bit(onednn, model, shape):
-    """PyTorch's quantized layer norm forms mean and variance from integer
-    sums, in float with fmas (its CPU build's): qfx's `layer_norm` lowering
-    computes the same. With PyTorch's statistics every output is equal
-    (qfx's float body put about one output in 10^5 one step off)."""
+    (lambda: nn.Sequential(nn.InstanceNorm2d(16, affine=True)), (2, 16, 66, 66)),
+    (lambda: nn.Sequential(nn.Conv1d(4, 64, 3), nn.InstanceNorm1d(64)), (8, 4, 1002)),
+    (lambda: nn.Sequential(nn.Conv3d(3, 16, 3), nn.InstanceNorm3d(16, affine=True)),
+     (2, 3, 10, 34, 34)),
+], ids=["channels-last-96", "768", "2-d-no-affine", "instance-norm-2d", "instance-norm-1d",
+        "instance-norm-3d"])
+def test_normalization_is_pytorchs_kernel_bit_for_bit(onednn, model, shape):
+    """PyTorch's quantized layer and instance norm form mean and variance
+    from integer sums, in float with fmas (its CPU build's): qfx's
+    `normalization` lowering computes the same. With PyTorch's statistics
+    every output is equal (qfx's float body put about one output in 10^5
+    one step off). (PyTorch runs a 4-D channels-last input, a quantized
+    conv's output, through another kernel: qfx keeps the float body there.)"""
     torch.manual_seed(0)
     model = model().eval()
     for module in model.modules():
-        if isinstance(module, nn.LayerNorm) and module.elementwise_affine:
+        if isinstance(module, (nn.LayerNorm, nn.InstanceNorm2d, nn.InstanceNorm3d)) \
+                and module.weight is not None:
             with torch.no_grad():
                 module.weight.uniform_(0.5, 1.5)
                 module.bias.uniform_(-0.3, 0.3)

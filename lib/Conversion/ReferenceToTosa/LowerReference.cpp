@@ -289,8 +289,8 @@ private:
                             const ActQuant &out);
   Lowered<Value> lowerBatchNorm(OpBuilder &b, PatternBody &body,
                                 const ActQuant &out);
-  Lowered<Value> lowerLayerNorm(OpBuilder &b, PatternBody &body,
-                                const ActQuant &out);
+  Lowered<Value> lowerNormalization(OpBuilder &b, PatternBody &body,
+                                    const ActQuant &out);
   Lowered<Value> lowerDataMovement(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out);
   Lowered<Value> lowerStatic(OpBuilder &b, PatternBody &body,
@@ -2092,13 +2092,17 @@ Lowered<BatchNormParams> getBatchNormParams(CompositeOp batchNorm) {
 /// with alpha_c and beta_c from its compute_fused_params. Each channel's 256
 /// outputs are computed here and looked up with tosa.gather at
 /// 256 * c + q + 128, which is exact by construction.
-/// PyTorch's quantized layer norm as its CPU build computes it
-/// (quantized_normalize_kernel; measured bit for bit on 6.4 M outputs), on
-/// the stored integers q of each group of N normalized elements:
+/// PyTorch's quantized layer, instance and group norm as its CPU build
+/// computes them (quantized_normalize_kernel; measured bit for bit on 6.4 M
+/// layer norm outputs), on the stored integers q of each group of N
+/// elements (a layer norm's normalized axes; a group of channels at every
+/// position; PyTorch's FX leaves F.group_norm float, so the built-in
+/// tables name `float_kernel` for it):
 ///   m = float(sum q) / N, m2 = float(sum q^2) / N (int32 sums, exact),
 ///   var = max(fma(-m, m, m2), 0),
 ///   s = float(x_scale / sqrt(double(var * x_scale * x_scale) + eps)),
-///   y = fma(((q - zp) - (m - zp)) * s, gamma, beta),
+///   layer norm: y = fma(((q - zp) - (m - zp)) * s, gamma, beta),
+///   group norm: y = fma((q - zp) - (m - zp), s * gamma_c, beta_c),
 /// quantized as rint(y * (1 / y_scale)) + y_zp. TOSA has no fma, float
 /// division or square root: a quotient is the product with 1/N in double,
 /// rounded to float (exact: for N < 2^16 an integer's quotient is never
@@ -2106,30 +2110,92 @@ Lowered<BatchNormParams> getBatchNormParams(CompositeOp batchNorm) {
 /// is computed in double and rounded to float, and s as x_scale * rsqrt in
 /// double: each can differ from PyTorch by double rounding, about once in
 /// 2^29 values.
-Lowered<Value> Lowering::lowerLayerNorm(OpBuilder &b, PatternBody &body,
-                                        const ActQuant &out) {
+Lowered<Value> Lowering::lowerNormalization(OpBuilder &b, PatternBody &body,
+                                            const ActQuant &out) {
   auto composite = llvm::cast<CompositeOp>(body.root);
   Location loc = composite.getLoc();
   mlir::DictionaryAttr attrs = composite.getCompositeAttributesAttr();
-  auto axes = attrs ? attrs.getAs<mlir::DenseI64ArrayAttr>("axes") : nullptr;
   auto eps = attrs ? attrs.getAs<mlir::FloatAttr>("eps") : nullptr;
-  if (!axes || !eps)
-    return unsupported("the layer norm has no `axes` or `eps` attribute");
+  if (!eps)
+    return unsupported("the normalization has no `eps` attribute");
   Lowered<Act> input = getAct(composite.getInputs()[0]);
   if (!input)
     return input.takeError();
-  auto type = llvm::cast<RankedTensorType>(input->value.getType());
-  int64_t rank = type.getRank(), count = 1;
-  SmallVector<int64_t> shape(type.getShape());
-  for (int64_t axis : axes.asArrayRef()) {
+  auto inputType = llvm::cast<RankedTensorType>(input->value.getType());
+  SmallVector<int64_t> shape(inputType.getShape()), axes;
+  // Group and instance norm: the channel axis split into [groups, channels
+  // per group]; a group is everything but the batch (axis 0) and the group.
+  bool perChannel = !composite.isLayerNorm();
+  int64_t channelAxis = 0, groups = 1;
+  if (perChannel) {
+    // PyTorch runs a channels-last 4-D input (a quantized conv's output,
+    // held NHWC here) through another kernel (quantized_groupnorm_nhwc),
+    // which is not reproduced: the float body, as the group norm's.
+    auto axis = attrs ? attrs.getAs<mlir::IntegerAttr>("axis") : nullptr;
+    if (axis && shape.size() == 4 && axis.getInt() == 3)
+      return lowerInFloat(b, body, out);
+    auto groupsAttr =
+        attrs ? attrs.getAs<mlir::IntegerAttr>("groups") : nullptr;
+    if (!axis || !groupsAttr)
+      return unsupported("the normalization has no `axis` or `groups`");
+    channelAxis = axis.getInt(), groups = groupsAttr.getInt();
+    if (channelAxis <= 0 || channelAxis >= static_cast<int64_t>(shape.size()) ||
+        groups <= 0 || shape[channelAxis] % groups)
+      return unsupported("the normalization's `axis` or `groups` does not "
+                         "fit its operand");
+    shape[channelAxis] /= groups;
+    shape.insert(shape.begin() + channelAxis, groups);
+    for (int64_t d = 1, e = shape.size(); d < e; ++d)
+      if (d != channelAxis)
+        axes.push_back(d);
+  } else {
+    auto axesAttr =
+        attrs ? attrs.getAs<mlir::DenseI64ArrayAttr>("axes") : nullptr;
+    if (!axesAttr)
+      return unsupported("the layer norm has no `axes` attribute");
+    axes.assign(axesAttr.asArrayRef().begin(), axesAttr.asArrayRef().end());
+  }
+  int64_t rank = shape.size(), count = 1;
+  for (int64_t axis : axes) {
     if (axis < 0 || axis >= rank)
       return unsupported("a layer norm axis is out of range");
     count *= shape[axis];
   }
   // 255^2 * N must fit int32 (and N < 2^16, for the quotients).
   if (count > 33025)
-    return unsupported("the layer norm's groups have more than 33025 "
+    return unsupported("the normalization's groups have more than 33025 "
                        "elements (their sums of squares overflow int32)");
+  // weight and bias: f32, a layer norm's the operand's shape with 1 off the
+  // axes, a group norm's one per channel.
+  SmallVector<int64_t> affineShape(rank, 1);
+  if (perChannel) {
+    affineShape[channelAxis] = groups;
+    affineShape[channelAxis + 1] = shape[channelAxis + 1];
+  } else {
+    for (int64_t axis : axes)
+      affineShape[axis] = shape[axis];
+  }
+  SmallVector<mlir::DenseFPElementsAttr, 2> affine;
+  for (llvm::StringRef name : {"weight", "bias"}) {
+    mlir::Attribute attr = attrs.get(name);
+    auto values = llvm::dyn_cast_or_null<mlir::DenseFPElementsAttr>(attr);
+    int64_t expected = perChannel
+                           ? groups * shape[channelAxis + 1]
+                           : mlir::ShapedType::getNumElements(affineShape);
+    if (attr && (!values || !values.getElementType().isF32() ||
+                 values.getNumElements() != expected ||
+                 (!perChannel && values.getType().getShape() !=
+                                     ArrayRef<int64_t>(affineShape))))
+      return unsupported("the normalization's `" + name +
+                         "` is not f32 of one value per normalized element "
+                         "(layer norm, shaped as the operand with 1 off the "
+                         "axes) or per channel");
+    affine.push_back(
+        values ? llvm::cast<mlir::DenseFPElementsAttr>(values.reshape(
+                     RankedTensorType::get(affineShape, b.getF32Type())))
+               : nullptr);
+  }
+
   Type i32 = b.getIntegerType(32), f32 = b.getF32Type(), f64 = b.getF64Type();
   auto splat = [&](Type element, double value) -> Value {
     auto splatType =
@@ -2145,50 +2211,49 @@ Lowered<Value> Lowering::lowerLayerNorm(OpBuilder &b, PatternBody &body,
   auto castTo = [&](Value v, Type element) -> Value {
     return tosa::CastOp::create(b, loc, withElement(v.getType(), element), v);
   };
-  // Elementwise ops take the type of their first (the larger) operand.
+  // Elementwise ops broadcast their operands (of one rank).
+  auto broadcast = [](Value x, Value y) {
+    auto xType = llvm::cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> to(xType.getShape());
+    for (auto [d, size] :
+         llvm::enumerate(llvm::cast<RankedTensorType>(y.getType()).getShape()))
+      to[d] = std::max(to[d], size);
+    return RankedTensorType::get(to, xType.getElementType());
+  };
   auto add = [&](Value x, Value y) -> Value {
-    return tosa::AddOp::create(b, loc, x.getType(), x, y);
+    return tosa::AddOp::create(b, loc, broadcast(x, y), x, y);
   };
   auto sub = [&](Value x, Value y) -> Value {
-    return tosa::SubOp::create(b, loc, x.getType(), x, y);
+    return tosa::SubOp::create(b, loc, broadcast(x, y), x, y);
   };
   auto mul = [&](Value x, Value y) -> Value {
-    return tosa::MulOp::create(b, loc, x.getType(), x, y, noShift(b, loc));
+    return tosa::MulOp::create(b, loc, broadcast(x, y), x, y, noShift(b, loc));
+  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> to) -> Value {
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    if (type.getShape() == to)
+      return v;
+    return tosa::ReshapeOp::create(
+        b, loc, RankedTensorType::get(to, type.getElementType()), v,
+        constShape(b, loc, to));
   };
   // A float32 quotient by N: in double by 1/N, rounded.
   auto average = [&](Value sum) {
     return castTo(mul(castTo(castTo(sum, f32), f64), splat(f64, 1.0 / count)),
                   f32);
   };
-  // weight and bias: f32, the operand's shape with 1 off the axes.
-  for (llvm::StringRef name : {"weight", "bias"}) {
-    mlir::Attribute attr = attrs.get(name);
-    auto values = llvm::dyn_cast_or_null<mlir::DenseFPElementsAttr>(attr);
-    SmallVector<int64_t> expected(rank, 1);
-    for (int64_t axis : axes.asArrayRef())
-      expected[axis] = shape[axis];
-    if (attr && (!values || !values.getElementType().isF32() ||
-                 values.getType().getShape() != ArrayRef<int64_t>(expected)))
-      return unsupported("the layer norm's `" + name +
-                         "` is not f32 of the operand's shape with 1 off "
-                         "the normalized axes");
-  }
-  auto constant = [&](llvm::StringRef name) -> std::optional<Value> {
-    auto values = attrs.getAs<mlir::DenseFPElementsAttr>(name);
-    if (!values)
-      return std::nullopt;
-    return tosa::ConstOp::create(b, loc, values.getType(), values).getResult();
-  };
 
   // The stored integers (u8 storage is the int8 domain plus 128), summed.
-  Value q = castTo(input->value, i32);
+  Value int8 = reshape(input->value, shape);
+  Value q = castTo(int8, i32);
   int64_t offset = input->quant.isUnsigned ? 128 : 0;
   if (offset)
     q = add(q, splat(i32, offset));
   Value sum = q, squares = mul(q, q);
-  for (int64_t axis : axes.asArrayRef()) {
-    shape[axis] = 1;
-    auto groupType = RankedTensorType::get(shape, i32);
+  SmallVector<int64_t> groupShape(shape);
+  for (int64_t axis : axes) {
+    groupShape[axis] = 1;
+    auto groupType = RankedTensorType::get(groupShape, i32);
     sum = tosa::ReduceSumOp::create(b, loc, groupType, sum,
                                     b.getI32IntegerAttr(axis));
     squares = tosa::ReduceSumOp::create(b, loc, groupType, squares,
@@ -2206,19 +2271,30 @@ Lowered<Value> Lowering::lowerLayerNorm(OpBuilder &b, PatternBody &body,
       add(castTo(scaled, f64), splat(f64, eps.getValueAsDouble())));
   Value factor = castTo(mul(root, splat(f64, scale)), f32);
 
-  // Per element: (q - zp) - (m - zp), times s, then the affine fma.
-  Value centered = sub(centeredAsFloat(b, loc, *input),
+  // Per element: (q - zp) - (m - zp), then s and the affine fma.
+  Value centered = sub(centeredAsFloat(b, loc, Act{int8, input->quant}),
                        sub(mean, splat(f32, input->quant.zeroPoint + offset)));
-  Value y = mul(centered, factor);
-  std::optional<Value> gamma = constant("weight"), beta = constant("bias");
-  if (gamma) {
-    Value product = mul(castTo(y, f64), castTo(*gamma, f64));
-    y = castTo(beta ? add(product, castTo(*beta, f64)) : product, f32);
+  auto constant = [&](mlir::DenseFPElementsAttr values) -> Value {
+    return tosa::ConstOp::create(b, loc, values.getType(), values);
+  };
+  auto [gamma, beta] = std::pair{affine[0], affine[1]};
+  // Layer norm: (u * s) * gamma + beta; group norm: u * (s * gamma_c) +
+  // beta_c; each a float fma.
+  Value y = centered, factors = factor;
+  if (!perChannel)
+    y = mul(y, factor);
+  if (gamma)
+    factors = perChannel ? mul(factor, constant(gamma)) : constant(gamma);
+  if (perChannel || gamma) {
+    Value product = mul(castTo(y, f64), castTo(factors, f64));
+    y = castTo(beta ? add(product, castTo(constant(beta), f64)) : product, f32);
   } else if (beta) {
-    y = add(y, *beta);
+    y = add(y, constant(beta));
   }
   Value result = mul(y, splat(f32, 1.0f / static_cast<float>(out.scale)));
-  return roundToInt8(b, loc, result, out.zeroPoint, {kInt8Min, kInt8Max});
+  return reshape(
+      roundToInt8(b, loc, result, out.zeroPoint, {kInt8Min, kInt8Max}),
+      inputType.getShape());
 }
 
 Lowered<Value> Lowering::lowerBatchNorm(OpBuilder &b, PatternBody &body,
@@ -2341,11 +2417,11 @@ const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
       {"mean", {&Lowering::lowerMean, isMeanComposite}},
       {"avg_pool3d", {&Lowering::lowerPool3d, isPool3dComposite}},
       {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
-      {"layer_norm",
-       {&Lowering::lowerLayerNorm,
+      {"normalization",
+       {&Lowering::lowerNormalization,
         [](Operation *op) {
           auto composite = llvm::dyn_cast<CompositeOp>(op);
-          return composite && composite.getName() == "torch.nn.LayerNorm";
+          return composite && composite.isNormalization();
         }}},
       {"weighted_body", {&Lowering::lowerWeightedBody, isOneOf<CompositeOp>}},
       // Any elementwise op: lowerTable says which it cannot evaluate.

@@ -49,7 +49,7 @@ func.func @layer_norm(%arg0: tensor<2x4x!in>) -> tensor<2x4x!out> {
 // CHECK: qfx.composite "torch.nn.LayerNorm"
 func.func @large_groups(%arg0: tensor<1x33026x!in>) -> tensor<1x33026x!out> {
   %x = quant.dcast %arg0 : tensor<1x33026x!in> to tensor<1x33026xf32>
-  // expected-remark @+1 {{runs in float: the layer norm's groups have more than 33025 elements (their sums of squares overflow int32)}}
+  // expected-remark @+1 {{runs in float: the normalization's groups have more than 33025 elements (their sums of squares overflow int32)}}
   %y = qfx.composite "torch.nn.LayerNorm" (%x) attributes {composite_attributes = {axes = array<i64: 1>, eps = 1.0e-05 : f64}} : (tensor<1x33026xf32>) -> tensor<1x33026xf32> {
   ^bb0(%v: tensor<1x33026xf32>):
     qfx.yield %v : tensor<1x33026xf32>
@@ -68,7 +68,7 @@ func.func @large_groups(%arg0: tensor<1x33026x!in>) -> tensor<1x33026x!out> {
 // CHECK: qfx.composite "torch.nn.LayerNorm"
 func.func @bad_weight(%arg0: tensor<2x4x!in>) -> tensor<2x4x!out> {
   %x = quant.dcast %arg0 : tensor<2x4x!in> to tensor<2x4xf32>
-  // expected-remark @+1 {{runs in float: the layer norm's `weight` is not f32 of the operand's shape with 1 off the normalized axes}}
+  // expected-remark @+1 {{runs in float: the normalization's `weight` is not f32 of one value per normalized element (layer norm, shaped as the operand with 1 off the axes) or per channel}}
   %y = qfx.composite "torch.nn.LayerNorm" (%x) attributes {composite_attributes = {axes = array<i64: 1>, eps = 1.0e-05 : f64, weight = dense<1.0> : tensor<2x1xf32>}} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
   ^bb0(%v: tensor<2x4xf32>):
     qfx.yield %v : tensor<2x4xf32>

@@ -183,8 +183,12 @@ llvm::StringRef CompositeOp::getInt8Lowering() {
     return "batch_norm";
   if (isConvTranspose3d())
     return "weighted_body";
-  if (getName() == "torch.nn.LayerNorm")
-    return "layer_norm";
+  // PyTorch's FX runs F.group_norm in float between a dequantize and a
+  // quantize; its quantized layer and instance norm are one kernel.
+  if (getName() == "torch.nn.GroupNorm")
+    return "float_kernel";
+  if (isNormalization())
+    return "normalization";
   return "table";
 }
 

@@ -195,6 +195,22 @@ def QFX_CompositeOp
     bool isEmbedding() {
       return getName() == "torch.nn.Embedding" || isEmbeddingBag();
     }
+    /// True for torch.nn.LayerNorm: attributes `axes` (of the operand as
+    /// held), `eps` and, if the module has them, `weight` and `bias` (the
+    /// operand's shape with 1 off the axes).
+    bool isLayerNorm() { return getName() == "torch.nn.LayerNorm"; }
+    /// True for layer, group and instance norm (PyTorch's
+    /// quantized_normalize_kernel computes the quantized layer and instance
+    /// norm): group and instance norm have attributes `axis` (the channels,
+    /// as held), `groups`, `eps` and, if the module has them, `weight` and
+    /// `bias` (one value per channel).
+    bool isNormalization() {
+      return isLayerNorm() ||
+             llvm::is_contained({"torch.nn.GroupNorm", "torch.nn.InstanceNorm1d",
+                                 "torch.nn.InstanceNorm2d",
+                                 "torch.nn.InstanceNorm3d"},
+                                getName());
+    }
     /// True for torch.nn.ConvTranspose3d: operands (input NDHWC, weight
     /// [O, KD, KH, KW, I], bias [O]); the body is a tosa.conv3d over the
     /// zero-spread input with the kernel reversed (its only weighted op).
