@@ -561,6 +561,17 @@ Value constShape(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
       b.getIndexTensorAttr(shape));
 }
 
+/// `value` reshaped to `shape` (itself if it has that shape).
+Value reshapeTo(OpBuilder &b, Location loc, Value value,
+                ArrayRef<int64_t> shape) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  return tosa::ReshapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      constShape(b, loc, shape));
+}
+
 Lowered<Value> Lowering::rescale(OpBuilder &b, Location loc, Value input,
                                  ArrayRef<double> scales, int64_t inputZp,
                                  int64_t outputZp, Type outputElement,
@@ -651,11 +662,8 @@ Value stackDepthTaps(OpBuilder &b, Location loc, Value input, int64_t zp,
   auto shapeOf = [](Value v) {
     return llvm::cast<RankedTensorType>(v.getType()).getShape();
   };
-  auto reshape = [&](Value v, ArrayRef<int64_t> to) -> Value {
-    if (shapeOf(v) == to)
-      return v;
-    return tosa::ReshapeOp::create(b, loc, RankedTensorType::get(to, i8), v,
-                                   constShape(b, loc, to));
+  auto reshape = [&](Value v, ArrayRef<int64_t> to) {
+    return reshapeTo(b, loc, v, to);
   };
   auto slice = [&](Value v, ArrayRef<int64_t> start,
                    ArrayRef<int64_t> size) -> Value {
@@ -912,11 +920,8 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     acc = tosa::AddOp::create(b, loc, accType, acc, biasConst);
   }
   // The int8 result in the op's shape (a conv3d's was computed as 4-D).
-  auto inShape = [&](Value value) -> Value {
-    if (accType.getShape() == resultType.getShape())
-      return value;
-    return tosa::ReshapeOp::create(b, loc, withElement(resultType, i8), value,
-                                   constShape(b, loc, resultType.getShape()));
+  auto inShape = [&](Value value) {
+    return reshapeTo(b, loc, value, resultType.getShape());
   };
   if (mode != Requantization::Integer) {
     std::optional<std::vector<double>> floatBias;
@@ -2093,7 +2098,7 @@ Lowered<BatchNormParams> getBatchNormParams(CompositeOp batchNorm) {
 /// outputs are computed here and looked up with tosa.gather at
 /// 256 * c + q + 128, which is exact by construction.
 /// PyTorch's quantized layer, instance and group norm as its CPU build
-/// computes them (quantized_normalize_kernel; measured bit for bit on 6.4 M
+/// computes them (quantized_normalize_kernel; measured bit for bit on 5.4 M
 /// layer norm outputs), on the stored integers q of each group of N
 /// elements (a layer norm's normalized axes; a group of channels at every
 /// position; PyTorch's FX leaves F.group_norm float, so the built-in
@@ -2229,13 +2234,8 @@ Lowered<Value> Lowering::lowerNormalization(OpBuilder &b, PatternBody &body,
   auto mul = [&](Value x, Value y) -> Value {
     return tosa::MulOp::create(b, loc, broadcast(x, y), x, y, noShift(b, loc));
   };
-  auto reshape = [&](Value v, ArrayRef<int64_t> to) -> Value {
-    auto type = llvm::cast<RankedTensorType>(v.getType());
-    if (type.getShape() == to)
-      return v;
-    return tosa::ReshapeOp::create(
-        b, loc, RankedTensorType::get(to, type.getElementType()), v,
-        constShape(b, loc, to));
+  auto reshape = [&](Value v, ArrayRef<int64_t> to) {
+    return reshapeTo(b, loc, v, to);
   };
   // A float32 quotient by N: in double by 1/N, rounded.
   auto average = [&](Value sum) {
