@@ -18,7 +18,9 @@ prepare_fx + calibration + convert_fx and of PyTorch's are printed), then
 times the three in interleaved rounds: per round, --runs calls of each
 after a warm-up, one after the other; the figure is the median over rounds
 of each round's median. Ratios are qfx's latency over the peer's (below 1:
-qfx is faster). The machine is shared and noisy: compare ratios, not
+qfx is faster). "call peak MB" is the resident memory one call adds at
+its peak (activations and scratch buffers; weights and code are resident
+before it), measured after the warm-up with the kernel's high-water mark. The machine is shared and noisy: compare ratios, not
 single numbers.
 
   /usr/bin/python3 utils/bench/models_vs_torch.py [--models resnet18,...]
@@ -46,6 +48,27 @@ MODELS = ("resnet18,resnet50,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,goo
 def describe(error: Exception) -> str:
     """An exception in one line, for a row of the table."""
     return f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+
+
+def call_peak_mb(run) -> float:
+    """The resident memory one call of RUN adds at its peak, in MB: the
+    kernel's high-water mark (VmHWM, reset through /proc/self/clear_refs)
+    above the resident set before the call, after glibc returned its free
+    heap pages (malloc_trim). It counts the call's activations and scratch
+    buffers; the weights and code, resident before it, are not counted."""
+    import ctypes
+
+    def status(field: str) -> int:
+        for line in pathlib.Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])  # kB
+        raise RuntimeError(f"/proc/self/status has no {field}")
+
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    pathlib.Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS
+    before = status("VmRSS")
+    run()
+    return (status("VmHWM") - before) / 1024
 
 
 def worker(args) -> dict:
@@ -112,9 +135,10 @@ def worker(args) -> dict:
 
     rounds = {name: [] for name in peers}
     with torch.no_grad():
-        for run in peers.values():  # warm-up (TorchScript optimizes on early calls)
+        for name, run in peers.items():  # warm-up (TorchScript optimizes on early calls)
             for _ in range(3):
                 run()
+            row[f"{name}_peak_mb"] = call_peak_mb(run)
         for _ in range(args.rounds):
             for name, run in peers.items():
                 times = []
@@ -139,13 +163,19 @@ def table(rows: list) -> str:
     def seconds(row, key):
         return f"{row[key]:.1f} s" if key in row else "-"
 
+    def mb(row, key):
+        return f"{row[key]:.0f}" if key in row else "-"
+
     lines = ["| model | threads | batch | qfx ms | PyTorch int8 ms | PyTorch float ms | "
-             "qfx / int8 | qfx / float | convert_fx qfx / PyTorch |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "qfx / int8 | qfx / float | call peak MB qfx / int8 / float | "
+             "convert_fx qfx / PyTorch |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['model']} | {row['threads']} | {row['batch']} | {ms(row, 'qfx_ms')} "
                      f"| {ms(row, 'torch_int8_ms')} | {ms(row, 'torch_float_ms')} "
                      f"| {ratio(row, 'torch_int8')} | {ratio(row, 'torch_float')} "
+                     f"| {mb(row, 'qfx_peak_mb')} / {mb(row, 'torch_int8_peak_mb')} / "
+                     f"{mb(row, 'torch_float_peak_mb')} "
                      f"| {seconds(row, 'qfx_convert_s')} / {seconds(row, 'torch_convert_s')} |")
     return "\n".join(lines)
 
