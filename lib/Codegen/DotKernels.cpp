@@ -573,69 +573,25 @@ void KernelBuilder::storeA(OpBuilder &b, Location loc, Value v, Value rows,
 Value KernelBuilder::emitRowStart(OpBuilder &b, Location loc, Value m) {
   if (!direct)
     return m;
-  const ConvGeometry &g = *chain.conv;
-  // (n * padded H + ih0 + pad top) * padded W + iw0 + pad left: the
-  // window's top left corner in the padded copy.
-  auto [n, ih0, iw0] = emitPixelOrigin(b, loc, m);
-  Value row = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, n, index(b, loc, paddedHeight)),
-      arith::AddIOp::create(b, loc, ih0, index(b, loc, g.pad[0])));
-  return arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, index(b, loc, paddedWidth)),
-      arith::AddIOp::create(b, loc, iw0, index(b, loc, g.pad[2])));
+  return emitWindowStart(b, loc, m, paddedHeight, paddedWidth);
 }
 
 Value KernelBuilder::emitTapOffset(OpBuilder &b, Location loc, Value tap) {
   if (!direct)
     return index(b, loc, 0);
-  const ConvGeometry &g = *chain.conv;
-  Value kh = arith::DivUIOp::create(b, loc, tap, index(b, loc, g.kw));
-  Value kw = arith::RemUIOp::create(b, loc, tap, index(b, loc, g.kw));
-  return arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, kh,
-                            index(b, loc, g.dilation[0] * paddedWidth)),
-      arith::MulIOp::create(b, loc, kw, index(b, loc, g.dilation[1])));
+  return KernelBuilderBase::emitTapOffset(b, loc, tap, paddedWidth);
 }
 
 void KernelBuilder::emitPaddedCopy(OpBuilder &b, Location loc, Value input,
                                    Value padded) {
-  const ConvGeometry &g = *chain.conv;
   Value top = emitTopBit(b, loc);
   // The border (and the channels beyond C, whose weights are zero) reads the
   // input zero point, as TOSA's convolution pads.
-  Value padding = emitPaddingElement(b, loc);
-  mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
-                               mlir::ValueRange{padded});
-  // Input rows in parallel; LLVM vectorizes the inner loop.
-  forEach(
-      b, loc, {g.input[0] * g.input[1]}, {1},
-      [&](OpBuilder &pb, Location l, mlir::ValueRange rows) {
-        Value n = arith::DivUIOp::create(pb, l, rows.front(),
-                                         index(pb, l, g.input[1]));
-        Value h = arith::RemUIOp::create(pb, l, rows.front(),
-                                         index(pb, l, g.input[1]));
-        Value ph = arith::AddIOp::create(pb, l, h, index(pb, l, g.pad[0]));
-        mlir::scf::ForOp::create(
-            pb, l, index(pb, l, 0), index(pb, l, g.input[2]), index(pb, l, 1),
-            mlir::ValueRange{},
-            [&](OpBuilder &wb, Location wl, Value w, mlir::ValueRange) {
-              Value pw =
-                  arith::AddIOp::create(wb, wl, w, index(wb, wl, g.pad[2]));
-              mlir::scf::ForOp::create(
-                  wb, wl, index(wb, wl, 0), index(wb, wl, g.input[3]),
-                  index(wb, wl, 1), mlir::ValueRange{},
-                  [&](OpBuilder &cb, Location cl, Value c, mlir::ValueRange) {
-                    Value v = mlir::memref::LoadOp::create(
-                        cb, cl, input, mlir::ValueRange{n, h, w, c});
-                    mlir::memref::StoreOp::create(
-                        cb, cl, toElement(cb, cl, v, top), padded,
-                        mlir::ValueRange{n, ph, pw, c});
-                    mlir::scf::YieldOp::create(cb, cl);
-                  });
-              mlir::scf::YieldOp::create(wb, wl);
-            });
-      });
+  KernelBuilderBase::emitPaddedCopy(b, loc, input, padded,
+                                    emitPaddingElement(b, loc),
+                                    [&](OpBuilder &cb, Location cl, Value v) {
+                                      return toElement(cb, cl, v, top);
+                                    });
 }
 
 void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
@@ -793,57 +749,13 @@ mlir::func::FuncOp KernelBuilder::build() {
       emitFlippedCopy(b, loc, a, rowsOfA);
   }
 
-  int64_t fullBlocks = chain.n / kLanes;
-  int64_t pairedBlocks = fullBlocks - fullBlocks % tileBlocks;
-  int64_t mainRows = chain.m - chain.m % target.rows;
-  // For each group of column blocks (the weights stay in cache), every row.
-  auto forRows = [&](OpBuilder &ob, Location l, Value block0, int64_t vectors,
-                     bool partial) {
-    if (mainRows > 0)
-      mlir::scf::ForOp::create(
-          ob, l, index(ob, l, 0), index(ob, l, mainRows),
-          index(ob, l, target.rows), mlir::ValueRange{},
-          [&](OpBuilder &ib, Location il, Value m0, mlir::ValueRange) {
-            emitTile(ib, il, a2, out, m0, target.rows, block0, vectors,
-                     partial);
-            mlir::scf::YieldOp::create(ib, il);
-          });
-    if (chain.m % target.rows)
-      emitTile(ob, l, a2, out, index(ob, l, mainRows), chain.m % target.rows,
-               block0, vectors, partial);
-  };
-  // The tiles of the column-block pairs are independent: an scf.parallel
-  // over them, which the lowering runs on OpenMP threads. Threads split the
-  // column pairs (each keeps its weight panels in cache) unless the packed
-  // weights fit in L2 anyway: then the rows, so that each thread reads only
-  // its part of A.
   constexpr int64_t kL2Bytes = 256 * 1024;
-  bool rowsOuter =
-      packedType.getNumElements() * target.elementBits / 8 <= kL2Bytes;
-  if (pairedBlocks > 0 && mainRows > 0) {
-    llvm::SmallVector<int64_t, 2> upper{pairedBlocks, mainRows};
-    llvm::SmallVector<int64_t, 2> steps{tileBlocks, target.rows};
-    if (rowsOuter) {
-      std::swap(upper[0], upper[1]);
-      std::swap(steps[0], steps[1]);
-    }
-    forEach(
-        b, loc, upper, steps,
-        [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-          Value block0 = ivs[rowsOuter ? 1 : 0], m0 = ivs[rowsOuter ? 0 : 1];
-          emitTile(ob, l, a2, out, m0, target.rows, block0, tileBlocks, false);
-        });
-  }
-  if (pairedBlocks > 0 && chain.m % target.rows)
-    forEach(b, loc, {pairedBlocks}, {tileBlocks},
-            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
-              emitTile(ob, l, a2, out, index(ob, l, mainRows),
-                       chain.m % target.rows, ivs[0], tileBlocks, false);
+  emitTiles(b, loc, target.rows, tileBlocks,
+            packedType.getNumElements() * target.elementBits / 8 <= kL2Bytes,
+            [&](OpBuilder &tb, Location l, Value m0, int64_t rows, Value block0,
+                int64_t vectors, bool partial) {
+              emitTile(tb, l, a2, out, m0, rows, block0, vectors, partial);
             });
-  for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
-    forRows(b, loc, index(b, loc, block), 1, false);
-  if (chain.n % kLanes)
-    forRows(b, loc, index(b, loc, fullBlocks), 1, true);
   // (Buffer deallocation frees the padded copy.)
   mlir::func::ReturnOp::create(b, loc);
   return func;

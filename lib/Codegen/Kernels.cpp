@@ -7,6 +7,7 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -510,6 +511,122 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
       mlir::memref::StoreOp::create(b, loc, element, out, where);
     }
   }
+}
+
+Value KernelBuilderBase::emitWindowStart(OpBuilder &b, Location loc, Value m,
+                                         int64_t paddedHeight,
+                                         int64_t paddedWidth) {
+  const ConvGeometry &g = *chain.conv;
+  // (n * padded H + ih0 + pad top) * padded W + iw0 + pad left: the
+  // window's top left corner in the padded copy.
+  auto [n, ih0, iw0] = emitPixelOrigin(b, loc, m);
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, n, index(b, loc, paddedHeight)),
+      arith::AddIOp::create(b, loc, ih0, index(b, loc, g.pad[0])));
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, index(b, loc, paddedWidth)),
+      arith::AddIOp::create(b, loc, iw0, index(b, loc, g.pad[2])));
+}
+
+Value KernelBuilderBase::emitTapOffset(OpBuilder &b, Location loc, Value tap,
+                                       int64_t paddedWidth) {
+  const ConvGeometry &g = *chain.conv;
+  Value kh = arith::DivUIOp::create(b, loc, tap, index(b, loc, g.kw));
+  Value kw = arith::RemUIOp::create(b, loc, tap, index(b, loc, g.kw));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, kh,
+                            index(b, loc, g.dilation[0] * paddedWidth)),
+      arith::MulIOp::create(b, loc, kw, index(b, loc, g.dilation[1])));
+}
+
+void KernelBuilderBase::emitPaddedCopy(
+    OpBuilder &b, Location loc, Value input, Value padded, Value padding,
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> convert) {
+  const ConvGeometry &g = *chain.conv;
+  mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
+                               mlir::ValueRange{padded});
+  // Input rows in parallel; LLVM vectorizes the inner loop.
+  forEach(
+      b, loc, {g.input[0] * g.input[1]}, {1},
+      [&](OpBuilder &pb, Location l, mlir::ValueRange rows) {
+        Value n = arith::DivUIOp::create(pb, l, rows.front(),
+                                         index(pb, l, g.input[1]));
+        Value h = arith::RemUIOp::create(pb, l, rows.front(),
+                                         index(pb, l, g.input[1]));
+        Value ph = arith::AddIOp::create(pb, l, h, index(pb, l, g.pad[0]));
+        mlir::scf::ForOp::create(
+            pb, l, index(pb, l, 0), index(pb, l, g.input[2]), index(pb, l, 1),
+            mlir::ValueRange{},
+            [&](OpBuilder &wb, Location wl, Value w, mlir::ValueRange) {
+              Value pw =
+                  arith::AddIOp::create(wb, wl, w, index(wb, wl, g.pad[2]));
+              mlir::scf::ForOp::create(
+                  wb, wl, index(wb, wl, 0), index(wb, wl, g.input[3]),
+                  index(wb, wl, 1), mlir::ValueRange{},
+                  [&](OpBuilder &cb, Location cl, Value c, mlir::ValueRange) {
+                    Value v = mlir::memref::LoadOp::create(
+                        cb, cl, input, mlir::ValueRange{n, h, w, c});
+                    mlir::memref::StoreOp::create(
+                        cb, cl, convert(cb, cl, v), padded,
+                        mlir::ValueRange{n, ph, pw, c});
+                    mlir::scf::YieldOp::create(cb, cl);
+                  });
+              mlir::scf::YieldOp::create(wb, wl);
+            });
+      });
+}
+
+void KernelBuilderBase::emitTiles(
+    OpBuilder &b, Location loc, int64_t rows, int64_t tileBlocks,
+    bool rowsOuter,
+    llvm::function_ref<void(OpBuilder &, Location, Value, int64_t, Value,
+                            int64_t, bool)>
+        tile) {
+  int64_t fullBlocks = chain.n / kLanes;
+  int64_t pairedBlocks = fullBlocks - fullBlocks % tileBlocks;
+  int64_t mainRows = chain.m - chain.m % rows;
+  // For each group of column blocks (the weights stay in cache), every row.
+  auto forRows = [&](OpBuilder &ob, Location l, Value block0, int64_t vectors,
+                     bool partial) {
+    if (mainRows > 0)
+      mlir::scf::ForOp::create(
+          ob, l, index(ob, l, 0), index(ob, l, mainRows), index(ob, l, rows),
+          mlir::ValueRange{},
+          [&](OpBuilder &ib, Location il, Value m0, mlir::ValueRange) {
+            tile(ib, il, m0, rows, block0, vectors, partial);
+            mlir::scf::YieldOp::create(ib, il);
+          });
+    if (chain.m % rows)
+      tile(ob, l, index(ob, l, mainRows), chain.m % rows, block0, vectors,
+           partial);
+  };
+  // The tiles of the main blocks are independent: an scf.parallel over
+  // them, which the lowering runs on OpenMP threads.
+  if (pairedBlocks > 0 && mainRows > 0) {
+    llvm::SmallVector<int64_t, 2> upper{pairedBlocks, mainRows};
+    llvm::SmallVector<int64_t, 2> steps{tileBlocks, rows};
+    if (rowsOuter) {
+      std::swap(upper[0], upper[1]);
+      std::swap(steps[0], steps[1]);
+    }
+    forEach(b, loc, upper, steps,
+            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+              Value block0 = ivs[rowsOuter ? 1 : 0],
+                    m0 = ivs[rowsOuter ? 0 : 1];
+              tile(ob, l, m0, rows, block0, tileBlocks, false);
+            });
+  }
+  if (pairedBlocks > 0 && chain.m % rows)
+    forEach(b, loc, {pairedBlocks}, {tileBlocks},
+            [&](OpBuilder &ob, Location l, mlir::ValueRange ivs) {
+              tile(ob, l, index(ob, l, mainRows), chain.m % rows, ivs[0],
+                   tileBlocks, false);
+            });
+  for (int64_t block = pairedBlocks; block < fullBlocks; ++block)
+    forRows(b, loc, index(b, loc, block), 1, false);
+  if (chain.n % kLanes)
+    forRows(b, loc, index(b, loc, fullBlocks), 1, true);
 }
 
 void KernelBuilderBase::forEach(

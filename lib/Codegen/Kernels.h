@@ -303,6 +303,36 @@ protected:
   /// Whether 0 <= v < size.
   mlir::Value emitWithin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          int64_t size);
+  /// A direct convolution's padded copy of its input ([N, paddedHeight,
+  /// paddedWidth, channels]), read as [positions, channels]: where output
+  /// pixel `m`'s window starts, in positions.
+  mlir::Value emitWindowStart(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value m, int64_t paddedHeight,
+                              int64_t paddedWidth);
+  /// How far tap `tap`'s input is from its window's start, in positions.
+  mlir::Value emitTapOffset(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value tap, int64_t paddedWidth);
+  /// Fills `padded` with `padding`, then its inside with the input's
+  /// elements as `convert` makes them.
+  void
+  emitPaddedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                 mlir::Value padded, mlir::Value padding,
+                 llvm::function_ref<mlir::Value(mlir::OpBuilder &,
+                                                mlir::Location, mlir::Value)>
+                     convert);
+  /// The tiles of a GEMM kernel over M rows and `blocks` column blocks:
+  /// `rows` x `tileBlocks` tiles, then the last rows, then the blocks left
+  /// over one at a time, a partial last block last. The tiles of the main
+  /// blocks run on threads (forEach), split by column blocks (each thread
+  /// keeps its weight panels in cache) or, when `rowsOuter` (the weights fit
+  /// in L2 anyway), by rows, so that each thread reads only its part of A.
+  void emitTiles(
+      mlir::OpBuilder &b, mlir::Location loc, int64_t rows, int64_t tileBlocks,
+      bool rowsOuter,
+      llvm::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::Value m0,
+                              int64_t rows, mlir::Value block0, int64_t vectors,
+                              bool partial)>
+          tile);
   /// scf.parallel on targets with threads (for chains with enough work),
   /// else nested scf.for.
   void forEach(mlir::OpBuilder &b, mlir::Location loc,
