@@ -199,6 +199,10 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       return;
     std::vector<Chain> chains;
     module.walk([&](mlir::Operation *op) {
+      if (std::optional<Chain> chain = matchFloatStart(op)) {
+        chains.push_back(std::move(*chain));
+        return;
+      }
       std::optional<Chain> start = matchDotStart(op);
       if (!start)
         start = matchDepthwiseStart(op);
@@ -210,15 +214,19 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     mlir::SymbolTable symbols(module);
     for (auto [i, chain] : llvm::enumerate(chains)) {
       std::string name =
-          (kernels->prefix + (chain.isDepthwise() ? "depthwise_" : "matmul_"))
+          (kernels->prefix + (chain.f32             ? "conv_f32_"
+                              : chain.isDepthwise() ? "depthwise_"
+                                                    : "matmul_"))
               .str() +
           std::to_string(i);
       while (symbols.lookup(name))
         name += "_";
       // (Depthwise convolutions have no tile kernel: AMX machines run the
       // VNNI one.)
+      // (The float kernels are the same on AMX machines: AVX-512.)
       mlir::func::FuncOp kernel =
-          chain.isDepthwise()
+          chain.f32 ? buildFloatKernel(module, chain, *kernels, name)
+          : chain.isDepthwise()
               ? buildDepthwiseKernel(module, chain,
                                      kernels->tiles ? kVnni : *kernels, name)
           : kernels->tiles ? buildAmxKernel(module, chain, name)

@@ -749,7 +749,6 @@ mlir::func::FuncOp KernelBuilder::build() {
       emitFlippedCopy(b, loc, a, rowsOfA);
   }
 
-  constexpr int64_t kL2Bytes = 256 * 1024;
   emitTiles(b, loc, target.rows, tileBlocks,
             packedType.getNumElements() * target.elementBits / 8 <= kL2Bytes,
             [&](OpBuilder &tb, Location l, Value m0, int64_t rows, Value block0,

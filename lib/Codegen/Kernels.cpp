@@ -127,6 +127,50 @@ std::optional<Chain> matchConvStart(Operation *conv,
   return chain;
 }
 
+std::optional<Chain> matchFloatStart(Operation *op) {
+  auto conv = llvm::dyn_cast<tosa::Conv2DOp>(op);
+  if (!conv)
+    return std::nullopt;
+  auto typeOf = [&](Value v) {
+    return llvm::cast<RankedTensorType>(v.getType());
+  };
+  RankedTensorType inType = typeOf(conv.getInput()),
+                   wType = typeOf(conv.getWeight()),
+                   outType = typeOf(conv.getOutput());
+  if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
+      !outType.hasStaticShape() || !inType.getElementType().isF32() ||
+      !wType.getElementType().isF32() || !outType.getElementType().isF32())
+    return std::nullopt;
+  std::optional<std::vector<float>> weights = getFloats(conv.getWeight());
+  std::optional<std::vector<float>> bias = getFloats(conv.getBias());
+  std::optional<std::vector<float>> inZp = getFloats(conv.getInputZp());
+  std::optional<std::vector<float>> wZp = getFloats(conv.getWeightZp());
+  auto zero = [](const std::optional<std::vector<float>> &values) {
+    return values && llvm::all_of(*values, [](float v) { return v == 0.0f; });
+  };
+  if (!weights || !bias || !zero(inZp) || !zero(wZp))
+    return std::nullopt;
+  Chain chain;
+  chain.f32 = true;
+  chain.start = chain.last = conv;
+  chain.ops.push_back(conv);
+  chain.conv = getConvGeometry(conv);
+  ConvGeometry &g = *chain.conv;
+  g.kh = wType.getDimSize(1);
+  g.kw = wType.getDimSize(2);
+  chain.m = g.output[0] * g.output[1] * g.output[2];
+  chain.n = g.output[3];
+  chain.k = g.kh * g.kw * g.input[3];
+  if (!broadcastFloats(*bias, chain.n, chain.floatBias))
+    return std::nullopt;
+  // OHWI: weight[o][k], k = (kh * KW + kw) * C + c; the kernel wants [K, N].
+  chain.floatWeight.resize(chain.k * chain.n);
+  for (int64_t o = 0; o < chain.n; ++o)
+    for (int64_t kk = 0; kk < chain.k; ++kk)
+      chain.floatWeight[kk * chain.n + o] = (*weights)[o * chain.k + kk];
+  return chain;
+}
+
 /// The float requantization from `cast` (int32 to f32) on, into `chain`.
 static bool matchFloatRequantization(Chain &chain, tosa::CastOp cast) {
   auto elementOf = [](Value v) {
@@ -291,18 +335,23 @@ std::optional<Chain> matchEpilogue(Chain chain) {
   return chain;
 }
 
+/// The element type of a chain's input and output.
+static Type getElementType(const Chain &chain) {
+  mlir::MLIRContext *context = chain.start->getContext();
+  return chain.f32 ? Type(mlir::Float32Type::get(context))
+                   : Type(mlir::IntegerType::get(context, 8));
+}
+
 MemRefType getInputType(const Chain &chain) {
-  Type i8 = mlir::IntegerType::get(chain.start->getContext(), 8);
   if (chain.conv)
-    return MemRefType::get(chain.conv->input, i8);
-  return MemRefType::get({1, chain.m, chain.k}, i8);
+    return MemRefType::get(chain.conv->input, getElementType(chain));
+  return MemRefType::get({1, chain.m, chain.k}, getElementType(chain));
 }
 
 MemRefType getOutputType(const Chain &chain) {
-  Type i8 = mlir::IntegerType::get(chain.start->getContext(), 8);
   if (chain.conv)
-    return MemRefType::get(chain.conv->output, i8);
-  return MemRefType::get({1, chain.m, chain.n}, i8);
+    return MemRefType::get(chain.conv->output, getElementType(chain));
+  return MemRefType::get({1, chain.m, chain.n}, getElementType(chain));
 }
 
 void replaceChain(const Chain &chain, mlir::func::FuncOp kernel) {
@@ -329,7 +378,8 @@ void replaceChain(const Chain &chain, mlir::func::FuncOp kernel) {
 KernelBuilderBase::KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,
                                      const KernelTarget &target,
                                      std::string name)
-    : module(module), chain(chain), target(target), kLanes(target.lanes),
+    : module(module), chain(chain), target(target),
+      kLanes(chain.f32 ? target.floatLanes : target.lanes),
       name(std::move(name)), blocks((chain.n + kLanes - 1) / kLanes) {
   mlir::Builder b(module.getContext());
   constType = MemRefType::get({blocks, kLanes}, b.getI32Type());

@@ -73,6 +73,10 @@ struct KernelTarget {
   bool tiles;
   /// Rows of the microkernel.
   int64_t rows;
+  /// The float convolution kernels (FloatKernels.cpp): f32 lanes of a
+  /// vector register, and rows of the microkernel (of two vectors).
+  int64_t floatLanes;
+  int64_t floatRows;
 };
 
 // vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
@@ -88,7 +92,9 @@ inline constexpr KernelTarget kVnni{NativeTarget::X86Avx512Vnni,
                                     /*vectors=*/2,
                                     /*matrix=*/false,
                                     /*tiles=*/false,
-                                    /*rows=*/8};
+                                    /*rows=*/8,
+                                    /*floatLanes=*/16,
+                                    /*floatRows=*/8};
 // AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
 // form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
 inline constexpr KernelTarget kAvx2{NativeTarget::X86Avx2,
@@ -103,7 +109,9 @@ inline constexpr KernelTarget kAvx2{NativeTarget::X86Avx2,
                                     /*vectors=*/2,
                                     /*matrix=*/false,
                                     /*tiles=*/false,
-                                    /*rows=*/8};
+                                    /*rows=*/8,
+                                    /*floatLanes=*/8,
+                                    /*floatRows=*/4};
 // SDOT: signed x signed bytes, 4 lanes of a NEON register. (No OpenMP
 // runtime is assumed on AArch64.)
 inline constexpr KernelTarget kSdot{NativeTarget::AArch64DotProd,
@@ -118,7 +126,9 @@ inline constexpr KernelTarget kSdot{NativeTarget::AArch64DotProd,
                                     /*vectors=*/2,
                                     /*matrix=*/false,
                                     /*tiles=*/false,
-                                    /*rows=*/8};
+                                    /*rows=*/8,
+                                    /*floatLanes=*/4,
+                                    /*floatRows=*/8};
 // SMMLA (I8MM): a signed 2x8 by 8x2 byte product into 2x2 int32 lanes; a
 // column block is 8 columns (4 column pairs), so that an 8-row tile holds 16
 // accumulator registers.
@@ -134,11 +144,13 @@ inline constexpr KernelTarget kI8mm{NativeTarget::AArch64I8mm,
                                     /*vectors=*/1,
                                     /*matrix=*/true,
                                     /*tiles=*/false,
-                                    /*rows=*/8};
+                                    /*rows=*/8,
+                                    /*floatLanes=*/4,
+                                    /*floatRows=*/8};
 
 // AMX-INT8 (tdpbusd, unsigned A like vpdpbusd): 32x32 microkernels of four
 // 16x16 tiles; the `dot` field is unused (the amx dialect's ops).
-inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_", 16, "",
+inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_",     16, "",
                                    /*accumulates=*/true,
                                    /*elementBits=*/8,
                                    /*group=*/4,
@@ -147,7 +159,12 @@ inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_", 16, "",
                                    /*vectors=*/2,
                                    /*matrix=*/false,
                                    /*tiles=*/true,
-                                   /*rows=*/32};
+                                   /*rows=*/32,
+                                   /*floatLanes=*/16,    /*floatRows=*/8};
+
+/// This machine's L2 per core, about: a kernel whose packed weights fit
+/// splits its rows between threads rather than its column blocks.
+inline constexpr int64_t kL2Bytes = 256 * 1024;
 
 /// The attribute of the private declarations that stand for LLVM
 /// intrinsics until qfx-lower-intrinsic-calls.
@@ -195,6 +212,11 @@ struct Chain {
   int64_t lo = -128, hi = 127;
   mlir::Operation *last = nullptr;
   llvm::SmallVector<mlir::Operation *> ops;
+  /// A float convolution (FloatKernels.cpp): f32 input, weight, bias and
+  /// output, no epilogue; `floatWeight` [K, N] and `floatBias` [N] hold its
+  /// constants.
+  bool f32 = false;
+  std::vector<float> floatWeight;
 
   bool isDepthwise() const { return conv && conv->multiplier > 0; }
 };
@@ -223,6 +245,10 @@ std::optional<Chain> matchConvStart(mlir::Operation *conv,
 /// depthwise_conv2d (DepthwiseKernels.cpp), if `op` is one the kernels take.
 std::optional<Chain> matchDotStart(mlir::Operation *op);
 std::optional<Chain> matchDepthwiseStart(mlir::Operation *op);
+/// A float conv2d the float kernels take (FloatKernels.cpp): static shapes,
+/// f32 throughout, constant weight and bias, zero points of 0. The chain is
+/// the conv2d alone.
+std::optional<Chain> matchFloatStart(mlir::Operation *op);
 /// The requantizing epilogue after the chain's start: [tosa.mul by 2^f]
 /// [tosa.add of a constant], then tosa.rescale, or the float requantization
 /// tosa.cast to f32, [tosa.add of a constant], tosa.mul by a constant,
@@ -252,6 +278,9 @@ mlir::func::FuncOp buildDepthwiseKernel(mlir::ModuleOp module,
                                         const Chain &chain,
                                         const KernelTarget &target,
                                         std::string name);
+mlir::func::FuncOp buildFloatKernel(mlir::ModuleOp module, const Chain &chain,
+                                    const KernelTarget &target,
+                                    std::string name);
 
 /// What every kernel builder has: the chain and target, the kernel's name
 /// (and its globals' prefix), and the epilogue.
@@ -344,6 +373,8 @@ protected:
   mlir::ModuleOp module;
   const Chain &chain;
   const KernelTarget &target;
+  /// Lanes of a column block: the target's, its float lanes for an f32
+  /// chain.
   const int64_t kLanes;
   std::string name;
   /// Column blocks of `kLanes`.

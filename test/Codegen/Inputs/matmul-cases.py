@@ -236,6 +236,34 @@ def depthwise_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> t
     return conv_chain(rng, conv, index, "depthwise_conv2d", c * mult, (kh, kw, c, mult), tail)
 
 
+def float_conv_case(rng: np.random.Generator, conv: tuple) -> tuple:
+    """A float conv2d (f32 input, random constant weight and bias, zero
+    points 0.0) and its input shape: the float kernels' op."""
+    n, h, w, c, o, kh, kw, stride, pad, dilation = conv
+    oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    weight = rng.standard_normal((o, kh, kw, c)).astype(np.float32)
+    bias = rng.standard_normal(o).astype(np.float32)
+    inp, wt, out = f"{n}x{h}x{w}x{c}", f"{o}x{kh}x{kw}x{c}", f"{n}x{oh}x{ow}x{o}"
+
+    def floats(values: np.ndarray) -> str:
+        """A dense f32 constant: nested lists, each value exactly ("%.9e")."""
+        text = np.array2string(values, separator=", ", threshold=1 << 30,
+                               max_line_width=1 << 30,
+                               formatter={"float_kind": lambda v: f"{v:.9e}"})
+        shape = "x".join(map(str, values.shape))
+        return f"dense<{text}> : tensor<{shape}xf32>"
+
+    return "\n".join([
+        f"func.func @main(%a: tensor<{inp}xf32>) -> tensor<{out}xf32> {{",
+        f'  %w = "tosa.const"() <{{values = {floats(weight)}}}> : () -> tensor<{wt}xf32>',
+        f'  %b = "tosa.const"() <{{values = {floats(bias)}}}> : () -> tensor<{o}xf32>',
+        '  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>',
+        f"  %y = tosa.conv2d %a, %w, %b, %zp, %zp {{acc_type = f32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{inp}xf32>, tensor<{wt}xf32>, tensor<{o}xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<{out}xf32>",
+        f"  return %y : tensor<{out}xf32>",
+        "}"]) + "\n", (n, h, w, c)
+
+
 def case(rng: np.random.Generator, m: int, n: int, k: int, index: int, tail=epilogue) -> str:
     weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
     a_zp = int(rng.integers(-128, 128))
@@ -267,6 +295,12 @@ def main() -> None:
                 (out / f"{name}.mlir").write_text(text)
                 np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
                 print(name)
+    for index, conv in enumerate(CONVS):
+        name = f"fconv{index}"
+        text, shape = float_conv_case(rng, conv)
+        (out / f"{name}.mlir").write_text(text)
+        np.save(out / f"{name}.npy", rng.standard_normal(shape).astype(np.float32))
+        print(name)
 
 
 if __name__ == "__main__":
