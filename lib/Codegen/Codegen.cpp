@@ -214,7 +214,7 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     mlir::SymbolTable symbols(module);
     for (auto [i, chain] : llvm::enumerate(chains)) {
       std::string name =
-          (kernels->prefix + (chain.f32             ? "conv_f32_"
+          (kernels->prefix + (chain.f32             ? "f32_"
                               : chain.isDepthwise() ? "depthwise_"
                                                     : "matmul_"))
               .str() +

@@ -4,14 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// qfx-codegen's float convolution kernels: a tosa.conv2d on f32 with a
-// constant weight and bias (the convolutions of an observed model, which
-// calibration runs, and those a quantized model leaves in float) as a
-// register-blocked GEMM over its windows, read from a zero-padded copy of
-// the input as the int8 kernels read theirs. Each output starts from its
-// bias and adds the products tap by tap, channel by channel, each product and
-// sum rounded on its own: the order and the roundings of the generic
-// lowering (TOSA's linalg convolution), so the results are the same floats.
+// qfx-codegen's float kernels: a tosa.conv2d on f32 with a constant weight
+// and bias, and a tosa.matmul on f32 with a constant weight (the
+// convolutions and Linears of an observed model, which calibration runs,
+// and those a quantized model leaves in float), as register-blocked GEMMs: a
+// convolution over its windows, read from a zero-padded copy of the input
+// as the int8 kernels read theirs, a matmul over A's rows. Each output
+// starts from its bias (a matmul's from 0) and adds the products in k order
+// (tap by tap, channel by channel), each product and sum rounded on its
+// own: the order and the roundings of the generic lowering (TOSA's linalg
+// convolution and matmul), so the results are the same floats.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,18 +34,24 @@ using mlir::VectorType;
 namespace arith = mlir::arith;
 namespace vector = mlir::vector;
 
-/// Builds the kernel of one float conv2d: globals for the packed weights and
-/// the bias, and a function (input: memref<NxHxWxCxf32>, output:
-/// memref<NxOHxOWxOxf32>).
+/// Builds the kernel of one float conv2d or matmul: globals for the packed
+/// weights and the bias, and a function (input: memref<NxHxWxCxf32> or
+/// memref<1xMxKxf32>, output: memref<NxOHxOWxOxf32> or memref<1xMxNxf32>).
 class FloatKernelBuilder : KernelBuilderBase {
 public:
   FloatKernelBuilder(mlir::ModuleOp module, const Chain &chain,
                      const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)) {
-    const ConvGeometry &g = *chain.conv;
-    channels = g.input[3];
-    paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
-    paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
+    if (chain.conv) {
+      const ConvGeometry &g = *chain.conv;
+      taps = g.kh * g.kw;
+      channels = g.input[3];
+      paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
+      paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
+    } else {
+      taps = 1;
+      channels = chain.k;
+    }
     packedType = MemRefType::get({blocks, chain.k, kLanes},
                                  mlir::Float32Type::get(module.getContext()));
     bytesType = MemRefType::get({packedType.getNumElements() * 4},
@@ -59,7 +67,9 @@ private:
   void emitTile(OpBuilder &b, Location loc, Value input, Value out, Value m0,
                 int64_t rows, Value block0, int64_t vectors, bool partial);
 
-  int64_t channels, paddedHeight, paddedWidth;
+  /// A convolution reads `taps` runs of `channels` per output pixel from its
+  /// padded input ([positions, channels]); a matmul one run of K from A.
+  int64_t taps, channels, paddedHeight = 0, paddedWidth = 0;
   /// The weights, [block][k][lane], zero beyond N, held as bytes.
   MemRefType packedType, bytesType;
 };
@@ -83,16 +93,16 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
           b, loc, vectorType, bias,
           mlir::ValueRange{blockIndex[v], index(b, loc, 0)}));
   llvm::SmallVector<Value> starts;
-  for (int64_t r = 0; r < rows; ++r)
-    starts.push_back(emitWindowStart(
-        b, loc, arith::AddIOp::create(b, loc, m0, index(b, loc, r)),
-        paddedHeight, paddedWidth));
-  const ConvGeometry &g = *chain.conv;
+  for (int64_t r = 0; r < rows; ++r) {
+    Value m = arith::AddIOp::create(b, loc, m0, index(b, loc, r));
+    starts.push_back(
+        chain.conv ? emitWindowStart(b, loc, m, paddedHeight, paddedWidth) : m);
+  }
   auto tapLoop = mlir::scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, g.kh * g.kw), index(b, loc, 1),
-      init,
+      b, loc, index(b, loc, 0), index(b, loc, taps), index(b, loc, 1), init,
       [&](OpBuilder &tb, Location tl, Value tap, mlir::ValueRange tapAccs) {
-        Value offset = emitTapOffset(tb, tl, tap, paddedWidth);
+        Value offset = chain.conv ? emitTapOffset(tb, tl, tap, paddedWidth)
+                                  : index(tb, tl, 0);
         llvm::SmallVector<Value> at;
         for (Value start : starts)
           at.push_back(arith::AddIOp::create(tb, tl, start, offset));
@@ -173,33 +183,41 @@ mlir::func::FuncOp FloatKernelBuilder::build() {
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
   Type f32 = b.getF32Type();
-  // The input inside a border of zeros (TOSA pads a float convolution with
-  // its zero point, 0), read as [positions, C].
-  const ConvGeometry &g = *chain.conv;
-  int64_t positions = g.input[0] * paddedHeight * paddedWidth;
-  Value bytes = mlir::memref::AllocOp::create(
-      b, loc, MemRefType::get({positions * channels * 4}, b.getI8Type()),
-      mlir::ValueRange{}, b.getI64IntegerAttr(64));
-  auto view = [&](llvm::ArrayRef<int64_t> shape) -> Value {
-    return mlir::memref::ViewOp::create(b, loc, MemRefType::get(shape, f32),
-                                        bytes, index(b, loc, 0),
-                                        mlir::ValueRange{});
-  };
-  emitPaddedCopy(b, loc, body->getArgument(0),
-                 view({g.input[0], paddedHeight, paddedWidth, channels}),
-                 arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)),
-                 [](OpBuilder &, Location, Value v) { return v; });
-  Value input = view({positions, channels});
-  Value out = mlir::memref::CollapseShapeOp::create(
-      b, loc, body->getArgument(1),
-      llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1, 2}, {3}});
+  Value input = body->getArgument(0), out = body->getArgument(1);
+  if (chain.conv) {
+    // The input inside a border of zeros (TOSA pads a float convolution
+    // with its zero point, 0), read as [positions, C].
+    const ConvGeometry &g = *chain.conv;
+    int64_t positions = g.input[0] * paddedHeight * paddedWidth;
+    Value bytes = mlir::memref::AllocOp::create(
+        b, loc, MemRefType::get({positions * channels * 4}, b.getI8Type()),
+        mlir::ValueRange{}, b.getI64IntegerAttr(64));
+    auto view = [&](llvm::ArrayRef<int64_t> shape) -> Value {
+      return mlir::memref::ViewOp::create(b, loc, MemRefType::get(shape, f32),
+                                          bytes, index(b, loc, 0),
+                                          mlir::ValueRange{});
+    };
+    emitPaddedCopy(b, loc, input,
+                   view({g.input[0], paddedHeight, paddedWidth, channels}),
+                   arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)),
+                   [](OpBuilder &, Location, Value v) { return v; });
+    input = view({positions, channels});
+    out = mlir::memref::CollapseShapeOp::create(
+        b, loc, out,
+        llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1, 2}, {3}});
+  } else {
+    // A and the output as [M, K] and [M, N].
+    llvm::SmallVector<mlir::ReassociationIndices> rows{{0, 1}, {2}};
+    input = mlir::memref::CollapseShapeOp::create(b, loc, input, rows);
+    out = mlir::memref::CollapseShapeOp::create(b, loc, out, rows);
+  }
   emitTiles(b, loc, target.floatRows, /*tileBlocks=*/2,
             packedType.getNumElements() * 4 <= kL2Bytes,
             [&](OpBuilder &tb, Location l, Value m0, int64_t rows, Value block0,
                 int64_t vectors, bool partial) {
               emitTile(tb, l, input, out, m0, rows, block0, vectors, partial);
             });
-  // (Buffer deallocation frees the padded copy.)
+  // (Buffer deallocation frees a padded copy.)
   mlir::func::ReturnOp::create(b, loc);
   return func;
 }

@@ -127,33 +127,52 @@ std::optional<Chain> matchConvStart(Operation *conv,
   return chain;
 }
 
+/// Whether `value` is a constant whose elements are all 0.0.
+static bool isFloatZero(Value value) {
+  std::optional<std::vector<float>> values = getFloats(value);
+  return values && llvm::all_of(*values, [](float v) { return v == 0.0f; });
+}
+
 std::optional<Chain> matchFloatStart(Operation *op) {
-  auto conv = llvm::dyn_cast<tosa::Conv2DOp>(op);
-  if (!conv)
-    return std::nullopt;
-  auto typeOf = [&](Value v) {
-    return llvm::cast<RankedTensorType>(v.getType());
+  auto isStaticF32 = [](Value v) {
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    return type.hasStaticShape() && type.getElementType().isF32();
   };
-  RankedTensorType inType = typeOf(conv.getInput()),
-                   wType = typeOf(conv.getWeight()),
-                   outType = typeOf(conv.getOutput());
-  if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
-      !outType.hasStaticShape() || !inType.getElementType().isF32() ||
-      !wType.getElementType().isF32() || !outType.getElementType().isF32())
+  Chain chain;
+  chain.f32 = true;
+  chain.start = chain.last = op;
+  chain.ops.push_back(op);
+  if (auto matmul = llvm::dyn_cast<tosa::MatMulOp>(op)) {
+    // [1, M, K] x [1, K, N], the weight constant: a Linear's matmul (its
+    // bias is a tosa.add after it, left alone). Sums start from 0.0, as
+    // the generic lowering's fill.
+    auto aType = llvm::cast<RankedTensorType>(matmul.getA().getType());
+    auto bType = llvm::cast<RankedTensorType>(matmul.getB().getType());
+    if (!isStaticF32(matmul.getA()) || !isStaticF32(matmul.getB()) ||
+        !isStaticF32(matmul.getOutput()) || aType.getDimSize(0) != 1 ||
+        bType.getDimSize(0) != 1 || !isFloatZero(matmul.getAZp()) ||
+        !isFloatZero(matmul.getBZp()))
+      return std::nullopt;
+    std::optional<std::vector<float>> weights = getFloats(matmul.getB());
+    if (!weights)
+      return std::nullopt;
+    chain.m = aType.getDimSize(1);
+    chain.k = aType.getDimSize(2);
+    chain.n = bType.getDimSize(2);
+    chain.floatWeight = std::move(*weights);
+    chain.floatBias.assign(chain.n, 0.0f);
+    return chain;
+  }
+  auto conv = llvm::dyn_cast<tosa::Conv2DOp>(op);
+  if (!conv || !isStaticF32(conv.getInput()) ||
+      !isStaticF32(conv.getWeight()) || !isStaticF32(conv.getOutput()) ||
+      !isFloatZero(conv.getInputZp()) || !isFloatZero(conv.getWeightZp()))
     return std::nullopt;
   std::optional<std::vector<float>> weights = getFloats(conv.getWeight());
   std::optional<std::vector<float>> bias = getFloats(conv.getBias());
-  std::optional<std::vector<float>> inZp = getFloats(conv.getInputZp());
-  std::optional<std::vector<float>> wZp = getFloats(conv.getWeightZp());
-  auto zero = [](const std::optional<std::vector<float>> &values) {
-    return values && llvm::all_of(*values, [](float v) { return v == 0.0f; });
-  };
-  if (!weights || !bias || !zero(inZp) || !zero(wZp))
+  if (!weights || !bias)
     return std::nullopt;
-  Chain chain;
-  chain.f32 = true;
-  chain.start = chain.last = conv;
-  chain.ops.push_back(conv);
+  auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
   chain.conv = getConvGeometry(conv);
   ConvGeometry &g = *chain.conv;
   g.kh = wType.getDimSize(1);

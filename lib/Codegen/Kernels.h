@@ -212,9 +212,9 @@ struct Chain {
   int64_t lo = -128, hi = 127;
   mlir::Operation *last = nullptr;
   llvm::SmallVector<mlir::Operation *> ops;
-  /// A float convolution (FloatKernels.cpp): f32 input, weight, bias and
-  /// output, no epilogue; `floatWeight` [K, N] and `floatBias` [N] hold its
-  /// constants.
+  /// A float conv2d or matmul (FloatKernels.cpp): f32 input, weight, bias
+  /// and output, no epilogue; `floatWeight` [K, N] and `floatBias` [N] (a
+  /// matmul's zeros) hold its constants.
   bool f32 = false;
   std::vector<float> floatWeight;
 
@@ -245,9 +245,9 @@ std::optional<Chain> matchConvStart(mlir::Operation *conv,
 /// depthwise_conv2d (DepthwiseKernels.cpp), if `op` is one the kernels take.
 std::optional<Chain> matchDotStart(mlir::Operation *op);
 std::optional<Chain> matchDepthwiseStart(mlir::Operation *op);
-/// A float conv2d the float kernels take (FloatKernels.cpp): static shapes,
-/// f32 throughout, constant weight and bias, zero points of 0. The chain is
-/// the conv2d alone.
+/// A float conv2d or matmul the float kernels take (FloatKernels.cpp):
+/// static shapes, f32 throughout, a constant weight (and a conv2d's bias),
+/// zero points of 0. The chain is the op alone.
 std::optional<Chain> matchFloatStart(mlir::Operation *op);
 /// The requantizing epilogue after the chain's start: [tosa.mul by 2^f]
 /// [tosa.add of a constant], then tosa.rescale, or the float requantization

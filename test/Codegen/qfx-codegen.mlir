@@ -277,13 +277,13 @@ func.func @grouped_conv(%a: tensor<1x4x4x8xi8>) -> tensor<1x4x4x32xi8> {
 // block is the target's float vector: 16 lanes on AVX-512, 8 on AVX2, 4 on
 // NEON.
 // CHECK-LABEL: func.func @float_conv
-// CHECK: call @qfx_vnni_conv_f32_0({{.*}}) : (memref<1x3x3x2xf32>, memref<1x3x3x3xf32>) -> ()
-// CHECK-DAG: memref.global "private" constant @qfx_vnni_conv_f32_0_weights : memref<128xi8>
-// CHECK-DAG: memref.global "private" constant @qfx_vnni_conv_f32_0_bias : memref<1x16xf32> = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00,
-// CHECK: func.func private @qfx_vnni_conv_f32_0
-// CHECK: %[[BYTES:.*]] = memref.get_global @qfx_vnni_conv_f32_0_weights : memref<128xi8>
+// CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x3x3x2xf32>, memref<1x3x3x3xf32>) -> ()
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<128xi8>
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_bias : memref<1x16xf32> = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00,
+// CHECK: func.func private @qfx_vnni_f32_0
+// CHECK: %[[BYTES:.*]] = memref.get_global @qfx_vnni_f32_0_weights : memref<128xi8>
 // CHECK: memref.view %[[BYTES]][%{{.*}}][] : memref<128xi8> to memref<1x2x16xf32>
-// CHECK: %[[BIAS:.*]] = memref.get_global @qfx_vnni_conv_f32_0_bias
+// CHECK: %[[BIAS:.*]] = memref.get_global @qfx_vnni_f32_0_bias
 // CHECK: vector.load %[[BIAS]]
 // CHECK: scf.for
 // CHECK: %[[PRODUCT:.*]] = arith.mulf %{{.*}} : vector<16xf32>
@@ -293,15 +293,36 @@ func.func @grouped_conv(%a: tensor<1x4x4x8xi8>) -> tensor<1x4x4x32xi8> {
 // NONE-LABEL: func.func @float_conv
 // NONE: tosa.conv2d
 // AVX2-LABEL: func.func @float_conv
-// AVX2: call @qfx_avx2_conv_f32_0
-// AVX2: memref.global "private" constant @qfx_avx2_conv_f32_0_bias : memref<1x8xf32>
+// AVX2: call @qfx_avx2_f32_0
+// AVX2: memref.global "private" constant @qfx_avx2_f32_0_bias : memref<1x8xf32>
 // SDOT-LABEL: func.func @float_conv
-// SDOT: call @qfx_sdot_conv_f32_0
-// SDOT: memref.global "private" constant @qfx_sdot_conv_f32_0_bias : memref<1x4xf32>
+// SDOT: call @qfx_sdot_f32_0
+// SDOT: memref.global "private" constant @qfx_sdot_f32_0_bias : memref<1x4xf32>
 func.func @float_conv(%a: tensor<1x3x3x2xf32>) -> tensor<1x3x3x3xf32> {
   %w = "tosa.const"() <{values = dense<[[[[0.5, -1.0]]], [[[2.0, 0.25]]], [[[1.0, 1.0]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
   %b = "tosa.const"() <{values = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %y = tosa.conv2d %a, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<3x1x1x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x3xf32>
   return %y : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// A float matmul with a constant weight (a Linear's; its bias is the add
+// after it) reads A's rows in place, without a copy, and starts each sum
+// from 0.0, as the generic lowering's fill.
+// CHECK-LABEL: func.func @float_matmul
+// CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x2x3xf32>, memref<1x2x20xf32>) -> ()
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<384xi8>
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_bias : memref<2x16xf32> = dense<0.000000e+00>
+// CHECK: func.func private @qfx_vnni_f32_0
+// CHECK-NOT: memref.alloc
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<1x2x3xf32> into memref<2x3xf32>
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @float_matmul(%a: tensor<1x2x3xf32>) -> tensor<1x2x20xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<1x3x20xf32>}> : () -> tensor<1x3x20xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %a, %w, %zp, %zp : (tensor<1x2x3xf32>, tensor<1x3x20xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x20xf32>
+  return %y : tensor<1x2x20xf32>
 }

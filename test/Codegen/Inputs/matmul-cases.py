@@ -26,6 +26,11 @@ SHAPES = [(1, 1, 1), (1, 16, 4), (2, 10, 16), (3, 17, 5), (8, 32, 64),
           (24, 16, 256), (5, 1, 9), (13, 31, 66)]
 
 
+# The shapes of SHAPES that the float kernels' cases use (fcaseN): ones,
+# odd sizes, N not a multiple of 16, K = 300.
+FLOAT_SHAPES = (0, 3, 5, 7, 8, 11)
+
+
 # (N, H, W, C, O, KH, KW, stride, pad [t, b, l, r], dilation): 1x1 and 3x3,
 # strides, asymmetric padding, dilation, channel counts not a multiple of 4
 # or 16, a batch of 2.
@@ -236,6 +241,15 @@ def depthwise_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> t
     return conv_chain(rng, conv, index, "depthwise_conv2d", c * mult, (kh, kw, c, mult), tail)
 
 
+def floats(values: np.ndarray) -> str:
+    """A dense f32 constant: nested lists, each value exactly ("%.9e")."""
+    text = np.array2string(values, separator=", ", threshold=1 << 30,
+                           max_line_width=1 << 30,
+                           formatter={"float_kind": lambda v: f"{v:.9e}"})
+    shape = "x".join(map(str, values.shape))
+    return f"dense<{text}> : tensor<{shape}xf32>"
+
+
 def float_conv_case(rng: np.random.Generator, conv: tuple) -> tuple:
     """A float conv2d (f32 input, random constant weight and bias, zero
     points 0.0) and its input shape: the float kernels' op."""
@@ -246,14 +260,6 @@ def float_conv_case(rng: np.random.Generator, conv: tuple) -> tuple:
     bias = rng.standard_normal(o).astype(np.float32)
     inp, wt, out = f"{n}x{h}x{w}x{c}", f"{o}x{kh}x{kw}x{c}", f"{n}x{oh}x{ow}x{o}"
 
-    def floats(values: np.ndarray) -> str:
-        """A dense f32 constant: nested lists, each value exactly ("%.9e")."""
-        text = np.array2string(values, separator=", ", threshold=1 << 30,
-                               max_line_width=1 << 30,
-                               formatter={"float_kind": lambda v: f"{v:.9e}"})
-        shape = "x".join(map(str, values.shape))
-        return f"dense<{text}> : tensor<{shape}xf32>"
-
     return "\n".join([
         f"func.func @main(%a: tensor<{inp}xf32>) -> tensor<{out}xf32> {{",
         f'  %w = "tosa.const"() <{{values = {floats(weight)}}}> : () -> tensor<{wt}xf32>',
@@ -262,6 +268,18 @@ def float_conv_case(rng: np.random.Generator, conv: tuple) -> tuple:
         f"  %y = tosa.conv2d %a, %w, %b, %zp, %zp {{acc_type = f32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{inp}xf32>, tensor<{wt}xf32>, tensor<{o}xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<{out}xf32>",
         f"  return %y : tensor<{out}xf32>",
         "}"]) + "\n", (n, h, w, c)
+
+
+def float_matmul_case(rng: np.random.Generator, m: int, n: int, k: int) -> str:
+    """A float matmul [1, M, K] x a random constant [1, K, N] (a Linear's)."""
+    weight = rng.standard_normal((1, k, n)).astype(np.float32)
+    return "\n".join([
+        f"func.func @main(%a: tensor<1x{m}x{k}xf32>) -> tensor<1x{m}x{n}xf32> {{",
+        f'  %w = "tosa.const"() <{{values = {floats(weight)}}}> : () -> tensor<1x{k}x{n}xf32>',
+        '  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>',
+        f"  %y = tosa.matmul %a, %w, %zp, %zp : (tensor<1x{m}x{k}xf32>, tensor<1x{k}x{n}xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x{m}x{n}xf32>",
+        f"  return %y : tensor<1x{m}x{n}xf32>",
+        "}"]) + "\n"
 
 
 def case(rng: np.random.Generator, m: int, n: int, k: int, index: int, tail=epilogue) -> str:
@@ -295,6 +313,12 @@ def main() -> None:
                 (out / f"{name}.mlir").write_text(text)
                 np.save(out / f"{name}.npy", rng.integers(-128, 128, size=shape).astype(np.int8))
                 print(name)
+    for index in FLOAT_SHAPES:
+        name = f"fcase{index}"
+        m, n, k = SHAPES[index]
+        (out / f"{name}.mlir").write_text(float_matmul_case(rng, m, n, k))
+        np.save(out / f"{name}.npy", rng.standard_normal((1, m, k)).astype(np.float32))
+        print(name)
     for index, conv in enumerate(CONVS):
         name = f"fconv{index}"
         text, shape = float_conv_case(rng, conv)
