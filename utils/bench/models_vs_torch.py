@@ -20,12 +20,16 @@ after a warm-up, one after the other; the figure is the median over rounds
 of each round's median. Ratios are qfx's latency over the peer's (below 1:
 qfx is faster). "call peak MB" is the resident memory one call adds at
 its peak (activations and scratch buffers; weights and code are resident
-before it), measured after the warm-up with the kernel's high-water mark. The machine is shared and noisy: compare ratios, not
+before it), measured after the warm-up with the kernel's high-water mark.
+"calibration ms a sample" is the median time of one calibration sample:
+PyTorch's prepared model called on it, and qfx's calibration of the
+observed model (run once more on the recorded samples, timed between
+samples, so without its compilation). The machine is shared and noisy: compare ratios, not
 single numbers.
 
   /usr/bin/python3 utils/bench/models_vs_torch.py [--models resnet18,...]
       [--threads 1,2] [--batch 1] [--rounds 3] [--runs 10] [--size 224]
-      [--calibrate 2]
+      [--calibrate 3]
 """
 
 from __future__ import annotations
@@ -71,6 +75,22 @@ def call_peak_mb(run) -> float:
     return (status("VmHWM") - before) / 1024
 
 
+def qfx_sample_ms(prepared) -> float:
+    """qfx's calibration time per sample, in ms: PREPARED's observed model
+    calibrated once more on its recorded samples (as convert_fx does), the
+    median time between one sample's end and the next's (the first sample
+    also waits for the compilation)."""
+    from qfx import _capi
+
+    ends = []
+    sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
+    _capi.calibrate((prepared.workdir / "observed.mlir").read_text(), sources,
+                    progress=lambda done, total: ends.append(time.perf_counter()))
+    if len(ends) < 2:
+        raise ValueError("timing a calibration sample needs --calibrate 2 or more")
+    return 1000 * statistics.median(b - a for a, b in zip(ends, ends[1:]))
+
+
 def worker(args) -> dict:
     """One (model, threads, batch): quantize both ways, time the peers."""
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before qfx's runtime starts
@@ -105,6 +125,7 @@ def worker(args) -> dict:
             quantized = qfx.convert_fx(prepared)
         row["qfx_convert_s"] = time.perf_counter() - start
         peers["qfx"] = lambda: quantized(x)
+        row["qfx_calibrate_ms"] = qfx_sample_ms(prepared)
     except Exception as error:  # a row per model, whatever fails
         row["qfx_error"] = describe(error)
 
@@ -113,8 +134,12 @@ def worker(args) -> dict:
         torch_prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
                                     (x,))
         with torch.no_grad():
+            times = []
             for sample in calibration:
+                begin = time.perf_counter()
                 torch_prepared(sample)
+                times.append(time.perf_counter() - begin)
+        row["torch_calibrate_ms"] = 1000 * statistics.median(times)
         torch_int8 = convert_fx(torch_prepared)
         row["torch_convert_s"] = time.perf_counter() - start
         peers["torch_int8"] = lambda: torch_int8(x)
@@ -168,14 +193,15 @@ def table(rows: list) -> str:
 
     lines = ["| model | threads | batch | qfx ms | PyTorch int8 ms | PyTorch float ms | "
              "qfx / int8 | qfx / float | call peak MB qfx / int8 / float | "
-             "convert_fx qfx / PyTorch |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "calibration ms a sample qfx / PyTorch | convert_fx qfx / PyTorch |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['model']} | {row['threads']} | {row['batch']} | {ms(row, 'qfx_ms')} "
                      f"| {ms(row, 'torch_int8_ms')} | {ms(row, 'torch_float_ms')} "
                      f"| {ratio(row, 'torch_int8')} | {ratio(row, 'torch_float')} "
                      f"| {mb(row, 'qfx_peak_mb')} / {mb(row, 'torch_int8_peak_mb')} / "
                      f"{mb(row, 'torch_float_peak_mb')} "
+                     f"| {mb(row, 'qfx_calibrate_ms')} / {mb(row, 'torch_calibrate_ms')} "
                      f"| {seconds(row, 'qfx_convert_s')} / {seconds(row, 'torch_convert_s')} |")
     return "\n".join(lines)
 
@@ -189,7 +215,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--size", type=int, default=224)
-    parser.add_argument("--calibrate", type=int, default=2)
+    parser.add_argument("--calibrate", type=int, default=3)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args()
