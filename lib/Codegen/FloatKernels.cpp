@@ -54,8 +54,6 @@ public:
     }
     packedType = MemRefType::get({blocks, chain.k, kLanes},
                                  mlir::Float32Type::get(module.getContext()));
-    bytesType = MemRefType::get({packedType.getNumElements() * 4},
-                                mlir::IntegerType::get(module.getContext(), 8));
   }
 
   mlir::func::FuncOp build();
@@ -70,17 +68,15 @@ private:
   /// A convolution reads `taps` runs of `channels` per output pixel from its
   /// padded input ([positions, channels]); a matmul one run of K from A.
   int64_t taps, channels, paddedHeight = 0, paddedWidth = 0;
-  /// The weights, [block][k][lane], zero beyond N, held as bytes.
-  MemRefType packedType, bytesType;
+  /// The weights, [block][k][lane], zero beyond N.
+  MemRefType packedType;
 };
 
 void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
                                   Value out, Value m0, int64_t rows,
                                   Value block0, int64_t vectors, bool partial) {
   auto vectorType = VectorType::get({kLanes}, b.getF32Type());
-  Value weights = mlir::memref::ViewOp::create(
-      b, loc, packedType, getGlobal(b, loc, "_weights", bytesType),
-      index(b, loc, 0), mlir::ValueRange{});
+  Value weights = getGlobal(b, loc, "_weights", packedType);
   Value bias = getGlobal(b, loc, "_bias", floatType);
   llvm::SmallVector<Value> blockIndex, init;
   for (int64_t v = 0; v < vectors; ++v)
@@ -166,12 +162,7 @@ mlir::func::FuncOp FloatKernelBuilder::build() {
     for (int64_t nn = 0; nn < chain.n; ++nn)
       packed[((nn / kLanes) * chain.k + kk) * kLanes + nn % kLanes] =
           chain.floatWeight[kk * chain.n + nn];
-  // As bytes: LLVM writes a float array's constant value by value, an
-  // int8 array's as one block (resnet50's observed model: 3 s less to
-  // compile).
-  createGlobal(b, loc, "_weights", bytesType,
-               llvm::ArrayRef(reinterpret_cast<const int8_t *>(packed.data()),
-                              packed.size() * sizeof(float)));
+  createGlobal(b, loc, "_weights", packedType, llvm::ArrayRef(packed));
   std::vector<float> bias(blocks * kLanes, 0.0f);
   std::copy(chain.floatBias.begin(), chain.floatBias.end(), bias.begin());
   createGlobal(b, loc, "_bias", floatType, llvm::ArrayRef(bias));

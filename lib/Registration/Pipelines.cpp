@@ -67,7 +67,7 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt.
          "func.func(math-expand-ops{ops=rsqrt}),"
          "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
-         "reconcile-unrealized-casts";
+         "reconcile-unrealized-casts,qfx-byte-constants";
 }
 
 llvm::LogicalResult

@@ -270,19 +270,17 @@ func.func @grouped_conv(%a: tensor<1x4x4x8xi8>) -> tensor<1x4x4x32xi8> {
 // -----
 
 // A float convolution (an observed model's, which calibration runs) becomes
-// a call of a float kernel: weights packed [block][k][lane] and held as bytes
-// (2 k values x 16 lanes x 4 bytes), viewed as floats; every sum starts from
+// a call of a float kernel: weights packed [block][k][lane]; every sum starts from
 // its channel's bias and adds each product with its own rounding (a mulf,
 // then an addf, as the generic lowering; no fused multiply-add). The column
 // block is the target's float vector: 16 lanes on AVX-512, 8 on AVX2, 4 on
 // NEON.
 // CHECK-LABEL: func.func @float_conv
 // CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x3x3x2xf32>, memref<1x3x3x3xf32>) -> ()
-// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<128xi8>
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<1x2x16xf32>
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_bias : memref<1x16xf32> = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00,
 // CHECK: func.func private @qfx_vnni_f32_0
-// CHECK: %[[BYTES:.*]] = memref.get_global @qfx_vnni_f32_0_weights : memref<128xi8>
-// CHECK: memref.view %[[BYTES]][%{{.*}}][] : memref<128xi8> to memref<1x2x16xf32>
+// CHECK: memref.get_global @qfx_vnni_f32_0_weights : memref<1x2x16xf32>
 // CHECK: %[[BIAS:.*]] = memref.get_global @qfx_vnni_f32_0_bias
 // CHECK: vector.load %[[BIAS]]
 // CHECK: scf.for
@@ -313,7 +311,7 @@ func.func @float_conv(%a: tensor<1x3x3x2xf32>) -> tensor<1x3x3x3xf32> {
 // from 0.0, as the generic lowering's fill.
 // CHECK-LABEL: func.func @float_matmul
 // CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x2x3xf32>, memref<1x2x20xf32>) -> ()
-// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<384xi8>
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<2x3x16xf32>
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_bias : memref<2x16xf32> = dense<0.000000e+00>
 // CHECK: func.func private @qfx_vnni_f32_0
 // CHECK-NOT: memref.alloc

@@ -12,7 +12,8 @@ include "mlir/Pass/PassBase.td"
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   let summary = "Replaces int8 TOSA matmul, conv2d and depthwise_conv2d "
                 "chains with native int8 kernels (AVX-512 VNNI, AVX2, "
-                "AArch64 SDOT and SMMLA)";
+                "AArch64 SDOT and SMMLA), and float conv2d and matmul with "
+                "float kernels";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
     Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM whose rows
@@ -90,6 +91,15 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     channel `o / multiplier`: one load and a shuffle when the multiplier
     divides the lanes, else lane by lane. Output pixels run on OpenMP threads
     under the same rule as the GEMMs, a depthwise multiply-add counted as 8.
+
+    Float ops get kernels too (`<prefix>f32_N`): a `tosa.conv2d` on f32 with
+    a constant weight and bias and a `tosa.matmul` on f32 with a constant
+    weight (zero points 0; an observed model's convolutions and Linears,
+    which calibration runs), as the same GEMMs on float vectors (16 lanes on
+    AVX-512, 8 on AVX2, 4 on NEON) in 8x2 tiles (4x2 on AVX2). Each sum
+    starts from the bias (a matmul's from 0.0) and adds the products in k
+    order with a multiply and an add each (no fused multiply-add): the
+    generic lowering's floats, bit for bit.
   }];
   let options = [
     Option<"target", "target", "::qfx::NativeTarget",
@@ -241,6 +251,33 @@ def QFXStridedCopiesToLoops : Pass<"qfx-strided-copies-to-loops",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def QFXByteConstants : Pass<"qfx-byte-constants", "::mlir::ModuleOp"> {
+  let summary = "Constant LLVM globals of wider elements held as their bytes";
+  let description = [{
+    LLVM writes a constant array of floats or wide integers into the object
+    value by value (`AsmPrinter` turns each element into an `APFloat` or
+    `APInt` and emits it on its own), but an array of bytes as one block: a
+    model's weights in float (an observed model's 100 MB for resnet50) took
+    seconds to compile for this alone. Run on the LLVM dialect, before
+    translation, this pass gives each constant `llvm.mlir.global` whose value
+    is a dense, non-splat array of at least 4096 bytes of elements wider
+    than a byte the type `!llvm.array<bytes x i8>` and the same bytes as its
+    value. With opaque pointers nothing else changes: the global's users
+    address it through `llvm.mlir.addressof`, and their `getelementptr`s
+    carry their own element types. The bytes are the host's: a module
+    compiled for a target of the other byte order would need the
+    conversion undone (every target qfx compiles for is little-endian, as
+    the hosts it runs on).
+
+    ```mlir
+    llvm.mlir.global private constant @w(dense<[...]> : tensor<2048xf32>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<2048 x f32>
+    // becomes
+    llvm.mlir.global private constant @w(dense<[...]> : tensor<8192xi8>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<8192 x i8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
