@@ -386,8 +386,9 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   // faster (4 samples, compile included: resnet50 5.95 -> 5.38 s,
   // mobilenet_v2 3.67 -> 2.84 s, densenet121 10.96 -> 8.87 s; a sample
   // 143 -> 120, 58 -> 38, 163 -> 147 ms). Else they are loops, for -O3.
-  auto target = (*lowered->module)->getAttrOfType<mlir::StringAttr>(
-      qfx::QFXDialect::getTargetAttrName());
+  auto target = (*lowered->module)
+                    ->getAttrOfType<mlir::StringAttr>(
+                        qfx::QFXDialect::getTargetAttrName());
   bool floatKernels = target && target.getValue() != "none";
   unsigned optLevel = vectorize ? 2 : floatKernels ? 1 : 3;
   auto optimize = mlir::makeOptimizingTransformer(
