@@ -7,9 +7,10 @@
 //
 // What the kernels of qfx-codegen share: the int8 TOSA chains they replace
 // (a matmul, conv2d or depthwise_conv2d with constant weights, then
-// tosa.rescale's requantization), the targets' instructions, and the pieces
-// of every kernel (constant globals, the requantizing epilogue, the loops
-// that run on threads).
+// tosa.rescale's requantization) and the float conv2d and matmul ops, the
+// targets' instructions, and the pieces of every kernel (constant globals,
+// the requantizing epilogue, the direct convolution's padded input, the
+// tiles and the loops that run on threads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -182,7 +183,8 @@ struct ConvGeometry {
   int64_t multiplier = 0;
 };
 
-/// An int8 chain and what its kernel needs of it: the matmul as a GEMM
+/// An int8 chain (or a float op, `f32`) and what its kernel needs of it:
+/// the matmul as a GEMM
 /// ([M, K] x [K, N]), a conv2d as a GEMM over im2col rows (M = N * OH * OW,
 /// K = KH * KW * C), a depthwise convolution as M output pixels of N
 /// channels, K taps each.
