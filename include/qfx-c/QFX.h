@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 3
+#define QFX_CAPI_VERSION 4
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -187,6 +187,17 @@ QFX_CAPI_EXPORTED int qfxModelGetResult(QfxModel model, size_t index,
 QFX_CAPI_EXPORTED int qfxModelRun(QfxSession session, QfxModel model,
                                   const QfxTensor *inputs, size_t numInputs,
                                   const QfxTensor *results, size_t numResults);
+
+/* The buffers compiled models' programs allocate (activations, padded
+ * copies) come from one process-wide cache that keeps freed buffers for the
+ * next call (qfx/Runtime/BufferCache.h). Its bytes handed out now, the most
+ * handed out at once since qfxResetBufferPeak (a call's peak activation
+ * memory, when one model runs at a time), and the bytes kept for reuse; a
+ * null pointer skips that figure. */
+QFX_CAPI_EXPORTED void qfxGetBufferStats(size_t *live, size_t *peak,
+                                         size_t *cached);
+/* Starts a new peak from the bytes handed out now. */
+QFX_CAPI_EXPORTED void qfxResetBufferPeak(void);
 
 /*===----------------------------------------------------------------------===*
  * Recording every layer's output (PyTorch's numeric suite)

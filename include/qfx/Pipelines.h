@@ -93,6 +93,13 @@ struct LowerToNativeOptions
       llvm::cl::desc("Run the AMX tile kernels with AVX-512 VNNI, for "
                      "testing them without AMX"),
       llvm::cl::init(false)};
+  Option<bool> bufferCache{
+      *this, "buffer-cache",
+      llvm::cl::desc("Allocate and free buffers with MLIR's generic "
+                     "functions (_mlir_memref_to_llvm_alloc, ..._free), "
+                     "which qfx's runtime gives its buffer cache; "
+                     "otherwise malloc and free"),
+      llvm::cl::init(false)};
 };
 
 /// The passes of qfx-lower-to-native as a textual pipeline on a

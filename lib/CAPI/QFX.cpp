@@ -10,6 +10,7 @@
 #include "qfx/Config/ConfigJSON.h"
 #include "qfx/InitQFX.h"
 #include "qfx/Runtime/AheadOfTime.h"
+#include "qfx/Runtime/BufferCache.h"
 #include "qfx/Runtime/Calibration.h"
 #include "qfx/Runtime/Compare.h"
 #include "qfx/Runtime/CompiledModel.h"
@@ -436,6 +437,18 @@ int qfxModelGetInput(QfxModel model, size_t index, QfxTensor *signature) {
 int qfxModelGetResult(QfxModel model, size_t index, QfxTensor *signature) {
   return model ? getSignature(model->model.getResults(), index, signature) : 1;
 }
+
+void qfxGetBufferStats(size_t *live, size_t *peak, size_t *cached) {
+  qfx::BufferStats stats = qfx::getBufferStats();
+  if (live)
+    *live = stats.liveBytes;
+  if (peak)
+    *peak = stats.peakBytes;
+  if (cached)
+    *cached = stats.cachedBytes;
+}
+
+void qfxResetBufferPeak(void) { qfx::resetBufferPeak(); }
 
 int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
                 size_t numInputs, const QfxTensor *results, size_t numResults) {

@@ -63,7 +63,8 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "qfx-lower-intrinsic-calls,"
          "convert-linalg-to-loops,"
          "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
-         "finalize-memref-to-llvm,"
+         "finalize-memref-to-llvm" +
+         (options.bufferCache ? "{use-generic-functions=true}," : ",") +
          // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt.
          "func.func(math-expand-ops{ops=rsqrt}),"
          "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"

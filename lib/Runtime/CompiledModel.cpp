@@ -8,6 +8,7 @@
 
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Pipelines.h"
+#include "qfx/Runtime/BufferCache.h"
 
 #include "Support.h"
 
@@ -158,11 +159,19 @@ static std::string getLoweringPasses(const CompileOptions &options) {
   lowering.target = options.codegenTarget;
   lowering.calibrate = options.calibrate;
   lowering.emulateAmx = options.emulateAmx;
+  lowering.bufferCache = options.bufferCache;
   return getLowerToNativePasses(lowering);
 }
 
+/// `options` as the JIT compiles: with the buffer cache.
+static CompileOptions getJitOptions(const CompileOptions &options) {
+  CompileOptions jit = options;
+  jit.bufferCache = true;
+  return jit;
+}
+
 std::string CompiledModel::getLoweringPipeline(const CompileOptions &options) {
-  return "builtin.module(" + getLoweringPasses(options) + ")";
+  return "builtin.module(" + getLoweringPasses(getJitOptions(options)) + ")";
 }
 
 /// Collects the diagnostics the pipeline emits, with their locations.
@@ -338,9 +347,19 @@ static bool hasFloatContractions(mlir::ModuleOp module) {
       .wasInterrupted();
 }
 
+/// finalize-memref-to-llvm's generic allocation functions, on the buffer
+/// cache: malloc's alignment, and aligned_alloc's argument order.
+static void *allocateDefault(uint64_t size) {
+  return allocateBuffer(size, alignof(std::max_align_t));
+}
+static void *allocateAligned(uint64_t alignment, uint64_t size) {
+  return allocateBuffer(size, alignment);
+}
+
 llvm::Expected<CompiledModel>
 CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
-  llvm::Expected<LoweredModel> lowered = lowerToLLVMDialect(module, options);
+  llvm::Expected<LoweredModel> lowered =
+      lowerToLLVMDialect(module, getJitOptions(options));
   if (!lowered)
     return lowered.takeError();
   CompiledModel model;
@@ -428,6 +447,16 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     llvm::orc::SymbolMap symbols;
     symbols[interner("_mlir_ciface_qfxObserve")] = {
         llvm::orc::ExecutorAddr::fromPtr(&_mlir_ciface_qfxObserve),
+        llvm::JITSymbolFlags::Exported};
+    // The program's buffers (finalize-memref-to-llvm's generic functions).
+    symbols[interner("_mlir_memref_to_llvm_alloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&allocateDefault),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_memref_to_llvm_aligned_alloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&allocateAligned),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_memref_to_llvm_free")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&releaseBuffer),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });

@@ -32,7 +32,7 @@ import numpy as np
 from qfx.tools import ToolError
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 3  # QFX_CAPI_VERSION
+_VERSION = 4  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -189,6 +189,7 @@ def _load() -> ctypes.CDLL:
                                     ctypes.POINTER(_QfxTensor), ctypes.c_size_t]
     library.qfxCompileToFile.restype = ctypes.c_int
     library.qfxCompileToFile.argtypes = source + [ctypes.c_char_p] * 5
+    library.qfxGetBufferStats.argtypes = [ctypes.POINTER(ctypes.c_size_t)] * 3
     return library
 
 
@@ -275,6 +276,22 @@ def builtin_config(kind: str, name: str = "") -> str:
                                    ctypes.byref(length)) != 0:
         raise ValueError("; ".join(d.message for d in _diagnostics(library, session)))
     return _take_string(library, output, length.value)
+
+
+def buffer_stats() -> Tuple[int, int, int]:
+    """The buffer cache of compiled programs (process-wide): bytes handed out
+    now, the most handed out at once since reset_buffer_peak, bytes kept
+    for reuse (qfxGetBufferStats)."""
+    library, _ = _Session.get()
+    values = [ctypes.c_size_t() for _ in range(3)]
+    library.qfxGetBufferStats(*[ctypes.byref(v) for v in values])
+    return tuple(v.value for v in values)
+
+
+def reset_buffer_peak() -> None:
+    """Starts a new peak of buffer_stats from the bytes handed out now."""
+    library, _ = _Session.get()
+    library.qfxResetBufferPeak()
 
 
 def calibrate(mlir: str, sample_paths: Sequence[str], source_name: str = "<source>",

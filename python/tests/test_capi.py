@@ -171,3 +171,24 @@ def test_a_model_runs_on_several_threads_at_once():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_programs_reuse_their_buffers():
+    """A compiled program's buffers come from the buffer cache: a call hands
+    them all back, its peak is the same on every call, and the second call
+    reuses the first's (the cache keeps at least the peak)."""
+    model = _capi.Model(RESIDUAL.read_text())
+    x = np.ones((2, 8, 6, 6), np.float32)
+    peaks, kept = [], []
+    for _ in range(2):
+        live_before, _, _ = _capi.buffer_stats()
+        _capi.reset_buffer_peak()
+        model([x])
+        live, peak, cached = _capi.buffer_stats()
+        assert live == live_before
+        peaks.append(peak - live_before)
+        kept.append(cached)
+    assert peaks[0] == peaks[1] > 0
+    assert kept[0] >= peaks[0]
+    # The second call took its buffers from the cache: it keeps no more.
+    assert kept[1] == kept[0]

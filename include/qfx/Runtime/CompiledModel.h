@@ -61,6 +61,11 @@ struct CompileOptions {
   /// Write the LLVM IR the JIT compiles, after LLVM's optimizations, to
   /// this file (for reading what the code became); empty: none.
   std::string llvmIRPath;
+  /// Take the program's buffers from qfx's buffer cache
+  /// (qfx/Runtime/BufferCache.h) instead of malloc: CompiledModel::compile
+  /// sets it (the JIT provides the cache's functions); an object file for
+  /// another program calls malloc.
+  bool bufferCache = false;
 };
 
 /// A model's entry function lowered to the LLVM dialect with a C interface
