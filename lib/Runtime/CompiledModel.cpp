@@ -34,6 +34,8 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cstring>
+
 using namespace qfx;
 using runtime::makeError;
 
@@ -498,17 +500,28 @@ llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
                                    entry, inputs.size(), results.size(),
                                    inputData.size(), resultData.size()));
   // The code runs on copies of the inputs: bufferization may let it write
-  // into its arguments, and the caller's data must not change.
-  std::vector<std::vector<uint8_t>> copies;
+  // into its arguments, and the caller's data must not change. The copies
+  // come from the buffer cache too (a batch's input is megabytes).
+  struct Copies {
+    llvm::SmallVector<void *> buffers;
+    ~Copies() {
+      for (void *buffer : buffers)
+        releaseBuffer(buffer);
+    }
+  } copies;
   std::vector<std::vector<int64_t>> descriptors;
   for (auto [data, signature] : llvm::zip_equal(inputData, inputs)) {
     size_t bytes = getNpyDTypeSize(signature.dtype);
     for (int64_t size : signature.shape)
       bytes *= size;
-    const auto *begin = static_cast<const uint8_t *>(data);
-    copies.emplace_back(begin, begin + bytes);
-    descriptors.push_back(
-        makeDescriptor(copies.back().data(), signature.shape));
+    void *copy = allocateBuffer(bytes, 64);
+    if (!copy)
+      return makeError(llvm::formatv("no memory for a copy of input {0} "
+                                     "({1} bytes)",
+                                     copies.buffers.size(), bytes));
+    copies.buffers.push_back(copy);
+    std::memcpy(copy, data, bytes);
+    descriptors.push_back(makeDescriptor(copy, signature.shape));
   }
   // The C interface takes a pointer to each descriptor; the packed call
   // takes a pointer to each of those pointers.
