@@ -107,10 +107,11 @@ step "7. bench: latency per image (batch 1): float, float after fusion, referenc
 # quant-run JIT-compiles each model. With its default --codegen=host,
 # qfx-codegen replaces the int8 model's conv2d and matmul chains with native
 # kernels when this CPU has AVX-512 VNNI or AVX2 (their loops on OpenMP
-# threads for large GEMMs) or AArch64's SDOT (one thread); everything else,
-# and the float and reference models, is linalg loops compiled and
-# vectorized by LLVM, on the calling thread. The line below counts the
-# kernels this CPU gets.
+# threads for large GEMMs) or AArch64's SDOT (one thread), and the float
+# models' convolutions and Linear with float kernels; everything else (and
+# the reference model, whose weights are dequantized every call) is linalg
+# loops compiled and vectorized by LLVM, on the calling thread. The line
+# below counts the int8 kernels this CPU gets.
 kernels=$("$QUANT_OPT" "$OUT/int8.mlir" --qfx-codegen=target=host | grep -cE 'call @qfx_(vnni|avx2|sdot)_' || true)
 echo "   qfx-codegen on this CPU: $kernels of $int8_gemms int8 conv2d/matmul run as native int8 kernels"
 for round in 1 2; do
@@ -143,8 +144,8 @@ cat <<'EOF'
   are float. On a CPU with AVX-512 VNNI, AVX2 or AArch64 SDOT, quant-run runs
   its convolutions and its Linear as qfx-codegen's native int8 kernels (count
   in step 7; on one thread at this size: threads only pay off for larger
-  GEMMs); pooling, the other int8 ops
-  and the float and reference models run as linalg loops compiled and
-  vectorized by LLVM, on one thread. Latencies are medians and vary on a busy
-  machine.
+  GEMMs), and the float models' convolutions and Linear as float kernels;
+  pooling, the other int8 ops and the reference model run as linalg loops
+  compiled and vectorized by LLVM, on one thread. Latencies are medians and
+  vary on a busy machine.
 EOF
