@@ -163,8 +163,9 @@ inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_",     16, "",
                                    /*rows=*/32,
                                    /*floatLanes=*/16,    /*floatRows=*/8};
 
-/// This machine's L2 per core, about: a kernel whose packed weights fit
-/// splits its rows between threads rather than its column blocks.
+/// The packed weights' budget in L2 (a quarter of the development
+/// machine's 1 MB per core): a kernel whose packed weights fit splits its
+/// rows between threads rather than its column blocks.
 inline constexpr int64_t kL2Bytes = 256 * 1024;
 
 /// The attribute of the private declarations that stand for LLVM
