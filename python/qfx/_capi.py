@@ -25,11 +25,14 @@ import pathlib
 import shutil
 import threading
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from qfx.tools import ToolError
+
+# IR text: str, or its UTF-8 bytes.
+Text = Union[str, bytes]
 
 _LIBRARY_NAME = "libQFXCAPI.so"
 _VERSION = 4  # QFX_CAPI_VERSION
@@ -235,25 +238,36 @@ def quote_option(value: str) -> str:
     return f'"{value}"'
 
 
-def _take_string(library: ctypes.CDLL, output: ctypes.c_void_p, length: int) -> str:
+def _take_string(library: ctypes.CDLL, output: ctypes.c_void_p, length: int,
+                 raw: bool = False) -> Text:
+    """The library's string (freed): bytes if `raw`, else str."""
     try:
-        return ctypes.string_at(output, length).decode()
+        data = ctypes.string_at(output, length)
+        return data if raw else data.decode()
     finally:
         library.qfxFreeString(output)
+
+
+def _source(mlir: Text) -> bytes:
+    """IR text for the library: str, or bytes as they are (UTF-8). A stage
+    is hundreds of MB, so callers that read and write files pass bytes and
+    skip decoding and encoding it."""
+    return mlir if isinstance(mlir, bytes) else mlir.encode()
 
 
 def _optional(text: Optional[str]) -> Optional[bytes]:
     return text.encode() if text else None
 
 
-def run_pipeline(mlir: str, pipeline: str, source_name: str = "<source>",
-                 debug_info: bool = True) -> Tuple[str, List[Diagnostic]]:
+def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
+                 debug_info: bool = True) -> Tuple[Text, List[Diagnostic]]:
     """Runs `pipeline` ("builtin.module(qfx-fuse,qfx-prepare{...})") over the
     IR text `mlir` in this process; returns the printed result (with
-    locations if `debug_info`) and the diagnostics. Raises ToolError with
-    the diagnostics if parsing, the pipeline or a pass fails."""
+    locations if `debug_info`; bytes if `mlir` is bytes, else str) and the
+    diagnostics. Raises ToolError with the diagnostics if parsing, the
+    pipeline or a pass fails."""
     library, session = _Session.get()
-    source = mlir.encode()
+    source = _source(mlir)
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
     status = library.qfxRunPipeline(session, source, len(source), source_name.encode(),
@@ -262,7 +276,7 @@ def run_pipeline(mlir: str, pipeline: str, source_name: str = "<source>",
     diagnostics = _diagnostics(library, session)
     if status != 0:
         raise ToolError(f"qfx pipeline {pipeline}", status, format_diagnostics(diagnostics))
-    return _take_string(library, output, length.value), diagnostics
+    return _take_string(library, output, length.value, isinstance(mlir, bytes)), diagnostics
 
 
 def builtin_config(kind: str, name: str = "") -> str:
@@ -294,16 +308,17 @@ def reset_buffer_peak() -> None:
     library.qfxResetBufferPeak()
 
 
-def calibrate(mlir: str, sample_paths: Sequence[str], source_name: str = "<source>",
+def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<source>",
               entry: Optional[str] = None,
-              progress: Optional[Callable[[int, int], None]] = None) -> str:
+              progress: Optional[Callable[[int, int], None]] = None) -> Text:
     """`quant-run --calibrate`: calibrates the observers of the observed IR
     `mlir` on samples (per argument, a .npy file whose leading axis indexes
     samples or a directory of .npy files, one per sample) and returns the
-    calibrated IR, with locations. `progress(done, total)` is called after
-    each sample. ToolError names a bad sample, file or observer."""
+    calibrated IR, with locations (bytes if `mlir` is bytes, else str).
+    `progress(done, total)` is called after each sample. ToolError names a
+    bad sample, file or observer."""
     library, session = _Session.get()
-    source = mlir.encode()
+    source = _source(mlir)
     paths = (ctypes.c_char_p * len(sample_paths))(*[str(p).encode() for p in sample_paths])
     callback = _PROGRESS(lambda _, done, total: progress(done, total)) if progress else \
         _PROGRESS()
@@ -315,7 +330,7 @@ def calibrate(mlir: str, sample_paths: Sequence[str], source_name: str = "<sourc
     if status != 0:
         raise ToolError("qfx calibration", status,
                         format_diagnostics(_diagnostics(library, session)))
-    return _take_string(library, output, length.value)
+    return _take_string(library, output, length.value, isinstance(mlir, bytes))
 
 
 def _signature(library: ctypes.CDLL, handle: int, getter: str,
@@ -344,7 +359,7 @@ class Model:
     `layer_times` then holds the last call's (name, op, seconds), in program
     order, the last "(rest)"."""
 
-    def __init__(self, mlir: str, source_name: str = "<source>", entry: Optional[str] = None,
+    def __init__(self, mlir: Text, source_name: str = "<source>", entry: Optional[str] = None,
                  target: Optional[str] = None, record: bool = False, profile: bool = False):
         library, session = _Session.get()
         self._library = library
@@ -353,7 +368,7 @@ class Model:
         self.record, self.profile = record, profile
         self.recorded: List[RecordedValue] = []
         self.layer_times: List[Tuple[str, str, float]] = []
-        source = mlir.encode()
+        source = _source(mlir)
         handle = ctypes.c_void_p()
         compile_model = (library.qfxModelCompileRecording if record else
                          library.qfxModelCompileProfiling if profile else library.qfxModelCompile)
@@ -430,14 +445,14 @@ def shadow_stage(float_mlir: str, int8_mlir: str, entry: Optional[str] = None) -
     return _take_string(library, output, length.value)
 
 
-def extract_weights(mlir: str, source_name: str = "<source>",
+def extract_weights(mlir: Text, source_name: str = "<source>",
                     entry: Optional[str] = None) -> List[RecordedValue]:
     """The weights of a stage (qfxExtractWeights): an observed or calibrated
     stage's float weights, a reference stage's dequantized ones, named by
     location. ToolError if the module does not parse or has no such
     function."""
     library, session = _Session.get()
-    source = mlir.encode()
+    source = _source(mlir)
     status = library.qfxExtractWeights(session, source, len(source), source_name.encode(),
                                        _optional(entry))
     if status != 0:
@@ -465,7 +480,7 @@ def _recorded_values(library: ctypes.CDLL, session: int) -> List[RecordedValue]:
     return values
 
 
-def compile_to_file(mlir: str, output: str, header: Optional[str] = None,
+def compile_to_file(mlir: Text, output: str, header: Optional[str] = None,
                     source_name: str = "<source>", entry: Optional[str] = None,
                     target: Optional[str] = None, export_name: Optional[str] = None) -> None:
     """`quant-compile`: compiles `entry` of `mlir` for `target` (default
@@ -473,7 +488,7 @@ def compile_to_file(mlir: str, output: str, header: Optional[str] = None,
     (`header`, default `output` with .h), exported as `export_name`.
     ToolError with the diagnostics if it fails; nothing is written then."""
     library, session = _Session.get()
-    source = mlir.encode()
+    source = _source(mlir)
     status = library.qfxCompileToFile(session, source, len(source), source_name.encode(),
                                       _optional(entry), _optional(target),
                                       _optional(export_name), str(output).encode(),

@@ -200,9 +200,9 @@ def _pipeline(directory: pathlib.Path, source: str, result: str, passes: str) ->
     `source` in `directory` in this process (qfx's C API), writes the result
     to `result` (with locations, as `quant-opt -o` would); returns the
     diagnostics as quant-opt prints them. Raises ToolError on failure."""
-    text, diagnostics = _capi.run_pipeline((directory / source).read_text(),
+    text, diagnostics = _capi.run_pipeline((directory / source).read_bytes(),
                                            f"builtin.module({passes})", source_name=source)
-    (directory / result).write_text(text)
+    (directory / result).write_bytes(text)
     return _capi.format_diagnostics(diagnostics)
 
 
@@ -234,7 +234,7 @@ def _compile(directory: pathlib.Path) -> dict:
     model.h (`quant-compile --target=host --name=qfx_model`); returns the
     record of it the manifest keeps."""
     source = directory / "int8.mlir"
-    _capi.compile_to_file(source.read_text(), directory / _compiled.LIBRARY,
+    _capi.compile_to_file(source.read_bytes(), directory / _compiled.LIBRARY,
                           header=directory / _compiled.HEADER, source_name="int8.mlir",
                           target=_compiled.TARGET, export_name=_compiled.FUNCTION)
     return _compiled.compile_record(source)
@@ -244,7 +244,7 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.
     """The stage's @main compiled in this process, checked to take the
     model's inputs (shapes and dtypes) and return float32 tensors of its
     output shapes."""
-    model = _capi.Model((directory / f"{stage}.mlir").read_text(), f"{stage}.mlir", entry="main")
+    model = _capi.Model((directory / f"{stage}.mlir").read_bytes(), f"{stage}.mlir", entry="main")
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
         raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
@@ -892,14 +892,14 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
         shutil.copyfile(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
     if prepared.num_samples:
         sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
-        calibrated = _capi.calibrate((directory / "observed.mlir").read_text(), sources,
+        calibrated = _capi.calibrate((directory / "observed.mlir").read_bytes(), sources,
                                      source_name="observed.mlir", progress=_progress_printer())
     else:
         # Dynamic and weight-only quantization observe no activation: the
         # observed model converts as it is (qfx-convert fails on an
         # observer that needed data).
-        calibrated = (directory / "observed.mlir").read_text()
-    (directory / "calibrated.mlir").write_text(calibrated)
+        calibrated = (directory / "observed.mlir").read_bytes()
+    (directory / "calibrated.mlir").write_bytes(calibrated)
     backend_option = prepared.backend_config
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
