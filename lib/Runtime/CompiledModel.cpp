@@ -10,27 +10,22 @@
 #include "qfx/Pipelines.h"
 #include "qfx/Runtime/BufferCache.h"
 
+#include "Jit.h"
 #include "Support.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -379,7 +374,6 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     return true;
   }();
   (void)nativeTargetReady;
-  mlir::ExecutionEngineOptions engineOptions;
   // The int8 programs (no float contractions) are optimized for the host:
   // without a target machine, the loop vectorizer's cost model knows no
   // vector registers and leaves every LLVM-compiled loop scalar (elementwise
@@ -387,20 +381,10 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   // 20.5 ms, its JIT 14.4 -> 18.1 s). Programs with float contractions (a
   // model being calibrated) are not: vectorizing its loops doubled the
   // compile time of densenet121's observed model (15 -> 33 s) and did not
-  // make a calibration sample faster (2.2 s). The engine runs the
-  // transformer while it is created.
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!host)
-    return makeError("cannot describe the host for the JIT: " +
-                     llvm::toString(host.takeError()));
-  host->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      host->createTargetMachine();
-  if (!machine)
-    return makeError("cannot create the host's target machine: " +
-                     llvm::toString(machine.takeError()));
-  bool vectorize = !hasFloatContractions(module);
+  // make a calibration sample faster (2.2 s).
+  runtime::JitOptions jitOptions;
+  jitOptions.entry = "_mlir_ciface_" + model.entry;
+  jitOptions.hostCostModel = !hasFloatContractions(module);
   // A float stage's convolutions and matmuls are qfx-codegen's float kernels
   // where it had kernels for the target (the lowered module names it): -O1
   // then compiles faster than -O3 and runs a calibration sample as fast or
@@ -411,59 +395,28 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
                     ->getAttrOfType<mlir::StringAttr>(
                         qfx::QFXDialect::getTargetAttrName());
   bool floatKernels = target && target.getValue() != "none";
-  unsigned optLevel = vectorize ? 2 : floatKernels ? 1 : 3;
-  auto optimize = mlir::makeOptimizingTransformer(
-      optLevel, /*sizeLevel=*/0, vectorize ? machine->get() : nullptr);
-  std::unique_ptr<llvm::ToolOutputFile> irFile;
-  if (!options.llvmIRPath.empty()) {
-    std::string error;
-    irFile = mlir::openOutputFile(options.llvmIRPath, &error);
-    if (!irFile)
-      return makeError(error);
-  }
-  // (The engine cannot fail on an error here: optimizing does not fail.)
-  auto transformer = [&](llvm::Module *llvmModule) -> llvm::Error {
-    if (llvm::Error err = optimize(llvmModule))
-      return err;
-    if (irFile) {
-      llvmModule->print(irFile->os(), nullptr);
-      irFile->keep();
-    }
-    return llvm::Error::success();
-  };
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  jitOptions.optLevel = jitOptions.hostCostModel ? 2 : floatKernels ? 1 : 3;
+  jitOptions.llvmIRPath = options.llvmIRPath;
   // The code calls MLIR's C runner utilities (memref copies) and the OpenMP
   // runtime (the kernels' parallel loops). They are looked up in these
   // libraries, not in the process's global symbols: a host that loaded qfx
   // with RTLD_LOCAL (Python's ctypes) works too.
-  llvm::StringRef runtimeLibraries[] = {QFX_C_RUNNER_UTILS_LIBRARY,
-                                        QFX_OPENMP_LIBRARY};
-  engineOptions.sharedLibPaths = runtimeLibraries;
-  auto engine = mlir::ExecutionEngine::create(*lowered->module, engineOptions);
-  if (!engine)
-    return makeError(
-        "cannot JIT-compile the model: " + llvm::toString(engine.takeError()) +
-        "\n" + diagnostics.take());
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("_mlir_ciface_qfxObserve")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&_mlir_ciface_qfxObserve),
-        llvm::JITSymbolFlags::Exported};
-    // The program's buffers (finalize-memref-to-llvm's generic functions).
-    symbols[interner("_mlir_memref_to_llvm_alloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&allocateDefault),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_memref_to_llvm_aligned_alloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&allocateAligned),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_memref_to_llvm_free")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&releaseBuffer),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  (*engine)->initialize();
-  model.engine = std::move(*engine);
+  jitOptions.libraries = {QFX_C_RUNNER_UTILS_LIBRARY, QFX_OPENMP_LIBRARY};
+  jitOptions.symbols["_mlir_ciface_qfxObserve"] =
+      reinterpret_cast<void *>(&_mlir_ciface_qfxObserve);
+  // The program's buffers (finalize-memref-to-llvm's generic functions).
+  jitOptions.symbols["_mlir_memref_to_llvm_alloc"] =
+      reinterpret_cast<void *>(&allocateDefault);
+  jitOptions.symbols["_mlir_memref_to_llvm_aligned_alloc"] =
+      reinterpret_cast<void *>(&allocateAligned);
+  jitOptions.symbols["_mlir_memref_to_llvm_free"] =
+      reinterpret_cast<void *>(&releaseBuffer);
+  llvm::Expected<runtime::Jit> jit =
+      runtime::Jit::compile(*lowered->module, jitOptions);
+  if (!jit)
+    return makeError(llvm::toString(jit.takeError()) + "\n" +
+                     diagnostics.take());
+  model.jit = std::make_unique<runtime::Jit>(std::move(*jit));
   return model;
 }
 
@@ -523,21 +476,16 @@ llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
     std::memcpy(copy, data, bytes);
     descriptors.push_back(makeDescriptor(copy, signature.shape));
   }
-  // The C interface takes a pointer to each descriptor; the packed call
-  // takes a pointer to each of those pointers.
   for (auto [data, signature] : llvm::zip_equal(resultData, results))
     descriptors.push_back(makeDescriptor(data, signature.shape));
+  // The C interface takes a pointer to each descriptor.
   llvm::SmallVector<void *> descriptorPointers;
   for (std::vector<int64_t> &descriptor : descriptors)
     descriptorPointers.push_back(descriptor.data());
-  llvm::SmallVector<void *> packed;
-  for (void *&pointer : descriptorPointers)
-    packed.push_back(&pointer);
-
   currentSink = sink;
-  llvm::Error error = engine->invokePacked("_mlir_ciface_" + entry, packed);
+  jit->call(descriptorPointers.data());
   currentSink = nullptr;
-  return error;
+  return llvm::Error::success();
 }
 
 llvm::Expected<llvm::SmallVector<NpyArray>>

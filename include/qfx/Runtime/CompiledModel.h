@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Compiles one function of any pipeline stage (float TOSA, observed,
-// reference with quant casts) to native code in-process with
-// mlir::ExecutionEngine, and runs it on .npy arrays.
+// reference with quant casts) to native code in-process (ORC's LLJIT, the
+// module's parts compiled in parallel), and runs it on .npy arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,11 +23,10 @@
 #include <memory>
 #include <string>
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
-
 namespace qfx {
+namespace runtime {
+class Jit;
+} // namespace runtime
 
 /// The type of one argument or result of the entry function.
 struct TensorSignature {
@@ -135,7 +134,7 @@ public:
 private:
   CompiledModel() = default;
 
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<runtime::Jit> jit;
   std::string entry;
   llvm::SmallVector<TensorSignature> inputs, results;
 };

@@ -1,0 +1,173 @@
+//===- JitTest.cpp - LLVM-dialect modules compiled in parallel ------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Jit.h" // lib/Runtime: internal to the runtime library.
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdint>
+
+using namespace qfx::runtime;
+
+namespace {
+
+// @entry(in, out): out[0] = @left(in[0]) + @right(in[0]), of the same size
+// (padded with additions and subtractions of 1), so that two partitions
+// split them. Both read the private global @table, so one of them reaches
+// it in the other's object; @offsets is only @right's.
+constexpr const char *kModule = R"mlir(
+llvm.mlir.global private constant @table(dense<[1, 2, 3, 4]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
+llvm.mlir.global private constant @offsets(dense<[100, 200, 300, 400]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
+llvm.func @left(%i: i64) -> i64 {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %table = llvm.mlir.addressof @table : !llvm.ptr
+  %at = llvm.getelementptr %table[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<4 x i64>
+  %v = llvm.load %at : !llvm.ptr -> i64
+  %p0 = llvm.add %v, %one : i64
+  %q0 = llvm.sub %p0, %one : i64
+  %p1 = llvm.add %q0, %one : i64
+  %q1 = llvm.sub %p1, %one : i64
+  %p2 = llvm.add %q1, %one : i64
+  %q2 = llvm.sub %p2, %one : i64
+  %p3 = llvm.add %q2, %one : i64
+  %q3 = llvm.sub %p3, %one : i64
+  %p4 = llvm.add %q3, %one : i64
+  %q4 = llvm.sub %p4, %one : i64
+  %p5 = llvm.add %q4, %one : i64
+  %q5 = llvm.sub %p5, %one : i64
+  %p6 = llvm.add %q5, %one : i64
+  %q6 = llvm.sub %p6, %one : i64
+  %p7 = llvm.add %q6, %one : i64
+  %q7 = llvm.sub %p7, %one : i64
+  llvm.return %q7 : i64
+}
+llvm.func @right(%i: i64) -> i64 {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %table = llvm.mlir.addressof @table : !llvm.ptr
+  %offsets = llvm.mlir.addressof @offsets : !llvm.ptr
+  %at = llvm.getelementptr %table[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<4 x i64>
+  %t = llvm.load %at : !llvm.ptr -> i64
+  %oat = llvm.getelementptr %offsets[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<4 x i64>
+  %o = llvm.load %oat : !llvm.ptr -> i64
+  %ten = llvm.mlir.constant(10 : i64) : i64
+  %t10 = llvm.mul %t, %ten : i64
+  %v = llvm.add %t10, %o : i64
+  %p0 = llvm.add %v, %one : i64
+  %q0 = llvm.sub %p0, %one : i64
+  %p1 = llvm.add %q0, %one : i64
+  %q1 = llvm.sub %p1, %one : i64
+  %p2 = llvm.add %q1, %one : i64
+  %q2 = llvm.sub %p2, %one : i64
+  %p3 = llvm.add %q2, %one : i64
+  %q3 = llvm.sub %p3, %one : i64
+  %p4 = llvm.add %q3, %one : i64
+  %q4 = llvm.sub %p4, %one : i64
+  %p5 = llvm.add %q4, %one : i64
+  %q5 = llvm.sub %p5, %one : i64
+  %p6 = llvm.add %q5, %one : i64
+  %q6 = llvm.sub %p6, %one : i64
+  %p7 = llvm.add %q6, %one : i64
+  %q7 = llvm.sub %p7, %one : i64
+  llvm.return %q7 : i64
+}
+llvm.func @entry(%in: !llvm.ptr, %out: !llvm.ptr) {
+  %i = llvm.load %in : !llvm.ptr -> i64
+  %l = llvm.call @left(%i) : (i64) -> i64
+  %r = llvm.call @right(%i) : (i64) -> i64
+  %sum = llvm.add %l, %r : i64
+  llvm.store %sum, %out : i64, !llvm.ptr
+  llvm.return
+}
+)mlir";
+
+class JitTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    context.appendDialectRegistry([] {
+      mlir::DialectRegistry registry;
+      registry.insert<mlir::LLVM::LLVMDialect>();
+      mlir::registerBuiltinDialectTranslation(registry);
+      mlir::registerLLVMDialectTranslation(registry);
+      return registry;
+    }());
+    // Two threads, whatever the machine has: two partitions.
+    context.setThreadPool(pool);
+  }
+
+  /// Compiles `source` with `options` (entry @entry) and returns
+  /// @entry(index), or -1 with a test failure.
+  int64_t run(const char *source, int64_t index, unsigned *partitions,
+              JitOptions options = {}) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(module);
+    if (!module)
+      return -1;
+    options.entry = "entry";
+    llvm::Expected<Jit> jit = Jit::compile(*module, options);
+    if (!jit) {
+      ADD_FAILURE() << llvm::toString(jit.takeError());
+      return -1;
+    }
+    *partitions = jit->getNumPartitions();
+    int64_t result = -1;
+    void *arguments[] = {&index, &result};
+    jit->call(arguments);
+    return result;
+  }
+
+  llvm::DefaultThreadPool pool{llvm::hardware_concurrency(2)};
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+};
+
+TEST_F(JitTest, APartitionUsesAnotherPartitionsPrivateGlobal) {
+  unsigned partitions = 0;
+  // table[2] + (10 * table[2] + offsets[2]) = 3 + 330.
+  EXPECT_EQ(run(kModule, 2, &partitions), 333);
+  EXPECT_EQ(partitions, 2u);
+  EXPECT_EQ(run(kModule, 0, &partitions), 111);
+}
+
+TEST_F(JitTest, OneThreadCompilesOnePartition) {
+  context.disableMultithreading();
+  unsigned partitions = 0;
+  EXPECT_EQ(run(kModule, 3, &partitions), 444);
+  EXPECT_EQ(partitions, 1u);
+}
+
+TEST_F(JitTest, AnOpOtherThanFunctionsAndGlobalsKeepsTheModuleWhole) {
+  std::string source = std::string(kModule) + R"mlir(
+llvm.mlir.global_ctors ctors = [], priorities = [], data = []
+)mlir";
+  unsigned partitions = 0;
+  EXPECT_EQ(run(source.c_str(), 1, &partitions), 222);
+  EXPECT_EQ(partitions, 1u);
+}
+
+TEST_F(JitTest, TheEntryMustTakePointersAndReturnNothing) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kModule, &context);
+  ASSERT_TRUE(module);
+  JitOptions options;
+  options.entry = "small";
+  llvm::Expected<Jit> jit = Jit::compile(*module, options);
+  ASSERT_FALSE(jit);
+  EXPECT_EQ(llvm::toString(jit.takeError()),
+            "internal error: @small is not a function of pointers returning "
+            "nothing");
+}
+
+} // namespace
