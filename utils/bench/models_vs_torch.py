@@ -14,7 +14,8 @@ input, per thread count and batch size.
 Each (model, threads, batch) runs in a process of its own (qfx's OpenMP
 runtime fixes its thread count when it starts), which quantizes the model
 both ways (calibrating on --calibrate random samples; the times of qfx's
-prepare_fx + calibration + convert_fx and of PyTorch's are printed), then
+prepare_fx + calibration + convert_fx + the first call and of PyTorch's are
+printed), then
 times the three in interleaved rounds: per round, --runs calls of each
 after a warm-up, one after the other; the figure is the median over rounds
 of each round's median. Ratios are qfx's latency over the peer's (below 1:
@@ -138,6 +139,7 @@ def worker(args) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             quantized = qfx.convert_fx(prepared)
+        quantized(x)
         row["qfx_convert_s"] = time.perf_counter() - start
         peers["qfx"] = lambda: quantized(x)
         row["qfx_calibrate_ms"] = qfx_sample_ms(prepared)
@@ -156,6 +158,8 @@ def worker(args) -> dict:
                 times.append(time.perf_counter() - begin)
         row["torch_calibrate_ms"] = 1000 * statistics.median(times)
         torch_int8 = convert_fx(torch_prepared)
+        with torch.no_grad():
+            torch_int8(x)
         row["torch_convert_s"] = time.perf_counter() - start
         peers["torch_int8"] = lambda: torch_int8(x)
     except Exception as error:
