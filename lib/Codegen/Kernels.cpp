@@ -6,6 +6,8 @@
 
 #include "Kernels.h"
 
+#include "qfx/Support/DenseValues.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -26,10 +28,7 @@ std::optional<std::vector<int64_t>> getInts(Value value) {
   mlir::DenseIntElementsAttr attr;
   if (!mlir::matchPattern(value, mlir::m_Constant(&attr)))
     return std::nullopt;
-  std::vector<int64_t> values;
-  for (const llvm::APInt &v : attr.getValues<llvm::APInt>())
-    values.push_back(v.getSExtValue());
-  return values;
+  return getIntValues(attr);
 }
 
 /// The floats of a constant operand, if it is one.

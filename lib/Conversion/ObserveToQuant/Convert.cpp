@@ -10,6 +10,7 @@
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Observer.h"
 #include "qfx/Numerics/Quantize.h"
+#include "qfx/Support/DenseValues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -42,11 +43,8 @@ std::optional<std::vector<float>> getConstantValues(Value value) {
   if (!mlir::matchPattern(value, mlir::m_Constant(&elements)) ||
       !elements.getElementType().isF32())
     return std::nullopt;
-  std::vector<float> values;
-  values.reserve(elements.getNumElements());
-  for (const llvm::APFloat &v : elements.getValues<llvm::APFloat>())
-    values.push_back(v.convertToFloat());
-  return values;
+  auto values = elements.getValues<float>();
+  return std::vector<float>(values.begin(), values.end());
 }
 
 /// The storage integer type and signedness of a quantized dtype.
@@ -334,12 +332,8 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
                               << llvm::toString(std::move(err));
     unsigned width = getStorage(qparams.dtype).first;
     auto storageType = type.clone(builder.getIntegerType(width));
-    llvm::SmallVector<llvm::APInt> bits;
-    bits.reserve(quantized.size());
-    for (int32_t q : quantized)
-      bits.emplace_back(width, static_cast<uint64_t>(static_cast<int64_t>(q)),
-                        /*isSigned=*/true, /*implicitTrunc=*/true);
-    auto elements = mlir::DenseElementsAttr::get(storageType, bits);
+    mlir::DenseElementsAttr elements =
+        getIntAttr(storageType, llvm::ArrayRef<int32_t>(quantized));
     if (op.getInput().getDefiningOp<mlir::tosa::ConstOp>())
       return mlir::tosa::ConstOp::create(builder, op.getLoc(), storageType,
                                          elements)

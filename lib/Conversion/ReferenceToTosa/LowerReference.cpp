@@ -15,6 +15,7 @@
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Quantize.h"
+#include "qfx/Support/DenseValues.h"
 #include "qfx/Transforms/ConfigResolution.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -471,11 +472,8 @@ Lowered<QConst> Lowering::getQConst(Value floatValue) {
       scast &&
       mlir::matchPattern(scast.getInput(), mlir::m_Constant(&elements)) &&
       llvm::isa<mlir::IntegerType>(elements.getElementType())) {
-    for (const llvm::APInt &v : elements.getValues<llvm::APInt>())
-      weight.values.push_back(static_cast<int32_t>(
-          (element.isSigned() ? v.getSExtValue()
-                              : static_cast<int64_t>(v.getZExtValue())) -
-          shift));
+    for (int64_t v : getIntValues(elements, element.isSigned()))
+      weight.values.push_back(static_cast<int32_t>(v - shift));
     return weight;
   }
   auto qcast = stored.getDefiningOp<quant::QuantizeCastOp>();
