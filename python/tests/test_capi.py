@@ -173,6 +173,26 @@ def test_a_model_runs_on_several_threads_at_once():
     assert failures == []
 
 
+def test_a_call_frees_each_activation_after_its_last_use():
+    """qfx-early-dealloc: a chain of 8 convolutions holds about four
+    activations at once (the input's copy and its NHWC transpose, a layer's
+    padded input and output: 270 KB), not every layer's until the call
+    returns (730 KB without the pass)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    layers = [torch.nn.Conv2d(16, 16, 3, padding=1) for _ in range(8)]
+    chain = torch.nn.Sequential(*layers).eval()
+    x = torch.randn(1, 16, 32, 32)
+    model = _capi.Model(qfx.export_tosa(chain, (x,)))
+    activation = 16 * 32 * 32 * 4
+    model([x.numpy()])
+    live_before, _, _ = _capi.buffer_stats()
+    _capi.reset_buffer_peak()
+    model([x.numpy()])
+    _, peak, _ = _capi.buffer_stats()
+    assert activation <= peak - live_before < 6 * activation
+
+
 def test_programs_reuse_their_buffers():
     """A compiled program's buffers come from the buffer cache: a call hands
     them all back, its peak is the same on every call, and the second call
