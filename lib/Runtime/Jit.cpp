@@ -107,9 +107,10 @@ static bool isLocal(Operation *op) {
 /// each function with a body goes to the partition with the fewest
 /// operations so far (largest first), each global to the partition of its
 /// first user. A partition declares what it uses of the others; a private
-/// symbol used from another partition becomes external. Empty if `module`
-/// holds an operation other than functions and globals (module-level
-/// metadata, comdats): it is then compiled whole.
+/// symbol used from another partition becomes external. At most one
+/// partition per function; empty if that is one, or if `module` holds an
+/// operation other than functions and globals (module-level metadata,
+/// comdats): it is then compiled whole.
 static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
                                                           unsigned count) {
   llvm::SmallVector<Operation *> symbols;
@@ -129,6 +130,10 @@ static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
       functions.push_back({-size, position, op});
     }
   llvm::sort(functions);
+  // (No more partitions than functions: none without one.)
+  count = std::min<unsigned>(count, functions.size());
+  if (count < 2)
+    return {};
   llvm::SmallVector<int64_t> load(count, 0);
   for (auto [negatedSize, position, op] : functions) {
     int64_t *lightest = std::min_element(load.begin(), load.end());

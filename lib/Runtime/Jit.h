@@ -54,9 +54,9 @@ public:
   Jit(Jit &&) noexcept;
 
   /// Compiles `module` (the LLVM dialect, translatable to LLVM IR; it is
-  /// changed: the entry's packed wrapper is added). The partitions are the
-  /// context's threads (one if multithreading is disabled or
-  /// `options.llvmIRPath` is set).
+  /// changed: the entry's wrapper is added) in as many partitions as the
+  /// context has threads, at most one per function (one if multithreading
+  /// is disabled or `options.llvmIRPath` is set).
   static llvm::Expected<Jit> compile(mlir::ModuleOp module,
                                      const JitOptions &options);
 
