@@ -41,7 +41,8 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
   // qfx.observe of the module, before symbol-dce drops unused functions.
   return std::string(options.calibrate ? "qfx-lower-observers{calibrate=true}"
                                        : "qfx-lower-observers") +
-         ",symbol-dce,qfx-inline-fused,qfx-inline-composites,"
+         ",symbol-dce,qfx-inline-fused,func.func(qfx-float-island-tables),"
+         "qfx-inline-composites,"
          "qfx-codegen{target=" +
          getNativeTargetInfo(options.target).name.str() + "}" +
          (options.emulateAmx ? ",qfx-emulate-amx" : "") +

@@ -36,12 +36,18 @@ class LLVMDialect;
 namespace memref {
 class MemRefDialect;
 } // namespace memref
+namespace quant {
+class QuantDialect;
+} // namespace quant
 namespace scf {
 class SCFDialect;
 } // namespace scf
 namespace tensor {
 class TensorDialect;
 } // namespace tensor
+namespace tosa {
+class TosaDialect;
+} // namespace tosa
 namespace vector {
 class VectorDialect;
 } // namespace vector

@@ -253,6 +253,44 @@ def QFXStridedCopiesToLoops : Pass<"qfx-strided-copies-to-loops",
                            "::mlir::scf::SCFDialect"];
 }
 
+def QFXFloatIslandTables : Pass<"qfx-float-island-tables",
+                                "::mlir::func::FuncOp"> {
+  let summary = "An elementwise float op between an int8 dequantization and "
+                "quantization becomes a 256-entry table the program computes";
+  let description = [{
+    An op the backend does not quantize (SiLU on onednn: efficientnet_b0
+    has 49) runs in float between a dequantization and a quantization, as
+    in PyTorch: each element is dequantized, goes through the op (a SiLU's
+    `expf`, one libm call an element) and is quantized again, about 3 ns an
+    element. Where the input is int8 per-tensor, the op is a `qfx.composite`
+    whose body is elementwise TOSA on its one input (other operands
+    constants of size 1) and its only user is a per-tensor
+    `quant.qcast`, the output takes at most 256 values: this pass makes the
+    program compute them, the same body on the 256 possible inputs (a
+    `[1, ..., 1, 256]` tensor of every int8 value, dequantized and
+    quantized as the activation is), and look the activation up in them
+    with `tosa.table`. The float arithmetic is the same ops lowered the same
+    way, so the output is the same bit for bit; it runs on 256 elements
+    instead of the activation's. Run before `qfx-inline-composites` and
+    `qfx-lower-quant-to-linalg`, in `qfx-lower-to-native`.
+
+    ```mlir
+    %d = quant.dcast %x : tensor<1x112x112x32x!quant.uniform<u8:f32, 0.03:63>> to tensor<1x112x112x32xf32>
+    %s = qfx.composite "torch.nn.SiLU"(%d) ... { sigmoid, mul }
+    %q = quant.qcast %s : tensor<1x112x112x32xf32> to tensor<1x112x112x32x!quant.uniform<u8:f32, 0.017:16>>
+    // becomes
+    %levels = "tosa.const"() <{values = dense<[-128, ..., 127]> : tensor<1x1x1x256xi8>}>
+    ... quant.scast, quant.dcast, the body, quant.qcast, quant.scast of %levels
+    %table = tosa.reshape ... : tensor<256xi8>
+    %bytes = quant.scast %x : ... to tensor<1x112x112x32xi8>
+    %y = tosa.table %bytes, %table
+    %q = quant.scast %y : tensor<1x112x112x32xi8> to tensor<1x112x112x32x!quant.uniform<u8:f32, 0.017:16>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect",
+                           "::mlir::tosa::TosaDialect"];
+}
+
 def QFXEarlyDealloc : Pass<"qfx-early-dealloc", "::mlir::func::FuncOp"> {
   let summary = "Frees each buffer after its last use instead of at the end "
                 "of its block";
