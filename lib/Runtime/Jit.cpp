@@ -283,14 +283,15 @@ llvm::Expected<Jit> Jit::compile(ModuleOp module, const JitOptions &options) {
     if (!error.empty())
       return makeError("cannot JIT-compile the model: " + error);
 
+  // ORC reports linking errors (a symbol not found) to the session too: they
+  // go into the lookup's error, not to stderr. (Declared before the JIT,
+  // which may report while it is destroyed on an error path.)
+  std::string reported;
   llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
       llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*host).create();
   if (!jit)
     return makeError("cannot create the JIT: " +
                      llvm::toString(jit.takeError()));
-  // ORC reports linking errors (a symbol not found) to the session too: they
-  // go into the lookup's error, not to stderr.
-  std::string reported;
   (*jit)->getExecutionSession().setErrorReporter([&](llvm::Error error) {
     reported += "\n" + llvm::toString(std::move(error));
   });
