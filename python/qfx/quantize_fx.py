@@ -69,7 +69,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from qfx import _compiled
+from qfx import _compiled, _stagefiles
 from qfx import config as _config
 from qfx.config._torch import qconfig_mapping_from_torch
 from qfx.exporter import export_with_outputs
@@ -198,11 +198,12 @@ def _float_ops(remarks: str) -> List[FloatOp]:
 def _pipeline(directory: pathlib.Path, source: str, result: str, passes: str) -> str:
     """Runs `passes` (a textual pass list on builtin.module) over the file
     `source` in `directory` in this process (qfx's C API), writes the result
-    to `result` (with locations, as `quant-opt -o` would); returns the
-    diagnostics as quant-opt prints them. Raises ToolError on failure."""
-    text, diagnostics = _capi.run_pipeline((directory / source).read_bytes(),
+    to `result` (with locations, as `quant-opt -o` would; on a thread, see
+    _stagefiles); returns the diagnostics as quant-opt prints them. Raises
+    ToolError on failure."""
+    text, diagnostics = _capi.run_pipeline(_stagefiles.read(directory / source),
                                            f"builtin.module({passes})", source_name=source)
-    (directory / result).write_bytes(text)
+    _stagefiles.write(directory / result, text)
     return _capi.format_diagnostics(diagnostics)
 
 
@@ -234,6 +235,7 @@ def _compile(directory: pathlib.Path) -> dict:
     model.h (`quant-compile --target=host --name=qfx_model`); returns the
     record of it the manifest keeps."""
     source = directory / "int8.mlir"
+    _stagefiles.wait(source)
     _capi.compile_to_file(source.read_bytes(), directory / _compiled.LIBRARY,
                           header=directory / _compiled.HEADER, source_name="int8.mlir",
                           target=_compiled.TARGET, export_name=_compiled.FUNCTION)
@@ -244,7 +246,8 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.
     """The stage's @main compiled in this process, checked to take the
     model's inputs (shapes and dtypes) and return float32 tensors of its
     output shapes."""
-    model = _capi.Model((directory / f"{stage}.mlir").read_bytes(), f"{stage}.mlir", entry="main")
+    model = _capi.Model(_stagefiles.read(directory / f"{stage}.mlir"), f"{stage}.mlir",
+                        entry="main")
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
         raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
@@ -494,6 +497,7 @@ class _Model:
         if stage not in STAGES:
             raise ValueError(f"unknown stage {stage!r}; expected one of {', '.join(STAGES)}")
         path = self.workdir / f"{stage}.mlir"
+        _stagefiles.wait(path)
         if not path.is_file():
             raise ValueError(f"this model has no {stage!r} stage"
                              + (" (call qfx.convert_fx first)" if stage in STAGES[2:] else ""))
@@ -783,6 +787,25 @@ def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str
                       index_bounds=index_bounds)
 
 
+def _writes_stage_files(function: Any) -> Any:
+    """`function`, returning or raising once the stage files it wrote (on
+    threads, see _stagefiles) are on disk."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = function(*args, **kwargs)
+        except BaseException:
+            _stagefiles.flush(raise_errors=False)  # the function's error comes first
+            raise
+        _stagefiles.flush()
+        return result
+
+    return wrapper
+
+
+@_writes_stage_files
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                backend_config: Any = None, *, outputs: Optional[str] = "jit",
                workdir: Any = None) -> PreparedModel:
@@ -828,7 +851,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     qconfig_option = _write_qconfig_mapping(qconfig_mapping, directory)
     backend_option = _write_backend_config(backend_config, directory)
     shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
-    (directory / "float.mlir").write_text(float_mlir)
+    _stagefiles.write(directory / "float.mlir", float_mlir)
     _pipeline(directory, "float.mlir", "observed.mlir",
               _prepare_passes(directory, qconfig_option, backend_option))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
@@ -836,6 +859,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     return prepared
 
 
+@_writes_stage_files
 def convert_fx(prepared: Any, example_inputs: Any = None,
                backend_config: Any = None) -> QuantizedModel:
     """qfx's `torch.ao.quantization.quantize_fx.convert_fx`, of a model
@@ -889,17 +913,17 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
     for stage in ("float", "observed"):
-        shutil.copyfile(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
+        _stagefiles.link(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
     if prepared.num_samples:
         sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
-        calibrated = _capi.calibrate((directory / "observed.mlir").read_bytes(), sources,
+        calibrated = _capi.calibrate(_stagefiles.read(directory / "observed.mlir"), sources,
                                      source_name="observed.mlir", progress=_progress_printer())
     else:
         # Dynamic and weight-only quantization observe no activation: the
         # observed model converts as it is (qfx-convert fails on an
         # observer that needed data).
-        calibrated = (directory / "observed.mlir").read_bytes()
-    (directory / "calibrated.mlir").write_bytes(calibrated)
+        calibrated = _stagefiles.read(directory / "observed.mlir")
+    _stagefiles.write(directory / "calibrated.mlir", calibrated)
     backend_option = prepared.backend_config
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
@@ -1032,13 +1056,14 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
     qconfig_option = _write_qconfig_mapping(mapping, directory)
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
-    (directory / "float.mlir").write_text(float_mlir)
+    _stagefiles.write(directory / "float.mlir", float_mlir)
     _pipeline(directory, "float.mlir", "calibrated.mlir",
               _prepare_passes(directory, qconfig_option, backend_option) + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option)
     return quantized
 
 
+@_writes_stage_files
 def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     """Reads a model `QuantizedModel.save` wrote. The files are copied to a
     working directory, so `directory` may change or go afterwards.

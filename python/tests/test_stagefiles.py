@@ -1,0 +1,65 @@
+"""Stage files written on threads (qfx._stagefiles): read back before they
+are on disk, whole or absent, errors raised at the flush, and linked (not
+copied) into a converted model's working directory."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import qfx  # noqa: E402
+from qfx import _stagefiles  # noqa: E402
+
+
+def test_a_write_is_read_from_memory_until_it_is_on_disk(tmp_path):
+    data = os.urandom(1 << 20) * 64  # 64 MB: the write takes a while
+    path = tmp_path / "big.mlir"
+    _stagefiles.write(path, data)
+    assert _stagefiles.read(path) is data  # not the file, which may be partial
+    _stagefiles.flush()
+    assert path.read_bytes() == data
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.mlir"]  # no .partial left
+
+
+def test_text_is_written_as_utf8(tmp_path):
+    _stagefiles.write(tmp_path / "t.mlir", "loc(\"é\")")
+    _stagefiles.flush()
+    assert (tmp_path / "t.mlir").read_bytes() == "loc(\"é\")".encode()
+
+
+def test_a_failed_write_raises_at_the_flush(tmp_path):
+    _stagefiles.write(tmp_path / "missing" / "x.mlir", b"x")
+    with pytest.raises(FileNotFoundError):
+        _stagefiles.flush()
+    _stagefiles.flush()  # reported once
+
+
+def test_a_link_keeps_its_bytes_when_the_source_is_written_again(tmp_path):
+    source, target = tmp_path / "a.mlir", tmp_path / "b.mlir"
+    _stagefiles.write(source, b"first")
+    _stagefiles.link(source, target)  # waits for the write
+    assert os.stat(source).st_ino == os.stat(target).st_ino
+    _stagefiles.write(source, b"second")  # replaces the file, not its bytes
+    _stagefiles.flush()
+    assert (source.read_bytes(), target.read_bytes()) == (b"second", b"first")
+
+
+def test_the_workdirs_are_whole_when_prepare_and_convert_return():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()
+    x = torch.randn(1, 3, 8, 8)
+    prepared = qfx.prepare_fx(model, "default:x86", (x,), outputs=None)
+    assert not _stagefiles._pending
+    prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    assert not _stagefiles._pending
+    for stage in ("float", "observed"):
+        ours, theirs = quantized.workdir / f"{stage}.mlir", prepared.workdir / f"{stage}.mlir"
+        assert os.stat(ours).st_ino == os.stat(theirs).st_ino  # linked, not copied
+    for stage in ("calibrated", "reference", "int8"):
+        assert "module" in quantized.mlir(stage) and "func.func @main" in quantized.mlir(stage)
+    assert not list(quantized.workdir.glob("*.partial"))
