@@ -67,6 +67,9 @@ def dense_f32(values: np.ndarray) -> str:
 
 def _nested(values: np.ndarray) -> str:
     if values.ndim == 1:
+        if np.all(np.isfinite(values)):  # format_f32's, in one formatting
+            return "[" + ", ".join(["%.8e"] * values.size) % tuple(
+                values.astype(np.float64).tolist()) + "]"
         return "[" + ", ".join(format_f32(v) for v in values) + "]"
     return "[" + ", ".join(_nested(v) for v in values) + "]"
 
