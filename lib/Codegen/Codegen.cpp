@@ -143,43 +143,87 @@ mlir::func::FuncOp getAmxReady(mlir::ModuleOp module) {
   return ready;
 }
 
+/// The kernel functions built so far, by type. A kernel's constants are
+/// its arguments, so chains of the same geometry and epilogue build the
+/// same function: a new kernel whose attributes (its name aside) and body
+/// are those of an earlier one is erased, and the earlier one called.
+class KernelFunctions {
+public:
+  /// `kernel`'s function, or the earlier one it is the same as.
+  Kernel reuse(Kernel kernel) {
+    llvm::SmallVector<mlir::func::FuncOp> &candidates =
+        byType[kernel.func.getFunctionType()];
+    for (mlir::func::FuncOp existing : candidates)
+      if (attributesOf(existing) == attributesOf(kernel.func) &&
+          mlir::OperationEquivalence::isRegionEquivalentTo(
+              &existing.getBody(), &kernel.func.getBody(),
+              mlir::OperationEquivalence::IgnoreLocations)) {
+        kernel.func.erase();
+        kernel.func = existing;
+        return kernel;
+      }
+    candidates.push_back(kernel.func);
+    return kernel;
+  }
+
+private:
+  static mlir::DictionaryAttr attributesOf(mlir::func::FuncOp func) {
+    mlir::NamedAttrList attributes(func->getAttrDictionary());
+    attributes.erase(func.getSymNameAttrName());
+    return attributes.getDictionary(func.getContext());
+  }
+
+  llvm::DenseMap<Type, llvm::SmallVector<mlir::func::FuncOp>> byType;
+};
+
 /// The kernel of an AMX chain: the tile kernel if Linux grants AMX, else
-/// the VNNI kernel (AMX CPUs have VNNI).
-mlir::func::FuncOp buildAmxKernel(mlir::ModuleOp module, const Chain &chain,
-                                  const std::string &name) {
-  mlir::func::FuncOp tiles =
-      buildDotKernel(module, chain, kAmx, name + "_tiles");
-  mlir::func::FuncOp vnni =
-      buildDotKernel(module, chain, kVnni, name + "_vnni");
+/// the VNNI kernel (AMX CPUs have VNNI); it takes both kernels' constants.
+Kernel buildAmxKernel(mlir::ModuleOp module, const Chain &chain,
+                      const std::string &name, KernelFunctions &functions) {
+  Kernel tiles = buildDotKernel(module, chain, kAmx, name + "_tiles");
   // The tile kernel is compiled for AMX whatever the module's target is
   // (quant-run compiles for this machine); only called where it runs.
   mlir::MLIRContext *context = module.getContext();
-  tiles->setAttr(
+  tiles.func->setAttr(
       "target_features",
       mlir::LLVM::TargetFeaturesAttr::get(
           context, llvm::ArrayRef<llvm::StringRef>{"+amx-tile", "+amx-int8"}));
+  tiles = functions.reuse(std::move(tiles));
+  Kernel vnni =
+      functions.reuse(buildDotKernel(module, chain, kVnni, name + "_vnni"));
   mlir::func::FuncOp ready = getAmxReady(module);
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = module.getLoc();
+  // (input, output, the tile kernel's constants, the VNNI kernel's).
+  llvm::SmallVector<Type> types(tiles.func.getArgumentTypes());
+  llvm::append_range(types, vnni.func.getArgumentTypes().drop_front(2));
   auto dispatch =
-      mlir::func::FuncOp::create(b, loc, name, tiles.getFunctionType());
+      mlir::func::FuncOp::create(b, loc, name, b.getFunctionType(types, {}));
   dispatch.setPrivate();
   b.setInsertionPointToStart(dispatch.addEntryBlock());
   Value granted = mlir::func::CallOp::create(b, loc, ready, mlir::ValueRange{})
                       .getResult(0);
   mlir::ValueRange arguments = dispatch.getArguments();
+  size_t split = tiles.func.getNumArguments();
+  auto call = [&](OpBuilder &cb, Location l, mlir::func::FuncOp callee,
+                  mlir::ValueRange constants) {
+    llvm::SmallVector<Value> operands(arguments.take_front(2));
+    llvm::append_range(operands, constants);
+    mlir::func::CallOp::create(cb, l, callee, operands);
+    mlir::scf::YieldOp::create(cb, l);
+  };
   mlir::scf::IfOp::create(
       b, loc, granted,
       [&](OpBuilder &tb, Location l) {
-        mlir::func::CallOp::create(tb, l, tiles, arguments);
-        mlir::scf::YieldOp::create(tb, l);
+        call(tb, l, tiles.func, arguments.slice(2, split - 2));
       },
       [&](OpBuilder &eb, Location l) {
-        mlir::func::CallOp::create(eb, l, vnni, arguments);
-        mlir::scf::YieldOp::create(eb, l);
+        call(eb, l, vnni.func, arguments.drop_front(split));
       });
   mlir::func::ReturnOp::create(b, loc);
-  return dispatch;
+  Kernel kernel{dispatch, std::move(tiles.constants)};
+  llvm::append_range(kernel.constants, vnni.constants);
+  return kernel;
 }
 
 struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
@@ -212,6 +256,7 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
         chains.push_back(std::move(*chain));
     });
     mlir::SymbolTable symbols(module);
+    KernelFunctions functions;
     for (auto [i, chain] : llvm::enumerate(chains)) {
       std::string name =
           (kernels->prefix + (chain.f32             ? "f32_"
@@ -224,14 +269,14 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       // (Depthwise convolutions have no tile kernel: AMX machines run the
       // VNNI one.)
       // (The float kernels are the same on AMX machines: AVX-512.)
-      mlir::func::FuncOp kernel =
+      Kernel kernel =
           chain.f32 ? buildFloatKernel(module, chain, *kernels, name)
           : chain.isDepthwise()
               ? buildDepthwiseKernel(module, chain,
                                      kernels->tiles ? kVnni : *kernels, name)
-          : kernels->tiles ? buildAmxKernel(module, chain, name)
+          : kernels->tiles ? buildAmxKernel(module, chain, name, functions)
                            : buildDotKernel(module, chain, *kernels, name);
-      replaceChain(chain, kernel);
+      replaceChain(chain, functions.reuse(std::move(kernel)));
     }
   }
 };

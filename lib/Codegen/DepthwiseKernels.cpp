@@ -59,7 +59,7 @@ public:
                          const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)) {}
 
-  mlir::func::FuncOp build();
+  Kernel build();
 
 private:
   /// The input feeding output channels [block * lanes, + lanes) at (n, ih,
@@ -110,10 +110,8 @@ Value DepthwiseKernelBuilder::loadInputs(OpBuilder &b, Location loc,
       x = vector::InsertOp::create(b, loc, v, x, llvm::ArrayRef<int64_t>{lane});
     }
   }
-  Value zp = arith::ConstantOp::create(
-      b, loc, accType,
-      mlir::DenseElementsAttr::get(accType,
-                                   static_cast<int32_t>(chain.inputZp)));
+  Value zp =
+      vector::BroadcastOp::create(b, loc, accType, getScalar(b, loc, InputZp));
   return arith::SubIOp::create(b, loc,
                                arith::ExtSIOp::create(b, loc, accType, x), zp);
 }
@@ -126,7 +124,7 @@ Value DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value input,
   auto accType = VectorType::get({kLanes}, b.getI32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
-  Value weights = getGlobal(b, loc, "_weights", weightType);
+  Value weights = getConstant("_weights");
   // `body` on the accumulator if `inside`, else the accumulator as it is.
   auto ifInside = [&](OpBuilder &ob, Location l, Value inside, Value acc,
                       llvm::function_ref<Value(OpBuilder &, Location)> body) {
@@ -187,7 +185,7 @@ Value DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value input,
   return rows.getResult(0);
 }
 
-mlir::func::FuncOp DepthwiseKernelBuilder::build() {
+Kernel DepthwiseKernelBuilder::build() {
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = module.getLoc();
@@ -206,12 +204,7 @@ mlir::func::FuncOp DepthwiseKernelBuilder::build() {
   // (x - zp) is formed before the multiply: nothing to compensate.
   createEpilogueGlobals(b, loc, std::vector<int64_t>(chain.n, 0));
 
-  auto func = mlir::func::FuncOp::create(
-      b, loc, name,
-      b.getFunctionType({getInputType(chain), getOutputType(chain)}, {}));
-  func.setPrivate();
-  mlir::Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
+  mlir::func::FuncOp func = createFunction(b, loc);
   Value input = body->getArgument(0);
   // The output as [pixels, channels].
   Value out = mlir::memref::CollapseShapeOp::create(
@@ -241,7 +234,7 @@ mlir::func::FuncOp DepthwiseKernelBuilder::build() {
               emitBlock(pb, l, index(pb, l, fullBlocks), true);
           });
   mlir::func::ReturnOp::create(b, loc);
-  return func;
+  return getKernel(func);
 }
 
 } // namespace
@@ -252,10 +245,8 @@ std::optional<Chain> matchDepthwiseStart(Operation *op) {
   return std::nullopt;
 }
 
-mlir::func::FuncOp buildDepthwiseKernel(mlir::ModuleOp module,
-                                        const Chain &chain,
-                                        const KernelTarget &target,
-                                        std::string name) {
+Kernel buildDepthwiseKernel(mlir::ModuleOp module, const Chain &chain,
+                            const KernelTarget &target, std::string name) {
   return DepthwiseKernelBuilder(module, chain, target, std::move(name)).build();
 }
 

@@ -114,7 +114,7 @@ public:
     paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
   }
 
-  mlir::func::FuncOp build();
+  Kernel build();
 
 private:
   void createGlobals(OpBuilder &b, Location loc);
@@ -271,7 +271,7 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
       VectorType::get({group * kLanes}, b.getIntegerType(target.elementBits));
   Value zero = arith::ConstantOp::create(
       b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
-  Value weights = getGlobal(b, loc, "_weights", packedType);
+  Value weights = getConstant("_weights");
   llvm::SmallVector<Value> init(rows * vectors, zero);
   // LLVM's signature: (<lanes x i32> acc, <group lanes x iN> a, <group lanes
   // x iN> b), or without acc.
@@ -284,7 +284,7 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
   // union of their `_ranges`.
   Value firstOfTap = index(b, loc, 0), endOfTap = index(b, loc, groupsPerTap);
   if (skipping) {
-    Value ranges = getGlobal(b, loc, "_ranges", rangesType);
+    Value ranges = getConstant("_ranges");
     auto bound = [&](int64_t v, int64_t which) -> Value {
       Value block = arith::AddIOp::create(b, loc, block0, index(b, loc, v));
       return arith::IndexCastOp::create(
@@ -371,7 +371,7 @@ KernelBuilder::emitMatrixProducts(OpBuilder &b, Location loc, Value a, Value m0,
   int64_t pairs = (rows + 1) / 2, columnPairs = kLanes / 2;
   Value zero = arith::ConstantOp::create(
       b, loc, blockType, mlir::DenseElementsAttr::get(blockType, int32_t{0}));
-  Value weights = getGlobal(b, loc, "_weights", packedType);
+  Value weights = getConstant("_weights");
   mlir::func::FuncOp mmla =
       getIntrinsic(target.dot, {blockType, bytesType, bytesType}, blockType);
   Value pair0 = arith::DivUIOp::create(b, loc, m0, index(b, loc, 2));
@@ -434,7 +434,7 @@ KernelBuilder::emitTileProducts(OpBuilder &b, Location loc, Value a, Value m0,
   auto bytesTile = mlir::amx::TileType::get({kTileRows, 64}, i8);
   auto sumsTile = mlir::amx::TileType::get({kTileRows, kLanes}, i32);
   int64_t aTiles = (rows + kTileRows - 1) / kTileRows;
-  Value weights = getGlobal(b, loc, "_weights", packedType);
+  Value weights = getConstant("_weights");
   llvm::SmallVector<Value> init;
   for (int64_t i = 0; i < aTiles * vectors; ++i)
     init.push_back(mlir::amx::TileZeroOp::create(b, loc, sumsTile));
@@ -535,10 +535,8 @@ Value KernelBuilder::emitTopBit(OpBuilder &b, Location loc) {
 
 Value KernelBuilder::emitPaddingElement(OpBuilder &b, Location loc) {
   return toElement(b, loc,
-                   arith::ConstantOp::create(
-                       b, loc,
-                       b.getIntegerAttr(b.getIntegerType(8),
-                                        static_cast<int8_t>(chain.inputZp))),
+                   arith::TruncIOp::create(b, loc, b.getIntegerType(8),
+                                           getScalar(b, loc, InputZp)),
                    emitTopBit(b, loc));
 }
 
@@ -677,18 +675,13 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
           });
 }
 
-mlir::func::FuncOp KernelBuilder::build() {
+Kernel KernelBuilder::build() {
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = module.getLoc();
   createGlobals(b, loc);
   Type i8 = b.getIntegerType(8);
-  auto func = mlir::func::FuncOp::create(
-      b, loc, name,
-      b.getFunctionType({getInputType(chain), getOutputType(chain)}, {}));
-  func.setPrivate();
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
+  mlir::func::FuncOp func = createFunction(b, loc);
   Value a = body->getArgument(0);
   // The output as [M, N] rows.
   Value out = mlir::memref::CollapseShapeOp::create(
@@ -757,7 +750,7 @@ mlir::func::FuncOp KernelBuilder::build() {
             });
   // (Buffer deallocation frees the padded copy.)
   mlir::func::ReturnOp::create(b, loc);
-  return func;
+  return getKernel(func);
 }
 
 } // namespace
@@ -770,9 +763,8 @@ std::optional<Chain> matchDotStart(Operation *op) {
   return std::nullopt;
 }
 
-mlir::func::FuncOp buildDotKernel(mlir::ModuleOp module, const Chain &chain,
-                                  const KernelTarget &target,
-                                  std::string name) {
+Kernel buildDotKernel(mlir::ModuleOp module, const Chain &chain,
+                      const KernelTarget &target, std::string name) {
   return KernelBuilder(module, chain, target, std::move(name)).build();
 }
 

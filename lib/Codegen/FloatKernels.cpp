@@ -56,7 +56,7 @@ public:
                                  mlir::Float32Type::get(module.getContext()));
   }
 
-  mlir::func::FuncOp build();
+  Kernel build();
 
 private:
   /// One tile of `rows` output pixels from `m0` and `vectors` column blocks
@@ -76,8 +76,8 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
                                   Value out, Value m0, int64_t rows,
                                   Value block0, int64_t vectors, bool partial) {
   auto vectorType = VectorType::get({kLanes}, b.getF32Type());
-  Value weights = getGlobal(b, loc, "_weights", packedType);
-  Value bias = getGlobal(b, loc, "_bias", floatType);
+  Value weights = getConstant("_weights");
+  Value bias = getConstant("_bias");
   llvm::SmallVector<Value> blockIndex, init;
   for (int64_t v = 0; v < vectors; ++v)
     blockIndex.push_back(
@@ -152,7 +152,7 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
   }
 }
 
-mlir::func::FuncOp FloatKernelBuilder::build() {
+Kernel FloatKernelBuilder::build() {
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = module.getLoc();
@@ -167,12 +167,7 @@ mlir::func::FuncOp FloatKernelBuilder::build() {
   std::copy(chain.floatBias.begin(), chain.floatBias.end(), bias.begin());
   createGlobal(b, loc, "_bias", floatType, llvm::ArrayRef(bias));
 
-  auto func = mlir::func::FuncOp::create(
-      b, loc, name,
-      b.getFunctionType({getInputType(chain), getOutputType(chain)}, {}));
-  func.setPrivate();
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
+  mlir::func::FuncOp func = createFunction(b, loc);
   Type f32 = b.getF32Type();
   Value input = body->getArgument(0), out = body->getArgument(1);
   if (chain.conv) {
@@ -210,14 +205,13 @@ mlir::func::FuncOp FloatKernelBuilder::build() {
             });
   // (Buffer deallocation frees a padded copy.)
   mlir::func::ReturnOp::create(b, loc);
-  return func;
+  return getKernel(func);
 }
 
 } // namespace
 
-mlir::func::FuncOp buildFloatKernel(mlir::ModuleOp module, const Chain &chain,
-                                    const KernelTarget &target,
-                                    std::string name) {
+Kernel buildFloatKernel(mlir::ModuleOp module, const Chain &chain,
+                        const KernelTarget &target, std::string name) {
   return FloatKernelBuilder(module, chain, target, std::move(name)).build();
 }
 

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -372,14 +374,19 @@ MemRefType getOutputType(const Chain &chain) {
   return MemRefType::get({1, chain.m, chain.n}, getElementType(chain));
 }
 
-void replaceChain(const Chain &chain, mlir::func::FuncOp kernel) {
+void replaceChain(const Chain &chain, const Kernel &kernel) {
   OpBuilder b(chain.last);
   Location loc = chain.last->getLoc();
-  Value a = mlir::bufferization::ToBufferOp::create(b, loc, getInputType(chain),
-                                                    chain.start->getOperand(0),
-                                                    /*read_only=*/true);
+  llvm::SmallVector<Value> arguments;
+  arguments.push_back(mlir::bufferization::ToBufferOp::create(
+      b, loc, getInputType(chain), chain.start->getOperand(0),
+      /*read_only=*/true));
   Value out = mlir::memref::AllocOp::create(b, loc, getOutputType(chain));
-  mlir::func::CallOp::create(b, loc, kernel, mlir::ValueRange{a, out});
+  arguments.push_back(out);
+  for (mlir::memref::GlobalOp global : kernel.constants)
+    arguments.push_back(mlir::memref::GetGlobalOp::create(
+        b, loc, global.getType(), global.getSymName()));
+  mlir::func::CallOp::create(b, loc, kernel.func, arguments);
   auto resultType =
       llvm::cast<RankedTensorType>(chain.last->getResult(0).getType());
   Value result = mlir::bufferization::ToTensorOp::create(
@@ -420,9 +427,33 @@ mlir::func::FuncOp getIntrinsic(mlir::ModuleOp module,
   return decl;
 }
 
-Value KernelBuilderBase::getGlobal(OpBuilder &b, Location loc,
-                                   llvm::StringRef suffix, MemRefType type) {
-  return mlir::memref::GetGlobalOp::create(b, loc, type, name + suffix.str());
+mlir::func::FuncOp KernelBuilderBase::createFunction(OpBuilder &b,
+                                                     Location loc) {
+  llvm::SmallVector<Type> arguments{getInputType(chain), getOutputType(chain)};
+  for (mlir::memref::GlobalOp global : constants)
+    arguments.push_back(global.getType());
+  auto func = mlir::func::FuncOp::create(b, loc, name,
+                                         b.getFunctionType(arguments, {}));
+  func.setPrivate();
+  body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  return func;
+}
+
+Value KernelBuilderBase::getScalar(OpBuilder &b, Location loc, Scalar which) {
+  Value scalar = mlir::memref::LoadOp::create(b, loc, getConstant("_scalars"),
+                                              index(b, loc, which));
+  if (which >= FloatZp)
+    scalar = arith::BitcastOp::create(b, loc, b.getF32Type(), scalar);
+  return scalar;
+}
+
+Value KernelBuilderBase::getConstant(llvm::StringRef suffix) {
+  std::string symbol = name + suffix.str();
+  for (auto [i, global] : llvm::enumerate(constants))
+    if (global.getSymName() == symbol)
+      return body->getArgument(2 + i);
+  llvm_unreachable("a kernel reads a constant it did not create");
 }
 
 std::tuple<Value, Value, Value>
@@ -464,6 +495,18 @@ void KernelBuilderBase::createEpilogueGlobals(
         static_cast<uint64_t>(static_cast<int64_t>(chain.bias[nn]))));
   }
   createGlobal(b, loc, "_bias", constType, llvm::ArrayRef(folded));
+  std::vector<int32_t> scalars(NumScalars);
+  scalars[FractionBits] = chain.fractionBits;
+  scalars[OutputZp] = static_cast<int32_t>(chain.outputZp);
+  scalars[Lo] = static_cast<int32_t>(chain.lo);
+  scalars[Hi] = static_cast<int32_t>(chain.hi);
+  scalars[InputZp] = static_cast<int32_t>(chain.inputZp);
+  scalars[FloatZp] = llvm::bit_cast<int32_t>(chain.floatZp);
+  scalars[FloatLo] = llvm::bit_cast<int32_t>(chain.floatLo);
+  scalars[FloatHi] = llvm::bit_cast<int32_t>(chain.floatHi);
+  createGlobal(b, loc, "_scalars",
+               MemRefType::get({NumScalars}, b.getI32Type()),
+               llvm::ArrayRef(scalars));
   // Per channel, padded to whole blocks.
   auto padded = [&](const auto &values, auto fill) {
     std::vector<decltype(fill)> result(blocks * kLanes, fill);
@@ -491,33 +534,27 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   auto accType = VectorType::get({kLanes}, i32);
   auto wideType = VectorType::get({kLanes}, i64);
   auto floatVector = VectorType::get({kLanes}, f32);
-  auto splat32 = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, accType,
-        mlir::DenseElementsAttr::get(accType, static_cast<int32_t>(v)));
+  auto splat = [&](Scalar which) -> Value {
+    Value scalar = getScalar(b, loc, which);
+    return vector::BroadcastOp::create(
+        b, loc, scalar.getType().isF32() ? floatVector : accType, scalar);
   };
-  auto splatFloat = [&](float v) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, floatVector, mlir::DenseElementsAttr::get(floatVector, v));
-  };
-  Value fraction = splat32(chain.fractionBits);
-  Value outZp = splat32(chain.outputZp), lo = splat32(chain.lo),
-        hi = splat32(chain.hi);
+  // (Without fraction bits, no shift: it is a scalar, not a constant LLVM
+  // would fold.)
+  Value fraction = chain.fractionBits ? splat(FractionBits) : Value();
+  Value outZp = splat(OutputZp), lo = splat(Lo), hi = splat(Hi);
   llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
-  Value c = vector::LoadOp::create(b, loc, accType,
-                                   getGlobal(b, loc, "_bias", constType), at);
+  Value c = vector::LoadOp::create(b, loc, accType, getConstant("_bias"), at);
   // The requantization of one row's int32 accumulators, before the output
   // zero point.
   std::function<Value(Value)> requantize;
   if (chain.floatEpilogue) {
-    Value bias = vector::LoadOp::create(
-        b, loc, floatVector, getGlobal(b, loc, "_float_bias", floatType), at);
-    Value mult = vector::LoadOp::create(
-        b, loc, floatVector, getGlobal(b, loc, "_float_multipliers", floatType),
-        at);
-    Value zp = splatFloat(chain.floatZp);
-    Value floatLo = splatFloat(chain.floatLo),
-          floatHi = splatFloat(chain.floatHi);
+    Value bias = vector::LoadOp::create(b, loc, floatVector,
+                                        getConstant("_float_bias"), at);
+    Value mult = vector::LoadOp::create(b, loc, floatVector,
+                                        getConstant("_float_multipliers"), at);
+    Value zp = splat(FloatZp);
+    Value floatLo = splat(FloatLo), floatHi = splat(FloatHi);
     // In float32, each op rounded on its own (no fused multiply-add), as
     // the tosa ops it stands for.
     requantize = [=, &b](Value acc) -> Value {
@@ -525,8 +562,16 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
       x = arith::AddFOp::create(b, loc, x, bias);
       x = arith::MulFOp::create(b, loc, x, mult);
       x = arith::AddFOp::create(b, loc, x, zp);
-      x = arith::MinimumFOp::create(
-          b, loc, arith::MaximumFOp::create(b, loc, x, floatLo), floatHi);
+      // The clamp as compare and select (vmaxps, vminps): x is never NaN,
+      // and a zero of either sign rounds to the same integer. (maximumf
+      // and minimumf of bounds that are not constants order NaNs and
+      // signed zeros: six instructions each.)
+      auto clamp = [&](arith::CmpFPredicate keep, Value bound) {
+        return arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, keep, x, bound), x, bound);
+      };
+      x = clamp(arith::CmpFPredicate::OGT, floatLo);
+      x = clamp(arith::CmpFPredicate::OLT, floatHi);
       x = mlir::math::RoundEvenOp::create(b, loc, x);
       return arith::FPToSIOp::create(b, loc, accType, x);
     };
@@ -536,10 +581,10 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
     // three).
     Value mult = arith::ExtSIOp::create(
         b, loc, wideType,
-        vector::LoadOp::create(
-            b, loc, accType, getGlobal(b, loc, "_multipliers", constType), at));
-    Value shift = vector::LoadOp::create(
-        b, loc, wideType, getGlobal(b, loc, "_shifts", i64Type), at);
+        vector::LoadOp::create(b, loc, accType, getConstant("_multipliers"),
+                               at));
+    Value shift =
+        vector::LoadOp::create(b, loc, wideType, getConstant("_shifts"), at);
     // The rounding addend 2^(shift - 1), once per block.
     Value one = arith::ConstantOp::create(
         b, loc, wideType, mlir::DenseElementsAttr::get(wideType, int64_t{1}));
@@ -556,7 +601,8 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
   for (auto [r, sum] : llvm::enumerate(sums)) {
     Value acc = arith::AddIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, sum, fraction), c);
+        b, loc, fraction ? arith::ShLIOp::create(b, loc, sum, fraction) : sum,
+        c);
     Value result = requantize(acc);
     result = arith::AddIOp::create(b, loc, result, outZp);
     result = arith::MinSIOp::create(

@@ -18,14 +18,21 @@
 // CHECK-SAME: (%[[A:.*]]: tensor<1x2x3xi8>)
 // CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<1x2x3xi8> to memref<1x2x3xi8>
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x2x2xi8>
-// CHECK: call @qfx_vnni_matmul_0(%[[BUF]], %[[OUT]])
+// CHECK: %[[W:.*]] = memref.get_global @qfx_vnni_matmul_0_weights
+// CHECK: %[[C:.*]] = memref.get_global @qfx_vnni_matmul_0_bias
+// CHECK: %[[S:.*]] = memref.get_global @qfx_vnni_matmul_0_scalars
+// CHECK: call @qfx_vnni_matmul_0(%[[BUF]], %[[OUT]], %[[W]], %[[C]], %[[S]], %{{.*}}, %{{.*}})
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
 // CHECK-NOT: tosa.matmul
 // CHECK-NOT: tosa.rescale
 // CHECK: return %[[R]]
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_weights : memref<1x1x64xi8> = dense<{{\[\[\[}}1, 3, 5, 0, 2, 4, 6, 0, 0,
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_bias : memref<1x16xi32> = dense<{{\[\[}}-1070, -1660, 0,
-// CHECK: func.func private @qfx_vnni_matmul_0(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>)
+// The epilogue's scalars: no fraction bits, output zero point -5, the clamp
+// [-128, 127], input zero point 2 (and the float ones, unused).
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_scalars : memref<8xi32> = dense<[0, -5, -128, 127, 2, 0, 0, 0]>
+// The kernel takes its constants as arguments, in that order.
+// CHECK: func.func private @qfx_vnni_matmul_0(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>, %{{.*}}: memref<1x1x64xi8>, %{{.*}}: memref<1x16xi32>, %{{.*}}: memref<8xi32>, %{{.*}}: memref<1x16xi32>, %{{.*}}: memref<1x16xi64>)
 // CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
 // AArch64 SDOT multiplies signed bytes: no +128, so the folded constant is
 // bias - zp_a * column sum (100 - 2 * 9 = 82, -100 - 2 * 12 = -124); 4-lane
@@ -72,12 +79,13 @@
 // The tile kernel's weights are the VNNI layout with K padded to 64 (16
 // groups, one tile of 16 rows); A is copied with M padded to 16 and K to 64;
 // 16x16 int32 tiles go through a stack buffer to the epilogue; the kernel
-// is compiled for AMX whatever the module's CPU.
+// is compiled for AMX whatever the module's CPU. The dispatch takes both
+// kernels' constants (5 each) and passes each kernel its own.
 // AMX-LABEL: func.func @linear
-// AMX: call @qfx_amx_matmul_0(
+// AMX: call @qfx_amx_matmul_0(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // AMX-DAG: memref.global "private" constant @qfx_amx_matmul_0_tiles_weights : memref<1x16x64xi8> = dense<"0x0103050002040600{{0+}}">
 // AMX-DAG: memref.global "private" constant @qfx_amx_matmul_0_tiles_bias : memref<1x16xi32> = dense<{{\[\[}}-1070, -1660, 0,
-// AMX: func.func private @qfx_amx_matmul_0_tiles(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>) attributes {target_features = #llvm.target_features<["+amx-tile", "+amx-int8"]>}
+// AMX: func.func private @qfx_amx_matmul_0_tiles(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>, %{{.*}}: memref<1x16x64xi8>, {{.*}}) attributes {target_features = #llvm.target_features<["+amx-tile", "+amx-int8"]>}
 // AMX: memref.view {{.*}} : memref<1024xi8> to memref<16x64xi8>
 // AMX: memref.alloca_scope
 // AMX: memref.alloca() {alignment = 64 : i64} : memref<32x32xi32>
@@ -98,12 +106,12 @@
 // AMX: scf.if
 // AMX: func.call @qfx.syscall(%c158_i64, %c4131_i64, %c18_i64)
 // AMX: memref.store
-// AMX: func.func private @qfx_amx_matmul_0(
+// AMX: func.func private @qfx_amx_matmul_0(%[[IN:[^:]*]]: {{[^,]*}}, %[[OUT:[^:]*]]: {{[^,]*}}, %[[T0:[^:]*]]: {{[^,]*}}, {{.*}}, %[[T4:[^:]*]]: memref<1x16xi64>, %[[V0:[^:]*]]: memref<1x1x64xi8>,
 // AMX: %[[GRANTED:.*]] = call @qfx_amx_ready()
 // AMX: scf.if %[[GRANTED]]
-// AMX: call @qfx_amx_matmul_0_tiles(
+// AMX: call @qfx_amx_matmul_0_tiles(%[[IN]], %[[OUT]], %[[T0]], {{.*}}, %[[T4]])
 // AMX: } else {
-// AMX: call @qfx_amx_matmul_0_vnni(
+// AMX: call @qfx_amx_matmul_0_vnni(%[[IN]], %[[OUT]], %[[V0]],
 // The permission request becomes the system call.
 // AMXASM-NOT: @qfx.syscall
 // AMXASM: llvm.inline_asm has_side_effects asm_dialect = att "syscall", "={ax},{ax},{di},{si},~{rcx},~{r11},~{memory},~{dirflag},~{fpsr},~{flags}" %c158_i64, %c4131_i64, %c18_i64 : (i64, i64, i64) -> i64
@@ -128,6 +136,45 @@ func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
   %r = tosa.rescale %s, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
   return %r : tensor<1x2x2xi8>
+}
+
+// -----
+
+// Two chains of the same shape and epilogue structure (other weights, zero
+// points and clamp) call one kernel, each with its own globals; a chain of
+// another shape gets its own.
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[W0:.*]] = memref.get_global @qfx_vnni_matmul_0_weights
+// CHECK: call @qfx_vnni_matmul_0(%{{.*}}, %{{.*}}, %[[W0]],
+// CHECK: %[[W1:.*]] = memref.get_global @qfx_vnni_matmul_1_weights
+// CHECK: %[[S1:.*]] = memref.get_global @qfx_vnni_matmul_1_scalars
+// CHECK: call @qfx_vnni_matmul_0(%{{.*}}, %{{.*}}, %[[W1]], %{{.*}}, %[[S1]],
+// CHECK: call @qfx_vnni_matmul_2(
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_scalars : memref<8xi32> = dense<[0, -5, -128, 127, 2, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_1_scalars : memref<8xi32> = dense<[0, 9, -128, 100, -7, 0, 0, 0]>
+// CHECK-DAG: func.func private @qfx_vnni_matmul_0(
+// CHECK-DAG: func.func private @qfx_vnni_matmul_2(
+// CHECK-NOT: func.func private @qfx_vnni_matmul_1(
+func.func @shared(%a: tensor<1x2x2xi8>) -> tensor<1x2x3xi8> {
+  %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4]]]> : tensor<1x2x2xi8>}> : () -> tensor<1x2x2xi8>
+  %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x2x2xi8>, tensor<1x2x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  %w1 = "tosa.const"() <{values = dense<[[[5, -6], [7, 8]]]> : tensor<1x2x2xi8>}> : () -> tensor<1x2x2xi8>
+  %azp1 = "tosa.const"() <{values = dense<-7> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc1 = tosa.matmul %r, %w1, %azp1, %wzp : (tensor<1x2x2xi8>, tensor<1x2x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+  %ozp1 = "tosa.const"() <{values = dense<9> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r1 = tosa.rescale %acc1, %m, %sh, %izp, %ozp1 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  %c1 = tosa.clamp %r1 {min_val = -128 : i8, max_val = 100 : i8} : (tensor<1x2x2xi8>) -> tensor<1x2x2xi8>
+  %w2 = "tosa.const"() <{values = dense<1> : tensor<1x2x3xi8>}> : () -> tensor<1x2x3xi8>
+  %acc2 = tosa.matmul %c1, %w2, %azp, %wzp : (tensor<1x2x2xi8>, tensor<1x2x3xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3xi32>
+  %r2 = tosa.rescale %acc2, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x3xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x3xi8>
+  return %r2 : tensor<1x2x3xi8>
 }
 
 // -----
@@ -161,7 +208,7 @@ func.func @weight_zero_point(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
 // CHECK-NOT: tosa.depthwise_conv2d
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_weights : memref<4x2x16xi8> = dense<3>
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_bias : memref<2x16xi32> = dense<7>
-// CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x3x3x16xi8>, %{{.*}}: memref<1x2x2x32xi8>)
+// CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x3x3x16xi8>, %{{.*}}: memref<1x2x2x32xi8>, %{{.*}}: memref<4x2x16xi8>,
 // CHECK: scf.if
 // CHECK: vector.load {{.*}} : memref<1x3x3x16xi8>, vector<8xi8>
 // CHECK: vector.shuffle {{.*}} [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
@@ -246,8 +293,7 @@ func.func @conv(%a: tensor<1x3x3x3xi8>) -> tensor<1x3x3x1xi8> {
 // CHECK-LABEL: func.func @grouped_conv
 // CHECK: call @qfx_vnni_matmul_0
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_ranges : memref<2x2xi32> = dense<{{\[\[}}0, 1], [1, 2]]>
-// CHECK: func.func private @qfx_vnni_matmul_0
-// CHECK: %[[RANGES:.*]] = memref.get_global @qfx_vnni_matmul_0_ranges
+// CHECK: func.func private @qfx_vnni_matmul_0(%{{.*}}: memref<1x4x4x8xi8>, %{{.*}}: memref<1x4x4x32xi8>, %[[RANGES:.*]]: memref<2x2xi32>,
 // CHECK: %[[FIRST:.*]] = memref.load %[[RANGES]]
 // CHECK: %[[FROM:.*]] = arith.index_cast %[[FIRST]]
 // CHECK: %[[END:.*]] = memref.load %[[RANGES]]
@@ -276,12 +322,10 @@ func.func @grouped_conv(%a: tensor<1x4x4x8xi8>) -> tensor<1x4x4x32xi8> {
 // block is the target's float vector: 16 lanes on AVX-512, 8 on AVX2, 4 on
 // NEON.
 // CHECK-LABEL: func.func @float_conv
-// CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x3x3x2xf32>, memref<1x3x3x3xf32>) -> ()
+// CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x3x3x2xf32>, memref<1x3x3x3xf32>, memref<1x2x16xf32>, memref<1x16xf32>) -> ()
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<1x2x16xf32>
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_bias : memref<1x16xf32> = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00,
-// CHECK: func.func private @qfx_vnni_f32_0
-// CHECK: memref.get_global @qfx_vnni_f32_0_weights : memref<1x2x16xf32>
-// CHECK: %[[BIAS:.*]] = memref.get_global @qfx_vnni_f32_0_bias
+// CHECK: func.func private @qfx_vnni_f32_0({{.*}}, %{{.*}}: memref<1x2x16xf32>, %[[BIAS:.*]]: memref<1x16xf32>)
 // CHECK: vector.load %[[BIAS]]
 // CHECK: scf.for
 // CHECK: %[[PRODUCT:.*]] = arith.mulf %{{.*}} : vector<16xf32>
@@ -310,7 +354,7 @@ func.func @float_conv(%a: tensor<1x3x3x2xf32>) -> tensor<1x3x3x3xf32> {
 // after it) reads A's rows in place, without a copy, and starts each sum
 // from 0.0, as the generic lowering's fill.
 // CHECK-LABEL: func.func @float_matmul
-// CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x2x3xf32>, memref<1x2x20xf32>) -> ()
+// CHECK: call @qfx_vnni_f32_0({{.*}}) : (memref<1x2x3xf32>, memref<1x2x20xf32>, memref<2x3x16xf32>, memref<2x16xf32>) -> ()
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_weights : memref<2x3x16xf32>
 // CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_bias : memref<2x16xf32> = dense<0.000000e+00>
 // CHECK: func.func private @qfx_vnni_f32_0

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs each case with quant-run --codegen=none and --codegen=TARGET and checks
 that the outputs are identical and that qfx-codegen replaced every matmul,
-conv2d and depthwise_conv2d with a TARGET kernel.
+conv2d and depthwise_conv2d with a TARGET kernel; for the shared* cases (two
+chains of the same shape), that both call one kernel.
 
 Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET [FLAG...]]
 TARGET: x86-64-avx512vnni (default), x86-64-avx2 or x86-64-amx; FLAGs are
@@ -9,6 +10,7 @@ passed to the TARGET run of quant-run (e.g. --emulate-amx).
 """
 
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -33,6 +35,14 @@ def main() -> int:
                                  check=True, capture_output=True, text=True).stdout
         if prefix not in lowered or any(op in lowered for op in KERNEL_OPS):
             print(f"{name}: qfx-codegen did not use the {target} kernels")
+            failures += 1
+            continue
+        # The kernels @main calls (AMX's dispatch calls its _tiles and _vnni, and
+        # qfx_amx_ready).
+        called = {callee for callee in re.findall(r"call @(qfx_\w+)\(", lowered)
+                  if not callee.endswith(("_tiles", "_vnni", "_ready"))}
+        if name.startswith("shared") and len(called) != 1:
+            print(f"{name}: two chains of the same shape call {sorted(called)}, not one kernel")
             failures += 1
             continue
         outputs = {}

@@ -11,10 +11,14 @@ comparing qfx-codegen's kernels with the generic lowering.
 
 Usage: matmul-cases.py OUTDIR  -> OUTDIR/NAME.mlir, OUTDIR/NAME.npy; prints
 the case names, one per line: each shape with the integer requantization
-(caseN, convN, depthwiseN) and with the float one (caseNf, ...).
+(caseN, convN, depthwiseN) and with the float one (caseNf, ...); and
+programs of two chains of the same shape, one after the other, each with its
+own weights, zero points and requantization (sharedN, sharedNf), which
+qfx-codegen runs with one kernel.
 """
 
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -241,6 +245,34 @@ def depthwise_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> t
     return conv_chain(rng, conv, index, "depthwise_conv2d", c * mult, (kh, kw, c, mult), tail)
 
 
+# What sharedN chains twice: a square matmul (M, K) x (K, K), a conv2d and a
+# depthwise_conv2d whose output has their input's shape.
+SHARED = [("matmul", (5, 24)),
+          ("conv", (1, 6, 6, 8, 8, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
+          ("depthwise", (1, 8, 8, 16, 1, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1)))]
+
+
+def twice(first: str, second: str) -> str:
+    """One @main of two chains (case texts whose result has their input's
+    type): the second, its values renamed, on the first's result."""
+    a, b = first.splitlines(), second.splitlines()
+    result = a[-2].split()[1]  # "  return %r : tensor<...>"
+    renamed = [re.sub(r"%(\w+)", r"%\1_2", line) for line in b[1:]]
+    return "\n".join(a[:-2] + [line.replace("%a_2", result) for line in renamed]) + "\n"
+
+
+def shared_case(rng: np.random.Generator, kind: str, shape: tuple, index: int,
+                tail) -> tuple:
+    """Two chains of SHARED's KIND, with the same epilogue structure (INDEX),
+    and the input shape."""
+    if kind == "matmul":
+        m, k = shape
+        return twice(case(rng, m, k, k, index, tail), case(rng, m, k, k, index, tail)), (1, m, k)
+    write = conv_case if kind == "conv" else depthwise_case
+    (first, input_shape), (second, _) = (write(rng, shape, index, tail) for _ in range(2))
+    return twice(first, second), input_shape
+
+
 def floats(values: np.ndarray) -> str:
     """A dense f32 constant: nested lists, each value exactly ("%.9e")."""
     text = np.array2string(values, separator=", ", threshold=1 << 30,
@@ -325,6 +357,13 @@ def main() -> None:
         (out / f"{name}.mlir").write_text(text)
         np.save(out / f"{name}.npy", rng.standard_normal(shape).astype(np.float32))
         print(name)
+    for suffix, tail in (("", epilogue), ("f", float_epilogue)):
+        for index, (kind, shape) in enumerate(SHARED):
+            name = f"shared{index}{suffix}"
+            text, input_shape = shared_case(rng, kind, shape, index, tail)
+            (out / f"{name}.mlir").write_text(text)
+            np.save(out / f"{name}.npy", rng.integers(-128, 128, size=input_shape).astype(np.int8))
+            print(name)
 
 
 if __name__ == "__main__":
