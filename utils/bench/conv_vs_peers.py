@@ -51,6 +51,7 @@ import peers  # noqa: E402  (utils/bench/peers.py, next to this script)
 SHAPES = {
     "conv": ("conv", (1, 56, 56, 64, 64, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
     "depthwise": ("depthwise", (1, 56, 56, 128, 1, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
+    "stem": ("conv", (1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 2, 3, 2), (1, 1))),
 }
 # matmul-cases.py's epilogue by index: 0 is per channel (index % 2 == 0) with a
 # bias (rescale: index % 3 != 2; float: index % 5 != 4), without the 2^f
@@ -61,10 +62,14 @@ CASE_INDEX = 0
 def geometry(kind: str, conv: tuple) -> dict:
     """Output channels, groups, output size and multiply-accumulates."""
     n, h, w, c, o_or_mult, kh, kw, stride, pad, dilation = conv
-    assert stride[0] == stride[1] and len(set(pad)) == 1 and dilation == (1, 1), \
-        "oneDNN and PyTorch are given a symmetric stride and padding, no dilation"
     oh = (h + pad[0] + pad[1] - kh) // stride[0] + 1
     ow = (w + pad[2] + pad[3] - kw) // stride[1] + 1
+    # TOSA wants the padded size to fit the windows exactly; oneDNN and
+    # PyTorch get pad[0] on every side, which must give the same output.
+    assert (stride[0] == stride[1] and pad[0] == pad[2] and dilation == (1, 1) and
+            (h + 2 * pad[0] - kh) // stride[0] + 1 == oh and
+            (w + 2 * pad[0] - kw) // stride[0] + 1 == ow), \
+        "oneDNN and PyTorch are given a symmetric stride and padding, no dilation"
     o, groups = (o_or_mult, 1) if kind == "conv" else (c * o_or_mult, c)
     macs = n * oh * ow * o * kh * kw * (c // groups)
     return dict(n=n, h=h, w=w, c=c, o=o, k=kh, stride=stride[0], pad=pad[0], groups=groups,
