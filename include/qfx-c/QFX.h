@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 4
+#define QFX_CAPI_VERSION 5
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -67,6 +67,12 @@ QFX_CAPI_EXPORTED int qfxGetCAPIVersion(void);
 QFX_CAPI_EXPORTED QfxSession qfxSessionCreate(void);
 
 QFX_CAPI_EXPORTED void qfxSessionDestroy(QfxSession session);
+
+/* How many sources the session's calls have parsed. A call given the text
+ * the session printed last with locations (a stage the previous call
+ * returned) does not parse it: the session kept that module and clones it,
+ * which is what the text parses to. */
+QFX_CAPI_EXPORTED size_t qfxGetNumParsedSources(QfxSession session);
 
 /* Parses `source` (MLIR text of `length` bytes; diagnostics name it
  * `sourceName`), runs `pipeline` on it (a textual pass pipeline anchored on

@@ -35,7 +35,7 @@ from qfx.tools import ToolError
 Text = Union[str, bytes]
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 4  # QFX_CAPI_VERSION
+_VERSION = 5  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -135,6 +135,8 @@ def _load() -> ctypes.CDLL:
     if version != _VERSION:
         raise ImportError(f"{place}: C API version {version}, this package needs {_VERSION}")
     library.qfxSessionCreate.restype = ctypes.c_void_p
+    library.qfxGetNumParsedSources.restype = ctypes.c_size_t
+    library.qfxGetNumParsedSources.argtypes = [ctypes.c_void_p]
     library.qfxSessionDestroy.argtypes = [ctypes.c_void_p]
     library.qfxRunPipeline.restype = ctypes.c_int
     library.qfxRunPipeline.argtypes = [
@@ -277,6 +279,14 @@ def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
     if status != 0:
         raise ToolError(f"qfx pipeline {pipeline}", status, format_diagnostics(diagnostics))
     return _take_string(library, output, length.value, isinstance(mlir, bytes)), diagnostics
+
+
+def parsed_sources() -> int:
+    """How many sources this thread's session has parsed
+    (qfxGetNumParsedSources: a stage the session printed last and is given
+    back is cloned, not parsed)."""
+    library, session = _Session.get()
+    return library.qfxGetNumParsedSources(session)
 
 
 def builtin_config(kind: str, name: str = "") -> str:

@@ -25,6 +25,27 @@ def test_run_pipeline_gives_quant_opts_result():
     assert "qfx.observe" in text
 
 
+def test_a_stage_the_session_printed_is_not_parsed_again():
+    prepare = "builtin.module(qfx-prepare-pipeline{backend=x86})"
+    observed, _ = _capi.run_pipeline(RESIDUAL.read_text(), prepare)
+    parsed = _capi.parsed_sources()
+    # Given back, the text is the module the session kept: cloned, so a
+    # pipeline changing it leaves the kept one as it was.
+    again, _ = _capi.run_pipeline(observed, "builtin.module(symbol-dce)")
+    assert _capi.parsed_sources() == parsed
+    assert again == observed
+    dropped, _ = _capi.run_pipeline(observed, "builtin.module(qfx-lower-observers,symbol-dce)")
+    assert _capi.parsed_sources() == parsed
+    assert "qfx.observe" not in dropped and "qfx.observe" in observed
+    # Anything else is parsed: another text, or one printed without locations.
+    other = observed + "\n"
+    assert _capi.run_pipeline(other, "builtin.module()")[0] == observed
+    assert _capi.parsed_sources() == parsed + 1
+    plain, _ = _capi.run_pipeline(RESIDUAL.read_text(), prepare, debug_info=False)
+    _capi.run_pipeline(plain, "builtin.module()", debug_info=False)
+    assert _capi.parsed_sources() == parsed + 3
+
+
 def test_run_pipeline_returns_remarks_as_records():
     mapping = ROOT / "test" / "Tools" / "Inputs" / "residual-names-mapping.json"
     _, diagnostics = _capi.run_pipeline(
