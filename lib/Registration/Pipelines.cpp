@@ -42,7 +42,7 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
   return std::string(options.calibrate ? "qfx-lower-observers{calibrate=true}"
                                        : "qfx-lower-observers") +
          ",symbol-dce,qfx-inline-fused,func.func(qfx-float-island-tables),"
-         "qfx-inline-composites,"
+         "qfx-inline-composites,func.func(qfx-int8-clamps),"
          "qfx-codegen{target=" +
          getNativeTargetInfo(options.target).name.str() + "}" +
          (options.emulateAmx ? ",qfx-emulate-amx" : "") +

@@ -261,6 +261,46 @@ def QFXStridedCopiesToLoops : Pass<"qfx-strided-copies-to-loops",
                            "::mlir::scf::SCFDialect"];
 }
 
+def QFXInt8Clamps : Pass<"qfx-int8-clamps", "::mlir::func::FuncOp"> {
+  let summary = "An integer chain from int8 to int8 that clamps its input "
+                "becomes tosa.clamp";
+  let description = [{
+    `qfx-lower` writes PyTorch's requantizations as integer arithmetic. A
+    ReLU6 or hardtanh on int8 (`quantized::hardtanh`, whose output shares its
+    input's scale and zero point: mobilenet_v2 has 35) becomes a cast to
+    int32, a multiply by 1048575, an add of 127, a shift right by 20 (the
+    ratio of the scales, 1 in 20 bits), a maximum and a minimum, and a cast
+    to int8: a separate pass over the activation, though on every int8 input
+    it is the input clamped.
+
+    This pass takes each such chain: from a `tosa.cast` of int8 to int32,
+    each op the only user of the one before, `tosa.mul` (with its shift),
+    `tosa.add`, `tosa.sub`, `tosa.arithmetic_right_shift`, `tosa.maximum`,
+    `tosa.minimum` of the value (first operand) and a constant whose
+    elements are all equal, or `tosa.clamp`, to a `tosa.cast` to int8. It
+    computes the chain on the 256 int8 inputs as TOSA's int32 arithmetic does
+    (no intermediate leaving int32, every result in int8 range); if the
+    results are the input clamped to `[lo, hi]`, the chain becomes
+    `tosa.clamp %x {min_val = lo, max_val = hi}` on int8 (keeping the last
+    cast's location and `qfx.quantized`), which `qfx-codegen` then fuses into
+    the producing kernel's epilogue. Other chains are left alone. Runs in
+    `qfx-lower-to-native` before `qfx-codegen`.
+
+    ```mlir
+    %0 = tosa.cast %x : (tensor<1x112x112x96xi8>) -> tensor<1x112x112x96xi32>
+    %1 = tosa.mul %0, %c1048575, %shift0 : ...
+    %2 = tosa.add %1, %c127 : ...
+    %3 = tosa.arithmetic_right_shift %2, %c20 {round = false} : ...
+    %4 = tosa.maximum %3, %cm59 : ...
+    %5 = tosa.minimum %4, %c127 : ...
+    %6 = tosa.cast %5 : (tensor<1x112x112x96xi32>) -> tensor<1x112x112x96xi8>
+    // becomes
+    %6 = tosa.clamp %x {max_val = 127 : i8, min_val = -59 : i8} : (tensor<1x112x112x96xi8>) -> tensor<1x112x112x96xi8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 def QFXFloatIslandTables : Pass<"qfx-float-island-tables",
                                 "::mlir::func::FuncOp"> {
   let summary = "An elementwise float op between an int8 dequantization and "
