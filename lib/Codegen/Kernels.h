@@ -324,9 +324,6 @@ protected:
   mlir::Value getConstant(llvm::StringRef suffix);
   /// The epilogue's scalars (its `_scalars` constant, int32; the float
   /// ones' bits), loaded where they are used: i32, f32 for the Float ones.
-  /// (Loaded once at the function's entry, they were kept in vector
-  /// registers across the microkernel's loop, as their broadcasts are loop
-  /// invariants: the 7x7 stem convolution of resnet50 ran 12% slower.)
   enum Scalar {
     FractionBits,
     OutputZp,
