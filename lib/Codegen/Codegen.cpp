@@ -252,8 +252,8 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
         start = matchDepthwiseStart(op);
       if (!start)
         return;
-      if (std::optional<Chain> chain = matchEpilogue(std::move(*start)))
-        chains.push_back(std::move(*chain));
+      std::optional<Chain> chain = matchEpilogue(*start);
+      chains.push_back(chain ? std::move(*chain) : rawChain(std::move(*start)));
     });
     mlir::SymbolTable symbols(module);
     KernelFunctions functions;

@@ -356,22 +356,31 @@ std::optional<Chain> matchEpilogue(Chain chain) {
 }
 
 /// The element type of a chain's input and output.
-static Type getElementType(const Chain &chain) {
+static Type getElementType(const Chain &chain, bool output) {
   mlir::MLIRContext *context = chain.start->getContext();
   return chain.f32 ? Type(mlir::Float32Type::get(context))
-                   : Type(mlir::IntegerType::get(context, 8));
+                   : Type(mlir::IntegerType::get(context,
+                                                 output && chain.raw ? 32 : 8));
+}
+
+Chain rawChain(Chain chain) {
+  chain.raw = true;
+  chain.bias.assign(chain.n, 0);
+  chain.ops.assign({chain.start});
+  chain.last = chain.start;
+  return chain;
 }
 
 MemRefType getInputType(const Chain &chain) {
   if (chain.conv)
-    return MemRefType::get(chain.conv->input, getElementType(chain));
-  return MemRefType::get({1, chain.m, chain.k}, getElementType(chain));
+    return MemRefType::get(chain.conv->input, getElementType(chain, false));
+  return MemRefType::get({1, chain.m, chain.k}, getElementType(chain, false));
 }
 
 MemRefType getOutputType(const Chain &chain) {
   if (chain.conv)
-    return MemRefType::get(chain.conv->output, getElementType(chain));
-  return MemRefType::get({1, chain.m, chain.n}, getElementType(chain));
+    return MemRefType::get(chain.conv->output, getElementType(chain, true));
+  return MemRefType::get({1, chain.m, chain.n}, getElementType(chain, true));
 }
 
 void replaceChain(const Chain &chain, const Kernel &kernel) {
@@ -603,16 +612,19 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
     Value acc = arith::AddIOp::create(
         b, loc, fraction ? arith::ShLIOp::create(b, loc, sum, fraction) : sum,
         c);
-    Value result = requantize(acc);
-    result = arith::AddIOp::create(b, loc, result, outZp);
-    result = arith::MinSIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);
-    Value bytes =
-        arith::TruncIOp::create(b, loc, VectorType::get({kLanes}, i8), result);
+    // The int32 result of a raw chain; else requantized to int8.
+    Value result = acc;
+    if (!chain.raw) {
+      result = arith::AddIOp::create(b, loc, requantize(acc), outZp);
+      result = arith::MinSIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);
+      result = arith::TruncIOp::create(b, loc, VectorType::get({kLanes}, i8),
+                                       result);
+    }
     Value row = arith::AddIOp::create(b, loc, row0, index(b, loc, r));
     llvm::SmallVector<Value, 2> where{row, column};
     if (!partial) {
-      vector::StoreOp::create(b, loc, bytes, out, where);
+      vector::StoreOp::create(b, loc, result, out, where);
       continue;
     }
     // The last block's lanes one by one. (A vector.maskedstore with one
@@ -620,7 +632,7 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
     // store.)
     for (int64_t lane = 0; lane < chain.n % kLanes; ++lane) {
       where[1] = arith::AddIOp::create(b, loc, column, index(b, loc, lane));
-      Value element = vector::ExtractOp::create(b, loc, bytes,
+      Value element = vector::ExtractOp::create(b, loc, result,
                                                 llvm::ArrayRef<int64_t>{lane});
       mlir::memref::StoreOp::create(b, loc, element, out, where);
     }

@@ -208,6 +208,11 @@ struct Chain {
   /// floatMultipliers[n], plus floatZp, clamped to [floatLo, floatHi],
   /// rounded half to even, plus outputZp.
   bool floatEpilogue = false;
+  /// No requantization the kernels take follows the start (a global
+  /// average pool's rounding division, ...): the kernel stores the int32
+  /// sums with the conv bias, the start's own result, and the ops after it
+  /// stay (see rawChain).
+  bool raw = false;
   std::vector<float> floatBias;        // [N]
   std::vector<float> floatMultipliers; // [N]
   float floatZp = 0, floatLo = 0, floatHi = 0;
@@ -258,6 +263,9 @@ std::optional<Chain> matchFloatStart(mlir::Operation *op);
 /// [tosa.add of a scalar], tosa.clamp, tosa.cast to i8 (or to i32, tosa.add
 /// of a scalar, tosa.cast to i8); then [tosa.clamp].
 std::optional<Chain> matchEpilogue(Chain chain);
+
+/// The chain of `start` alone, for a kernel that stores its int32 result.
+Chain rawChain(Chain start);
 
 /// The types of the kernel's arguments: A (or the NHWC input) and the output.
 mlir::MemRefType getInputType(const Chain &chain);

@@ -234,9 +234,18 @@ func.func @depthwise(%a: tensor<1x3x3x16xi8>) -> tensor<1x2x2x32xi8> {
 // -----
 
 // An average pool's window sum (a depthwise convolution with ones, then an
-// add and a division, not a rescale) is left to the generic lowering.
+// add and a division, not a rescale the kernels take): the kernel stores the
+// int32 sums (with the bias) and the add stays.
 // CHECK-LABEL: func.func @window_sum
-// CHECK: tosa.depthwise_conv2d
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x1x1x4xi32>
+// CHECK: call @qfx_vnni_depthwise_0(%{{.*}}, %[[OUT]],
+// CHECK: %[[SUM:.*]] = bufferization.to_tensor %[[OUT]]
+// CHECK: tosa.add %[[SUM]]
+// CHECK-NOT: tosa.depthwise_conv2d
+// CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x2x2x4xi8>, %{{.*}}: memref<1x1x1x4xi32>,
+// CHECK-NOT: arith.trunci
+// CHECK: vector.extract {{.*}} : i32 from vector<16xi32>
+// CHECK: memref.store {{.*}} : memref<1x4xi32>
 func.func @window_sum(%a: tensor<1x2x2x4xi8>) -> tensor<1x1x1x4xi32> {
   %w = "tosa.const"() <{values = dense<1> : tensor<2x2x4x1xi8>}> : () -> tensor<2x2x4x1xi8>
   %b = "tosa.const"() <{values = dense<0> : tensor<4xi32>}> : () -> tensor<4xi32>

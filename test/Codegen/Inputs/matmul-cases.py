@@ -14,7 +14,9 @@ the case names, one per line: each shape with the integer requantization
 (caseN, convN, depthwiseN) and with the float one (caseNf, ...); and
 programs of two chains of the same shape, one after the other, each with its
 own weights, zero points and requantization (sharedN, sharedNf), which
-qfx-codegen runs with one kernel.
+qfx-codegen runs with one kernel; and chains whose requantization the
+kernels do not take (rawcaseN, rawconvN, rawdepthwiseN), whose kernels
+store the int32 sums.
 """
 
 import pathlib
@@ -273,6 +275,24 @@ def shared_case(rng: np.random.Generator, kind: str, shape: tuple, index: int,
     return twice(first, second), input_shape
 
 
+# What rawN chains: matmuls (N not a multiple of 16), a conv2d with C = 3
+# (padded to a group) and one with a batch of 2, depthwise convolutions and
+# a global average pool's window sum (7x7 window over a 7x7 input).
+RAW = [("rawcase", (3, 17, 5)), ("rawcase", (9, 33, 67)), ("rawconv", CONVS[1]),
+       ("rawconv", CONVS[5]), ("rawdepthwise", DEPTHWISE[1]), ("rawdepthwise", DEPTHWISE[3]),
+       ("rawdepthwise", (1, 7, 7, 20, 1, 7, 7, (7, 7), (0, 0, 0, 0), (1, 1)))]
+
+
+def raw_epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str,
+                 depth: int) -> list:
+    """epilogue() after the sums are doubled (a global average pool's
+    rounding division starts so), which the kernels do not take: their
+    int32 sums are stored and the rest runs as TOSA."""
+    lines = [f"  %dbl = tosa.add {value}, {value} : (tensor<{shape}xi32>, tensor<{shape}xi32>) "
+             f"-> tensor<{shape}xi32>"]
+    return lines + epilogue(rng, index, shape, n, "%dbl", depth)
+
+
 def floats(values: np.ndarray) -> str:
     """A dense f32 constant: nested lists, each value exactly ("%.9e")."""
     text = np.array2string(values, separator=", ", threshold=1 << 30,
@@ -364,6 +384,17 @@ def main() -> None:
             (out / f"{name}.mlir").write_text(text)
             np.save(out / f"{name}.npy", rng.integers(-128, 128, size=input_shape).astype(np.int8))
             print(name)
+    for index, (prefix, shape) in enumerate(RAW):
+        name = f"{prefix}{index}"
+        if prefix == "rawcase":
+            m, n, k = shape
+            text, input_shape = case(rng, m, n, k, index, raw_epilogue), (1, m, k)
+        else:
+            write = conv_case if prefix == "rawconv" else depthwise_case
+            text, input_shape = write(rng, shape, index, raw_epilogue)
+        (out / f"{name}.mlir").write_text(text)
+        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=input_shape).astype(np.int8))
+        print(name)
 
 
 if __name__ == "__main__":
