@@ -32,11 +32,12 @@ bool isIntTensor(Type type, unsigned width) {
 
 /// `op` applied to `x`, one element of its non-constant operand `from`, as
 /// TOSA computes it on int32; nullopt if `op` is not an op of a chain (an
-/// integer op of `from` and constants whose elements are all equal) or the
-/// result leaves int32.
+/// integer op of `from` and constants whose elements are all equal, of
+/// `from`'s type: a constant that broadcasts `from` to a larger shape is
+/// not) or the result leaves int32.
 std::optional<int64_t> apply(Operation *op, Value from, int64_t x) {
   if (op->getNumResults() != 1 ||
-      !isIntTensor(op->getResult(0).getType(), 32) ||
+      op->getResult(0).getType() != from.getType() ||
       op->getNumOperands() == 0 || op->getOperand(0) != from)
     return std::nullopt;
   auto constant = [&](unsigned index) -> std::optional<int64_t> {
@@ -104,14 +105,13 @@ struct QFXInt8ClampsPass : qfx::impl::QFXInt8ClampsBase<QFXInt8ClampsPass> {
     llvm::SmallVector<Operation *> ops{start};
     Value current = start.getOutput();
     tosa::CastOp end;
-    while (!end) {
+    for (;;) {
       if (!current.hasOneUse())
         return;
       Operation *next = *current.getUsers().begin();
-      if (auto cast = llvm::dyn_cast<tosa::CastOp>(next)) {
-        if (!isIntTensor(cast.getType(), 8))
+      if ((end = llvm::dyn_cast<tosa::CastOp>(next))) {
+        if (!isIntTensor(end.getType(), 8))
           return;
-        end = cast;
         break;
       }
       for (int64_t &value : values) {

@@ -42,11 +42,12 @@ func.func @relu6(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
 
 // Left alone: a chain that is not a clamp (x * 2, clamped), one with a
 // per-channel constant, one whose start has a second use, one that does not
-// end in int8, and one whose product leaves int32.
+// end in int8, one whose product leaves int32, and one whose constant
+// broadcasts the value to a larger shape.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: tosa.clamp %arg0
 // CHECK: return
-func.func @kept(%x: tensor<1x4xi8>) -> (tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi32>, tensor<1x4xi32>, tensor<1x4xi8>) {
+func.func @kept(%x: tensor<1x4xi8>) -> (tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi32>, tensor<1x4xi32>, tensor<1x4xi8>, tensor<2x4xi8>) {
   %s = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %two = "tosa.const"() <{values = dense<2> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
   %a0 = tosa.cast %x : (tensor<1x4xi8>) -> tensor<1x4xi32>
@@ -68,5 +69,9 @@ func.func @kept(%x: tensor<1x4xi8>) -> (tensor<1x4xi8>, tensor<1x4xi8>, tensor<1
   %e1 = tosa.mul %e0, %big, %s : (tensor<1x4xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<1x4xi32>
   %e2 = tosa.arithmetic_right_shift %e1, %big {round = false} : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
   %e3 = tosa.cast %e2 : (tensor<1x4xi32>) -> tensor<1x4xi8>
-  return %a3, %b2, %c2, %c0, %d1, %e3 : tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi32>, tensor<1x4xi32>, tensor<1x4xi8>
+  %wide = "tosa.const"() <{values = dense<-128> : tensor<2x4xi32>}> : () -> tensor<2x4xi32>
+  %f0 = tosa.cast %x : (tensor<1x4xi8>) -> tensor<1x4xi32>
+  %f1 = tosa.maximum %f0, %wide : (tensor<1x4xi32>, tensor<2x4xi32>) -> tensor<2x4xi32>
+  %f2 = tosa.cast %f1 : (tensor<2x4xi32>) -> tensor<2x4xi8>
+  return %a3, %b2, %c2, %c0, %d1, %e3, %f2 : tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi8>, tensor<1x4xi32>, tensor<1x4xi32>, tensor<1x4xi8>, tensor<2x4xi8>
 }
