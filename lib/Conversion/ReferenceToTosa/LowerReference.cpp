@@ -1961,30 +1961,36 @@ std::optional<ElementwiseFunction> getUnaryFunction(Operation *op) {
 }
 
 /// A 256-entry table t (entry q + 128 for q) as integer arithmetic:
-/// t[q] = clamp((q * multiplier + bias) >> kLineShift, lo, hi), the shift
-/// rounding down; |q * multiplier|, |bias| <= 2^29, so no int32 step
-/// overflows.
+/// t[q] = clamp((q * multiplier + bias) >> shift, lo, hi), the shift
+/// rounding down; |q * multiplier| <= 2^30 and |bias| <= 2^29, so no int32
+/// step overflows.
 struct TableLine {
   int64_t multiplier = 0, bias = 0, lo = 0, hi = 0;
 };
-constexpr int64_t kLineShift = 20;
 
-/// The line that gives every entry of `table`, if one does: the table of an
-/// affine function rounded and clamped (a batch norm's channel) is one,
-/// unless a rounding tie or float rounding broke the steps' regularity; a
-/// PReLU's is not. Each entry bounds q * M + B (the clamp's ends only from
-/// one side, within 2^30); the widest violation over the entries is convex
-/// in M, so a ternary search over |M| <= 2^22 (slopes up to 4 steps an
-/// input step) finds a feasible M if there is one. Checked entry by entry.
-std::optional<TableLine> fitLine(ArrayRef<int8_t> table) {
+/// The shifts lookUpAsLines tries, finest first: a multiplier of at most
+/// 2^23 allows slopes up to 2^(23 - shift) output steps an input step (8 at
+/// 20: a batch norm's channels nearly always; 2048 at 12).
+constexpr int64_t kLineShifts[] = {20, 16, 12};
+
+/// The line that gives every entry of `table` with `shift`, if one does: the
+/// table of an affine function rounded and clamped (a batch norm's channel)
+/// is one, unless a rounding tie or float rounding broke the steps'
+/// regularity; a PReLU's is not. Each entry bounds q * M + B (the clamp's
+/// ends only from one side, within 2^30); the widest violation over the
+/// entries is convex in M, so a ternary search over |M| <= 2^23 finds a
+/// feasible M if there is one. Checked entry by entry.
+std::optional<TableLine> fitLine(ArrayRef<int8_t> table, int64_t shift) {
   TableLine line;
   line.lo = *llvm::min_element(table);
   line.hi = *llvm::max_element(table);
-  constexpr int64_t kStep = int64_t{1} << kLineShift, kLimit = int64_t{1} << 30;
+  const int64_t step = int64_t{1} << shift;
+  constexpr int64_t kLimit = int64_t{1} << 30,
+                    kMaxMultiplier = int64_t{1} << 23;
   auto bounds = [&](int64_t i) -> std::pair<int64_t, int64_t> {
     int64_t t = table[i];
-    int64_t lower = t == line.lo ? -kLimit : t * kStep;
-    int64_t upper = t == line.hi ? kLimit : t * kStep + kStep - 1;
+    int64_t lower = t == line.lo ? -kLimit : t * step;
+    int64_t upper = t == line.hi ? kLimit : t * step + step - 1;
     return {lower, upper};
   };
   // max over q of (lower - q M) and min of (upper - q M): B's interval.
@@ -2003,7 +2009,7 @@ std::optional<TableLine> fitLine(ArrayRef<int8_t> table) {
     auto [from, to] = interval(m);
     return from - to;
   };
-  int64_t low = -4 * kStep, high = 4 * kStep;
+  int64_t low = -kMaxMultiplier, high = kMaxMultiplier;
   while (high - low > 2) {
     int64_t m1 = low + (high - low) / 3, m2 = high - (high - low) / 3;
     int64_t v1 = violation(m1), v2 = violation(m2);
@@ -2024,8 +2030,9 @@ std::optional<TableLine> fitLine(ArrayRef<int8_t> table) {
     line.bias = from;
     for (int64_t i = 0; i < 256; ++i) {
       int64_t v = (i - 128) * m + from;
-      if (std::abs(v) > kLimit ||
-          std::clamp(v >> kLineShift, line.lo, line.hi) != table[i])
+      if (v < std::numeric_limits<int32_t>::min() ||
+          v > std::numeric_limits<int32_t>::max() ||
+          std::clamp(v >> shift, line.lo, line.hi) != table[i])
         return std::nullopt;
     }
     return line;
@@ -2033,22 +2040,38 @@ std::optional<TableLine> fitLine(ArrayRef<int8_t> table) {
   return std::nullopt;
 }
 
+/// The lines of the 256-entry `tables` and their common shift: the first of
+/// kLineShifts that every table fits.
+std::optional<std::pair<SmallVector<TableLine>, int64_t>>
+fitLines(ArrayRef<int8_t> tables) {
+  for (int64_t shift : kLineShifts) {
+    SmallVector<TableLine> lines;
+    for (size_t at = 0; at < tables.size(); at += 256) {
+      std::optional<TableLine> line = fitLine(tables.slice(at, 256), shift);
+      if (!line)
+        break;
+      lines.push_back(*line);
+    }
+    if (lines.size() * 256 == tables.size())
+      return std::make_pair(std::move(lines), shift);
+  }
+  return std::nullopt;
+}
+
 /// The int8 `input`'s elements looked up in 256-entry tables (entry q + 128
 /// for q; one table, or channel c's along `axis`) as integer arithmetic,
-/// when every table is a line (fitLine): clamp((q * M_c + B_c) >> 20, lo_c,
-/// hi_c), with per-channel constants (or scalars), a loop LLVM vectorizes.
+/// when every table is a line (fitLines): clamp((q * M_c + B_c) >> shift,
+/// lo_c, hi_c), with per-channel constants (or scalars), a loop LLVM
+/// vectorizes.
 std::optional<Value> lookUpAsLines(OpBuilder &b, Location loc, Value input,
                                    std::optional<int64_t> axis,
                                    ArrayRef<int8_t> tables) {
   auto inputType = llvm::cast<RankedTensorType>(input.getType());
   Type i32 = b.getIntegerType(32);
-  SmallVector<TableLine> lines;
-  for (size_t at = 0; at < tables.size(); at += 256) {
-    std::optional<TableLine> line = fitLine(tables.slice(at, 256));
-    if (!line)
-      return std::nullopt;
-    lines.push_back(*line);
-  }
+  auto fitted = fitLines(tables);
+  if (!fitted)
+    return std::nullopt;
+  auto &[lines, lineShift] = *fitted;
   SmallVector<int64_t> shape(inputType.getRank(), 1);
   if (axis)
     shape[*axis] = static_cast<int64_t>(lines.size());
@@ -2068,10 +2091,9 @@ std::optional<Value> lookUpAsLines(OpBuilder &b, Location loc, Value input,
   x = tosa::AddOp::create(b, loc, i32Type, x, column(&TableLine::bias));
   auto shiftType =
       RankedTensorType::get(SmallVector<int64_t>(shape.size(), 1), i32);
-  Value shift =
-      tosa::ConstOp::create(b, loc, shiftType,
-                            mlir::DenseElementsAttr::get(
-                                shiftType, static_cast<int32_t>(kLineShift)));
+  Value shift = tosa::ConstOp::create(
+      b, loc, shiftType,
+      mlir::DenseElementsAttr::get(shiftType, static_cast<int32_t>(lineShift)));
   x = tosa::ArithmeticRightShiftOp::create(b, loc, i32Type, x, shift,
                                            /*round=*/false);
   x = tosa::MaximumOp::create(b, loc, i32Type, x, column(&TableLine::lo));

@@ -525,6 +525,69 @@ func.func @batch_norm_relu(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2x2x!t> {
 
 !t = !quant.uniform<i8:f32, 0.5>
 
+// Steep channels still make lines. Channel 0 multiplies by 5 (alpha 5, beta
+// 0: 5q, clamped at 0 and 127), channel 1 is the identity: M = 5 * 2^20 - 1
+// needs multipliers beyond 2^22 (4 steps an input step), which the fit
+// allows up to 2^23 with a shift of 20.
+// CHECK-LABEL: func.func @batch_norm_relu_steep
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}5242879, 1048575]]]]> : tensor<1x1x1x2xi32>}>
+// CHECK: tosa.mul %{{.*}}, %[[M]]
+// CHECK: %[[S:.*]] = "tosa.const"() <{values = dense<20> : tensor<1x1x1x1xi32>}>
+// CHECK: tosa.arithmetic_right_shift %{{.*}}, %[[S]] {round = false}
+// CHECK-NOT: tosa.gather
+func.func @batch_norm_relu_steep(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2x2x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x2x!t> to tensor<1x2x2x2xf32>
+  %r = qfx.fused "bn_relu2d" (%x) : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  ^bb0(%in: tensor<1x2x2x2xf32>):
+    %bn = qfx.composite "torch.nn.BatchNorm2d" (%in) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<[0.0, 0.0]> : tensor<2xf32>, running_var = dense<[1.0, 1.0]> : tensor<2xf32>, weight = dense<[5.0, 1.0]> : tensor<2xf32>, bias = dense<[0.0, 0.0]> : tensor<2xf32>}} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+    ^bb0(%a: tensor<1x2x2x2xf32>):
+      %s = "tosa.const"() <{values = dense<[[[[5.0, 1.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+      %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+      %m = tosa.mul %a, %s, %sh : (tensor<1x2x2x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x2x2x2xf32>
+      qfx.yield %m : tensor<1x2x2x2xf32>
+    }
+    %c = tosa.clamp %bn {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+    qfx.yield %c : tensor<1x2x2x2xf32>
+  }
+  %q = quant.qcast %r : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
+  return %q : tensor<1x2x2x2x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5>
+
+// Channel 0 multiplies by 20, beyond the slopes a shift of 20 allows (8):
+// both channels' lines take the next shift, 16 (M = 20 * 2^16 - 1 and
+// 2^16 - 1), not a lookup.
+// CHECK-LABEL: func.func @batch_norm_relu_steeper
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1310719, 65535]]]]> : tensor<1x1x1x2xi32>}>
+// CHECK: tosa.mul %{{.*}}, %[[M]]
+// CHECK: %[[S:.*]] = "tosa.const"() <{values = dense<16> : tensor<1x1x1x1xi32>}>
+// CHECK: tosa.arithmetic_right_shift %{{.*}}, %[[S]] {round = false}
+// CHECK-NOT: tosa.gather
+func.func @batch_norm_relu_steeper(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2x2x!t> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x2x!t> to tensor<1x2x2x2xf32>
+  %r = qfx.fused "bn_relu2d" (%x) : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  ^bb0(%in: tensor<1x2x2x2xf32>):
+    %bn = qfx.composite "torch.nn.BatchNorm2d" (%in) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<[0.0, 0.0]> : tensor<2xf32>, running_var = dense<[1.0, 1.0]> : tensor<2xf32>, weight = dense<[20.0, 1.0]> : tensor<2xf32>, bias = dense<[0.0, 0.0]> : tensor<2xf32>}} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+    ^bb0(%a: tensor<1x2x2x2xf32>):
+      %s = "tosa.const"() <{values = dense<[[[[20.0, 1.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+      %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+      %m = tosa.mul %a, %s, %sh : (tensor<1x2x2x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x2x2x2xf32>
+      qfx.yield %m : tensor<1x2x2x2xf32>
+    }
+    %c = tosa.clamp %bn {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+    qfx.yield %c : tensor<1x2x2x2xf32>
+  }
+  %q = quant.qcast %r : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
+  return %q : tensor<1x2x2x2x!t>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5>
+
 // A composite whose body is elementwise with one constant per channel (a
 // PReLU's slopes 0.5 and 2 along axis 2) lowers to one table per channel,
 // looked up with tosa.gather at 256 * c + q + 128 (two slopes: not a line):
