@@ -110,9 +110,10 @@ step "7. bench: latency per image (batch 1): float, float after fusion, referenc
 # threads for large GEMMs) or AArch64's SDOT (one thread), and the float
 # models' convolutions and Linear with float kernels; everything else (and
 # the reference model, whose weights are dequantized every call) is linalg
-# loops compiled and vectorized by LLVM, on the calling thread. The line
+# loops compiled and vectorized by LLVM, on the calling thread (max pools
+# get kernels of their own). The line
 # below counts the int8 kernels this CPU gets.
-kernels=$("$QUANT_OPT" "$OUT/int8.mlir" --qfx-codegen=target=host | grep -cE 'call @qfx_(vnni|avx2|sdot)_' || true)
+kernels=$("$QUANT_OPT" "$OUT/int8.mlir" --qfx-codegen=target=host | grep -cE 'call @qfx_(vnni|avx2|sdot)_(matmul|depthwise)_' || true)
 echo "   qfx-codegen on this CPU: $kernels of $int8_gemms int8 conv2d/matmul run as native int8 kernels"
 for round in 1 2; do
   for model in float fused reference int8; do

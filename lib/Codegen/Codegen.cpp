@@ -243,8 +243,11 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       return;
     std::vector<Chain> chains;
     module.walk([&](mlir::Operation *op) {
-      if (std::optional<Chain> chain = matchFloatStart(op)) {
-        chains.push_back(std::move(*chain));
+      std::optional<Chain> whole = matchFloatStart(op);
+      if (!whole)
+        whole = matchMaxPool(op);
+      if (whole) {
+        chains.push_back(std::move(*whole));
         return;
       }
       std::optional<Chain> start = matchDotStart(op);
@@ -260,17 +263,21 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     for (auto [i, chain] : llvm::enumerate(chains)) {
       std::string name =
           (kernels->prefix + (chain.f32             ? "f32_"
+                              : chain.maxPool       ? "maxpool_"
                               : chain.isDepthwise() ? "depthwise_"
                                                     : "matmul_"))
               .str() +
           std::to_string(i);
       while (symbols.lookup(name))
         name += "_";
-      // (Depthwise convolutions have no tile kernel: AMX machines run the
-      // VNNI one.)
+      // (Depthwise convolutions and pools have no tile kernel: AMX
+      // machines run the VNNI one.)
       // (The float kernels are the same on AMX machines: AVX-512.)
       Kernel kernel =
           chain.f32 ? buildFloatKernel(module, chain, *kernels, name)
+          : chain.maxPool
+              ? buildMaxPoolKernel(module, chain,
+                                   kernels->tiles ? kVnni : *kernels, name)
           : chain.isDepthwise()
               ? buildDepthwiseKernel(module, chain,
                                      kernels->tiles ? kVnni : *kernels, name)

@@ -225,6 +225,9 @@ struct Chain {
   /// matmul's zeros) hold its constants.
   bool f32 = false;
   std::vector<float> floatWeight;
+  /// An int8 max_pool2d (PoolKernels.cpp): the window as `conv`'s kernel
+  /// size, M output pixels of N channels, K taps; no constants, no epilogue.
+  bool maxPool = false;
 
   bool isDepthwise() const { return conv && conv->multiplier > 0; }
 };
@@ -253,6 +256,8 @@ std::optional<Chain> matchConvStart(mlir::Operation *conv,
 /// depthwise_conv2d (DepthwiseKernels.cpp), if `op` is one the kernels take.
 std::optional<Chain> matchDotStart(mlir::Operation *op);
 std::optional<Chain> matchDepthwiseStart(mlir::Operation *op);
+/// A max pool's chain (PoolKernels.cpp), the pool alone.
+std::optional<Chain> matchMaxPool(mlir::Operation *op);
 /// A float conv2d or matmul the float kernels take (FloatKernels.cpp):
 /// static shapes, f32 throughout, a constant weight (and a conv2d's bias),
 /// zero points of 0. The chain is the op alone.
@@ -299,6 +304,8 @@ Kernel buildDepthwiseKernel(mlir::ModuleOp module, const Chain &chain,
                             const KernelTarget &target, std::string name);
 Kernel buildFloatKernel(mlir::ModuleOp module, const Chain &chain,
                         const KernelTarget &target, std::string name);
+Kernel buildMaxPoolKernel(mlir::ModuleOp module, const Chain &chain,
+                          const KernelTarget &target, std::string name);
 
 /// What every kernel builder has: the chain and target, the kernel's name
 /// (and its globals' prefix), and the epilogue.

@@ -377,3 +377,31 @@ func.func @float_matmul(%a: tensor<1x2x3xf32>) -> tensor<1x2x20xf32> {
   %y = tosa.matmul %a, %w, %zp, %zp : (tensor<1x2x3xf32>, tensor<1x3x20xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x20xf32>
   return %y : tensor<1x2x20xf32>
 }
+
+// -----
+
+// An int8 max pool keeps each block of channels' maximum in a register: 64
+// bytes, then the remaining 6 channels as 4 and 2, over the window's rows and
+// columns clipped to the input (the padding, TOSA's int8 minimum, never
+// wins), starting from -128. Without kernels it stays TOSA.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: call @qfx_vnni_maxpool_0({{.*}}) : (memref<1x9x9x70xi8>, memref<1x5x5x70xi8>) -> ()
+// CHECK: func.func private @qfx_vnni_maxpool_0
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: arith.constant dense<-128> : vector<64xi8>
+// CHECK: scf.for
+// CHECK: vector.load %{{.*}} : memref<1x9x9x70xi8>, vector<64xi8>
+// CHECK: arith.maxsi %{{.*}} : vector<64xi8>
+// CHECK: vector.store %{{.*}} : memref<25x70xi8>, vector<64xi8>
+// CHECK: vector.load %{{.*}} : memref<1x9x9x70xi8>, vector<4xi8>
+// CHECK: vector.load %{{.*}} : memref<1x9x9x70xi8>, vector<2xi8>
+// CHECK-NOT: vector<1xi8>
+// NONE-LABEL: func.func @max_pool
+// NONE: tosa.max_pool2d
+// SDOT-LABEL: func.func @max_pool
+// SDOT: call @qfx_sdot_maxpool_0
+func.func @max_pool(%a: tensor<1x9x9x70xi8>) -> tensor<1x5x5x70xi8> {
+  %y = tosa.max_pool2d %a {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x9x9x70xi8>) -> tensor<1x5x5x70xi8>
+  return %y : tensor<1x5x5x70xi8>
+}

@@ -12,8 +12,8 @@ include "mlir/Pass/PassBase.td"
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
   let summary = "Replaces int8 TOSA matmul, conv2d and depthwise_conv2d "
                 "chains with native int8 kernels (AVX-512 VNNI, AVX2, "
-                "AArch64 SDOT and SMMLA), and float conv2d and matmul with "
-                "float kernels";
+                "AArch64 SDOT and SMMLA), float conv2d and matmul with "
+                "float kernels, and int8 max_pool2d with max pooling kernels";
   let description = [{
     Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
     Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM whose rows
@@ -108,6 +108,14 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     op's own result) and the ops after it stay (mobilenet_v3_large's nine
     squeeze-and-excitation pools took 0.5 of its 4.7 ms in the generic
     lowering's loops).
+
+    An int8 `tosa.max_pool2d` with static shapes becomes a max pooling
+    kernel (`<prefix>maxpool_N`): for each output pixel (on threads under
+    the GEMMs' rule) and block of channels (a register of bytes, then
+    vectors of halving widths for the rest), the maximum over the window's
+    rows and columns clipped to the input (TOSA pads with the int8 minimum,
+    which never wins), kept in a register from -128; the generic lowering
+    keeps it in the output buffer, a load and a store per tap.
 
     A kernel's constants are module globals (`<kernel>_weights`, `_bias`,
     `_scalars`: the output and input zero points, the clamp and the float

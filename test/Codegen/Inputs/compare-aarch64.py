@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-compiles each case with quant-compile --target=TARGET (aarch64-dotprod:
 SDOT kernels, aarch64-i8mm: SMMLA kernels), checks that qfx-codegen replaced
-every matmul, conv2d and depthwise_conv2d of a random case (quant-opt; a
+every matmul, conv2d, depthwise_conv2d and max_pool2d of a random case (quant-opt; a
 model's average pools are depthwise convolutions that stay) and that the
 object uses the target's instruction where an int8 matmul or conv2d became a
 kernel, links
@@ -26,7 +26,7 @@ C_TYPES = {"int8": "int8_t", "float32": "float"}
 INSTRUCTIONS = {"aarch64-dotprod": "sdot", "aarch64-i8mm": "smmla"}
 PREFIXES = {"aarch64-dotprod": "qfx_sdot_", "aarch64-i8mm": "qfx_i8mm_"}
 # The ops qfx-codegen's kernels replace; the first two with the instruction.
-KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d")
+KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d", "tosa.max_pool2d")
 
 DRIVER = """#include <stdio.h>
 #include "model.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs each case with quant-run --codegen=none and --codegen=TARGET and checks
 that the outputs are identical and that qfx-codegen replaced every matmul,
-conv2d and depthwise_conv2d with a TARGET kernel; for the shared* cases (two
+conv2d, depthwise_conv2d and max_pool2d with a TARGET kernel; for the shared* cases (two
 chains of the same shape), that both call one kernel.
 
 Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET [FLAG...]]
@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 # The ops qfx-codegen's kernels replace.
-KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d")
+KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d", "tosa.max_pool2d")
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ programs of two chains of the same shape, one after the other, each with its
 own weights, zero points and requantization (sharedN, sharedNf), which
 qfx-codegen runs with one kernel; and chains whose requantization the
 kernels do not take (rawcaseN, rawconvN, rawdepthwiseN), whose kernels
-store the int32 sums.
+store the int32 sums; and int8 max pools (poolN).
 """
 
 import pathlib
@@ -293,6 +293,32 @@ def raw_epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value
     return lines + epilogue(rng, index, shape, n, "%dbl", depth)
 
 
+# What poolN max-pools (N, H, W, C, KH, KW, stride, pad [t, b, l, r]):
+# PyTorch's ceil mode (padding at the bottom and right only), padding on all
+# sides, a batch of 2, channel counts that fill byte vectors (of 16, 32 and
+# 64) and that leave a remainder of one to 63, and a window the size of the
+# input.
+POOLS = [(1, 10, 10, 70, 3, 3, (2, 2), (0, 1, 0, 1)),
+         (2, 8, 7, 64, 3, 3, (1, 1), (1, 1, 1, 1)),
+         (1, 6, 6, 3, 2, 2, (2, 2), (0, 0, 0, 0)),
+         (1, 7, 5, 129, 5, 3, (2, 1), (2, 2, 1, 1)),
+         (1, 4, 4, 16, 4, 4, (1, 1), (0, 0, 0, 0)),
+         (1, 5, 5, 127, 3, 3, (2, 2), (1, 1, 1, 1))]
+
+
+def pool_case(pool: tuple) -> str:
+    """An int8 max_pool2d."""
+    n, h, w, c, kh, kw, stride, pad = pool
+    oh = (h + pad[0] + pad[1] - kh) // stride[0] + 1
+    ow = (w + pad[2] + pad[3] - kw) // stride[1] + 1
+    inp, out = f"{n}x{h}x{w}x{c}xi8", f"{n}x{oh}x{ow}x{c}xi8"
+    return "\n".join([
+        f"func.func @main(%a: tensor<{inp}>) -> tensor<{out}> {{",
+        f"  %y = tosa.max_pool2d %a {{kernel = array<i64: {kh}, {kw}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{inp}>) -> tensor<{out}>",
+        f"  return %y : tensor<{out}>",
+        "}"]) + "\n"
+
+
 def floats(values: np.ndarray) -> str:
     """A dense f32 constant: nested lists, each value exactly ("%.9e")."""
     text = np.array2string(values, separator=", ", threshold=1 << 30,
@@ -394,6 +420,11 @@ def main() -> None:
             text, input_shape = write(rng, shape, index, raw_epilogue)
         (out / f"{name}.mlir").write_text(text)
         np.save(out / f"{name}.npy", rng.integers(-128, 128, size=input_shape).astype(np.int8))
+        print(name)
+    for index, pool in enumerate(POOLS):
+        name = f"pool{index}"
+        (out / f"{name}.mlir").write_text(pool_case(pool))
+        np.save(out / f"{name}.npy", rng.integers(-128, 128, size=pool[:4]).astype(np.int8))
         print(name)
 
 
