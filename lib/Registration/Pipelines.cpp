@@ -42,7 +42,7 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
   return std::string(options.calibrate ? "qfx-lower-observers{calibrate=true}"
                                        : "qfx-lower-observers") +
          ",symbol-dce,qfx-inline-fused,func.func(qfx-float-island-tables),"
-         "qfx-inline-composites,func.func(qfx-int8-clamps),"
+         "qfx-inline-composites,func.func(qfx-int8-clamps,qfx-sink-concats),"
          "qfx-codegen{target=" +
          getNativeTargetInfo(options.target).name.str() + "}" +
          (options.emulateAmx ? ",qfx-emulate-amx" : "") +
@@ -56,8 +56,13 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "convert-elementwise-to-linalg,"
          "func.func(qfx-fuse-elementwise,qfx-interchange-reductions),"
          "canonicalize,"
+         // The ops that write a concatenation's operands (qfx-sink-concats'
+         // pieces) write into its buffer; the copies that leaves of a part
+         // onto itself go (cse, canonicalize).
+         "eliminate-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
+         "func.func(cse,canonicalize),"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},"
          "func.func(buffer-deallocation-pipeline,qfx-early-dealloc),"

@@ -317,6 +317,39 @@ def QFXInt8Clamps : Pass<"qfx-int8-clamps", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tosa::TosaDialect"];
 }
 
+def QFXSinkConcats : Pass<"qfx-sink-concats", "::mlir::func::FuncOp"> {
+  let summary = "An elementwise op of a concatenation becomes the "
+                "concatenation of the op on each operand";
+  let description = [{
+    A `tosa.concat` whose only user is an elementwise op (`tosa.cast`,
+    `tosa.mul`, `tosa.add`, `tosa.sub`, `tosa.arithmetic_right_shift`,
+    `tosa.maximum`, `tosa.minimum`, `tosa.clamp`, `tosa.table`) of which it is
+    the one operand that is not a `tosa.const`, and that keeps its shape,
+    becomes the concatenation of that op applied to each of the concat's
+    operands: a constant with the concat's extent along its axis (a batch
+    norm's per-channel multiplier) is sliced for each piece, others (a scalar,
+    a shift, a table, one that broadcasts along the axis) are shared. Applied
+    until no pattern matches, the concat moves past the whole elementwise
+    chain. Each piece's loop then writes straight into its part of the
+    concatenated buffer (`eliminate-empty-tensors` before bufferization), so
+    the concatenation copies nothing: a densenet's dense layer concatenates
+    all earlier features and runs its batch norm and ReLU on the result; the
+    copies took 1.2 of densenet121's 18 ms. Constants of more than 2^16
+    elements are not sliced. Runs in `qfx-lower-to-native` before
+    `qfx-codegen`.
+
+    ```mlir
+    %c = tosa.concat %a, %b {axis = 3 : i32} : (tensor<1x7x7x32xi32>, tensor<1x7x7x16xi32>) -> tensor<1x7x7x48xi32>
+    %y = tosa.add %c, %bias : (tensor<1x7x7x48xi32>, tensor<1x1x1x48xi32>) -> tensor<1x7x7x48xi32>
+    // becomes
+    %ya = tosa.add %a, %bias_0_32 : (tensor<1x7x7x32xi32>, tensor<1x1x1x32xi32>) -> tensor<1x7x7x32xi32>
+    %yb = tosa.add %b, %bias_32_48 : (tensor<1x7x7x16xi32>, tensor<1x1x1x16xi32>) -> tensor<1x7x7x16xi32>
+    %y = tosa.concat %ya, %yb {axis = 3 : i32} : (tensor<1x7x7x32xi32>, tensor<1x7x7x16xi32>) -> tensor<1x7x7x48xi32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 def QFXFloatIslandTables : Pass<"qfx-float-island-tables",
                                 "::mlir::func::FuncOp"> {
   let summary = "An elementwise float op between an int8 dequantization and "
