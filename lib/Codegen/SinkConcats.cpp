@@ -61,11 +61,12 @@ bool isSinkable(Operation *op) {
 }
 
 struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
-  using OpRewritePattern::OpRewritePattern;
+  SinkConcat(MLIRContext *context, unsigned maxOperands)
+      : OpRewritePattern(context), maxOperands(maxOperands) {}
 
   LogicalResult matchAndRewrite(tosa::ConcatOp concat,
                                 PatternRewriter &rewriter) const override {
-    if (!concat->hasOneUse())
+    if (!concat->hasOneUse() || concat.getInput1().size() > maxOperands)
       return failure();
     Operation *user = *concat->user_begin();
     auto concatType = llvm::cast<RankedTensorType>(concat.getType());
@@ -142,6 +143,8 @@ struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
     rewriter.eraseOp(concat);
     return success();
   }
+
+  unsigned maxOperands;
 };
 
 struct QFXSinkConcatsPass : qfx::impl::QFXSinkConcatsBase<QFXSinkConcatsPass> {
@@ -149,7 +152,7 @@ struct QFXSinkConcatsPass : qfx::impl::QFXSinkConcatsBase<QFXSinkConcatsPass> {
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<SinkConcat>(&getContext());
+    patterns.add<SinkConcat>(&getContext(), maxOperands);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(

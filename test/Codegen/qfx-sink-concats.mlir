@@ -98,3 +98,21 @@ func.func @kept(%a: tensor<1x1x1x2xi32>, %b: tensor<1x1x1x1xi32>, %r: tensor<1x1
   %y3 = tosa.add %c3, %big : (tensor<1x1x1x3xi32>, tensor<1x2x2x3xi32>) -> tensor<1x2x2x3xi32>
   return %y1, %c1, %y2, %y3 : tensor<1x1x1x3xi8>, tensor<1x1x1x3xi32>, tensor<1x1x1x3xi32>, tensor<1x2x2x3xi32>
 }
+
+// -----
+
+// More operands than max-operands: left alone.
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(qfx-sink-concats{max-operands=2}))" | FileCheck %s --check-prefix=MAX
+// MAX-LABEL: func.func @three
+// MAX: %[[C:.*]] = tosa.concat %arg0, %arg1, %arg2
+// MAX: tosa.cast %[[C]]
+// CHECK-LABEL: func.func @three
+// CHECK: tosa.cast %arg0
+// CHECK: tosa.cast %arg1
+// CHECK: tosa.cast %arg2
+// CHECK: tosa.concat
+func.func @three(%a: tensor<1x1xi8>, %b: tensor<1x1xi8>, %c: tensor<1x1xi8>) -> tensor<1x3xi32> {
+  %cat = tosa.concat %a, %b, %c {axis = 1 : i32} : (tensor<1x1xi8>, tensor<1x1xi8>, tensor<1x1xi8>) -> tensor<1x3xi8>
+  %y = tosa.cast %cat : (tensor<1x3xi8>) -> tensor<1x3xi32>
+  return %y : tensor<1x3xi32>
+}
