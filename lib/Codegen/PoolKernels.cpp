@@ -69,52 +69,59 @@ public:
   Kernel build();
 
 private:
-  /// [lo, hi): the window's offsets whose position `origin + offset` is in
-  /// [0, size), for a window of `extent`.
-  std::pair<Value, Value> emitClip(OpBuilder &b, Location loc, Value origin,
-                                   int64_t extent, int64_t size);
-  /// The maximum over the clipped window of `width` channels from `channel`
-  /// at one output pixel, stored in `out` ([pixels, channels]).
+  /// One output pixel's window: image n, its top left corner in the input
+  /// and the [lo, hi) offsets of its rows and columns inside the input.
+  struct Window {
+    Value pixel, n, ih0, iw0, rowLo, rowHi, columnLo, columnHi;
+  };
+  Window emitWindow(OpBuilder &b, Location loc, Value pixel);
+  /// The maximum over `window` of `width` channels from `channel`, stored
+  /// in `out` ([pixels, channels]).
   void emitBlock(OpBuilder &b, Location loc, Value input, Value out,
-                 Value pixel, Value n, std::pair<Value, Value> rows,
-                 std::pair<Value, Value> columns, Value ih0, Value iw0,
-                 Value channel, int64_t width);
+                 const Window &window, Value channel, int64_t width);
 };
 
-std::pair<Value, Value> PoolKernelBuilder::emitClip(OpBuilder &b, Location loc,
-                                                    Value origin,
-                                                    int64_t extent,
-                                                    int64_t size) {
-  Value lo = arith::MaxSIOp::create(
-      b, loc, index(b, loc, 0),
-      arith::SubIOp::create(b, loc, index(b, loc, 0), origin));
-  Value hi = arith::MinSIOp::create(
-      b, loc, index(b, loc, extent),
-      arith::SubIOp::create(b, loc, index(b, loc, size), origin));
-  return {lo, hi};
+PoolKernelBuilder::Window
+PoolKernelBuilder::emitWindow(OpBuilder &b, Location loc, Value pixel) {
+  const ConvGeometry &g = *chain.conv;
+  Window w;
+  w.pixel = pixel;
+  std::tie(w.n, w.ih0, w.iw0) = emitPixelOrigin(b, loc, pixel);
+  // Offsets from `origin` in [0, extent) whose position is in [0, size).
+  auto clip = [&](Value origin, int64_t extent,
+                  int64_t size) -> std::pair<Value, Value> {
+    Value lo = arith::MaxSIOp::create(
+        b, loc, index(b, loc, 0),
+        arith::SubIOp::create(b, loc, index(b, loc, 0), origin));
+    Value hi = arith::MinSIOp::create(
+        b, loc, index(b, loc, extent),
+        arith::SubIOp::create(b, loc, index(b, loc, size), origin));
+    return {lo, hi};
+  };
+  std::tie(w.rowLo, w.rowHi) = clip(w.ih0, g.kh, g.input[1]);
+  std::tie(w.columnLo, w.columnHi) = clip(w.iw0, g.kw, g.input[2]);
+  return w;
 }
 
 void PoolKernelBuilder::emitBlock(OpBuilder &b, Location loc, Value input,
-                                  Value out, Value pixel, Value n,
-                                  std::pair<Value, Value> rows,
-                                  std::pair<Value, Value> columns, Value ih0,
-                                  Value iw0, Value channel, int64_t width) {
+                                  Value out, const Window &w, Value channel,
+                                  int64_t width) {
   auto vectorType = VectorType::get({width}, b.getIntegerType(8));
   Value lowest = arith::ConstantOp::create(
       b, loc, vectorType,
       mlir::DenseElementsAttr::get(vectorType, int8_t{-128}));
   Value one = index(b, loc, 1);
   auto overRows = scf::ForOp::create(
-      b, loc, rows.first, rows.second, one, mlir::ValueRange{lowest},
+      b, loc, w.rowLo, w.rowHi, one, mlir::ValueRange{lowest},
       [&](OpBuilder &rb, Location rl, Value kh, mlir::ValueRange rowMax) {
-        Value ih = arith::AddIOp::create(rb, rl, ih0, kh);
+        Value ih = arith::AddIOp::create(rb, rl, w.ih0, kh);
         auto overColumns = scf::ForOp::create(
-            rb, rl, columns.first, columns.second, one, rowMax,
+            rb, rl, w.columnLo, w.columnHi, one, rowMax,
             [&](OpBuilder &cb, Location cl, Value kw, mlir::ValueRange max) {
-              Value iw = arith::AddIOp::create(cb, cl, iw0, kw);
-              Value x =
-                  vector::LoadOp::create(cb, cl, vectorType, input,
-                                         mlir::ValueRange{n, ih, iw, channel});
+              Value iw = arith::AddIOp::create(cb, cl, w.iw0, kw);
+              Value x = vector::LoadOp::create(
+                  cb, cl, vectorType, input,
+                  mlir::ValueRange{w.n, ih, iw, channel});
               scf::YieldOp::create(
                   cb, cl,
                   arith::MaxSIOp::create(cb, cl, max.front(), x).getResult());
@@ -122,14 +129,13 @@ void PoolKernelBuilder::emitBlock(OpBuilder &b, Location loc, Value input,
         scf::YieldOp::create(rb, rl, overColumns.getResult(0));
       });
   vector::StoreOp::create(b, loc, overRows.getResult(0), out,
-                          mlir::ValueRange{pixel, channel});
+                          mlir::ValueRange{w.pixel, channel});
 }
 
 Kernel PoolKernelBuilder::build() {
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = module.getLoc();
-  const ConvGeometry &g = *chain.conv;
   mlir::func::FuncOp func = createFunction(b, loc);
   Value input = body->getArgument(0);
   // The output as [pixels, channels].
@@ -142,30 +148,20 @@ Kernel PoolKernelBuilder::build() {
   forEach(
       b, loc, {chain.m}, {1},
       [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
-        Value pixel = pixels.front();
-        Value n, ih0, iw0;
-        std::tie(n, ih0, iw0) = emitPixelOrigin(pb, l, pixel);
-        std::pair<Value, Value> rows = emitClip(pb, l, ih0, g.kh, g.input[1]),
-                                columns =
-                                    emitClip(pb, l, iw0, g.kw, g.input[2]);
-        auto block = [&](OpBuilder &ob, Location bl, Value channel,
-                         int64_t width) {
-          emitBlock(ob, bl, input, out, pixel, n, rows, columns, ih0, iw0,
-                    channel, width);
-        };
+        Window window = emitWindow(pb, l, pixels.front());
         if (fullBlocks > 0)
           scf::ForOp::create(
               pb, l, index(pb, l, 0), index(pb, l, fullBlocks * bytes),
               index(pb, l, bytes), mlir::ValueRange{},
               [&](OpBuilder &ob, Location bl, Value channel, mlir::ValueRange) {
-                block(ob, bl, channel, bytes);
+                emitBlock(ob, bl, input, out, window, channel, bytes);
                 scf::YieldOp::create(ob, bl);
               });
         // The remaining channels in vectors of halving widths.
         int64_t channel = fullBlocks * bytes;
         for (int64_t width = bytes / 2; width >= 1; width /= 2)
-          if ((chain.n - channel) >= width) {
-            block(pb, l, index(pb, l, channel), width);
+          if (chain.n - channel >= width) {
+            emitBlock(pb, l, input, out, window, index(pb, l, channel), width);
             channel += width;
           }
       });

@@ -51,13 +51,20 @@ DenseElementsAttr sliceAlong(DenseElementsAttr values, int64_t axis,
   return DenseElementsAttr::get(type.clone(shape), sliced);
 }
 
-/// Is `op` an elementwise TOSA op whose operands other than its data may be
-/// constants: the arithmetic of a requantization, a batch norm's or a
-/// clamp's, and a table lookup (its table is not per element).
-bool isSinkable(Operation *op) {
-  return llvm::isa<tosa::CastOp, tosa::MulOp, tosa::AddOp, tosa::SubOp,
-                   tosa::ArithmeticRightShiftOp, tosa::MaximumOp,
-                   tosa::MinimumOp, tosa::ClampOp, tosa::TableOp>(op);
+/// How many of `op`'s leading operands are elementwise, if it is an
+/// elementwise TOSA op whose other operands may be constants (the
+/// arithmetic of a requantization, a batch norm's or a clamp's, a table
+/// lookup); the rest (a multiply's shift, a table) are not per element.
+std::optional<unsigned> getElementwiseOperands(Operation *op) {
+  if (llvm::isa<tosa::TableOp>(op))
+    return 1;
+  if (llvm::isa<tosa::MulOp>(op))
+    return 2;
+  if (llvm::isa<tosa::CastOp, tosa::AddOp, tosa::SubOp,
+                tosa::ArithmeticRightShiftOp, tosa::MaximumOp, tosa::MinimumOp,
+                tosa::ClampOp>(op))
+    return op->getNumOperands();
+  return std::nullopt;
 }
 
 struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
@@ -70,7 +77,8 @@ struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
       return failure();
     Operation *user = *concat->user_begin();
     auto concatType = llvm::cast<RankedTensorType>(concat.getType());
-    if (!isSinkable(user) || user->getNumResults() != 1 ||
+    std::optional<unsigned> elementwise = getElementwiseOperands(user);
+    if (!elementwise || user->getNumResults() != 1 ||
         !concatType.hasStaticShape())
       return failure();
     auto resultType =
@@ -79,30 +87,33 @@ struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
     if (!resultType || resultType.getShape() != concatType.getShape())
       return failure();
     int64_t axis = concat.getAxis();
-    // Each operand: the concat, or a constant taken whole (a scalar, a
-    // shift, a table, or one that broadcasts along the axis) or sliced.
-    llvm::SmallVector<DenseElementsAttr> constants;
-    llvm::SmallVector<bool> sliced;
-    for (Value operand : user->getOperands()) {
-      constants.emplace_back();
-      sliced.push_back(false);
-      if (operand == concat.getResult())
+    // The concat is one elementwise operand; every other operand is a
+    // constant, taken whole (a scalar, one that broadcasts along the axis,
+    // a shift, a table) or sliced along the axis (`sliced`, null if not).
+    llvm::SmallVector<DenseElementsAttr> sliced(user->getNumOperands());
+    for (auto [i, operand] : llvm::enumerate(user->getOperands())) {
+      if (operand == concat.getResult()) {
+        if (i >= *elementwise)
+          return failure();
         continue;
+      }
       auto constOp = operand.getDefiningOp<tosa::ConstOp>();
-      if (!constOp)
-        return failure();
-      auto values = llvm::dyn_cast<DenseElementsAttr>(constOp.getValues());
+      auto values = constOp
+                        ? llvm::dyn_cast<DenseElementsAttr>(constOp.getValues())
+                        : DenseElementsAttr();
       if (!values)
         return failure();
       auto type = llvm::cast<RankedTensorType>(values.getType());
-      if (type.getRank() == concatType.getRank() &&
-          type.getDimSize(axis) != 1) {
-        if (type.getDimSize(axis) != concatType.getDimSize(axis) ||
-            type.getNumElements() > kMaxSlicedElements)
-          return failure();
-        constants.back() = values;
-        sliced.back() = true;
-      }
+      if (i >= *elementwise)
+        continue;
+      if (type.getRank() != concatType.getRank())
+        return failure();
+      if (type.getDimSize(axis) == 1)
+        continue;
+      if (type.getDimSize(axis) != concatType.getDimSize(axis) ||
+          type.getNumElements() > kMaxSlicedElements)
+        return failure();
+      sliced[i] = values;
     }
     if (llvm::count(user->getOperands(), concat.getResult()) != 1)
       return failure();
@@ -117,7 +128,7 @@ struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
         if (operand == concat.getResult()) {
           operands.push_back(input);
         } else if (sliced[i]) {
-          DenseElementsAttr part = sliceAlong(constants[i], axis, offset, size);
+          DenseElementsAttr part = sliceAlong(sliced[i], axis, offset, size);
           operands.push_back(tosa::ConstOp::create(rewriter, user->getLoc(),
                                                    part.getType(), part));
         } else {
@@ -155,9 +166,8 @@ struct QFXSinkConcatsPass : qfx::impl::QFXSinkConcatsBase<QFXSinkConcatsPass> {
     patterns.add<SinkConcat>(&getContext(), maxOperands);
     GreedyRewriteConfig config;
     config.enableFolding(false);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
-      return signalPassFailure();
+    // (Each rewrite is complete: where the driver stops, the IR is valid.)
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
   }
 };
 

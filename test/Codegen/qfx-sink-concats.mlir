@@ -76,6 +76,19 @@ func.func @table(%a: tensor<1x2x3x3xi8>, %b: tensor<1x1x3x3xi8>) -> tensor<1x3x3
   return %y : tensor<1x3x3x3xi8>
 }
 
+// The table is never sliced, even where it has the concatenation's length.
+// CHECK-LABEL: func.func @table_of_its_length
+// CHECK: %[[T:.*]] = "tosa.const"() <{values = dense<5> : tensor<256xi8>}>
+// CHECK: %[[TA:.*]] = tosa.table %arg0, %[[T]] : (tensor<128xi8>, tensor<256xi8>)
+// CHECK: %[[TB:.*]] = tosa.table %arg1, %[[T]] : (tensor<128xi8>, tensor<256xi8>)
+// CHECK: tosa.concat %[[TA]], %[[TB]] {axis = 0 : i32}
+func.func @table_of_its_length(%a: tensor<128xi8>, %b: tensor<128xi8>) -> tensor<256xi8> {
+  %c = tosa.concat %a, %b {axis = 0 : i32} : (tensor<128xi8>, tensor<128xi8>) -> tensor<256xi8>
+  %t = "tosa.const"() <{values = dense<5> : tensor<256xi8>}> : () -> tensor<256xi8>
+  %y = tosa.table %c, %t : (tensor<256xi8>, tensor<256xi8>) -> tensor<256xi8>
+  return %y : tensor<256xi8>
+}
+
 // -----
 
 // Left alone: a concat with a second user, an op with a second operand that
