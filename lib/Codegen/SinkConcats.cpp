@@ -87,9 +87,10 @@ struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
     if (!resultType || resultType.getShape() != concatType.getShape())
       return failure();
     int64_t axis = concat.getAxis();
-    // The concat is one elementwise operand; every other operand is a
-    // constant, taken whole (a scalar, one that broadcasts along the axis,
-    // a shift, a table) or sliced along the axis (`sliced`, null if not).
+    // The concat is one elementwise operand (its one use); every other
+    // operand is a constant, taken whole (a scalar, one that broadcasts
+    // along the axis, a shift, a table) or sliced along the axis (`sliced`,
+    // null if not).
     llvm::SmallVector<DenseElementsAttr> sliced(user->getNumOperands());
     for (auto [i, operand] : llvm::enumerate(user->getOperands())) {
       if (operand == concat.getResult()) {
@@ -115,8 +116,6 @@ struct SinkConcat : OpRewritePattern<tosa::ConcatOp> {
         return failure();
       sliced[i] = values;
     }
-    if (llvm::count(user->getOperands(), concat.getResult()) != 1)
-      return failure();
 
     llvm::SmallVector<Value> pieces;
     int64_t offset = 0;
