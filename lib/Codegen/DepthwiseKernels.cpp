@@ -6,15 +6,23 @@
 //
 // qfx-codegen's depthwise kernels: an int8 TOSA depthwise_conv2d with a
 // constant weight and bias and its requantize epilogue (qfx-lower's
-// depthwise Conv2d) becomes a call of a direct convolution over the NHWC
-// input, vectorized over output channels. Each output channel sums only
-// KH * KW products, so there is no GEMM to hand to a dot-product
-// instruction: for each output pixel and block of `lanes` channels, the
-// kernel adds (x - input zero point) * w in int32 over the taps inside the
-// input (a tap in the padding adds nothing, as in TOSA), then runs the
-// shared requantizing epilogue. Output channel o reads input channel
-// o / multiplier: one load and a shuffle when the multiplier divides the
-// lanes, else lane by lane.
+// depthwise Conv2d) becomes a call of a direct convolution, vectorized over
+// output channels. Each output channel sums only KH * KW products, so there
+// is no GEMM to hand to a dot-product instruction. The kernel copies the
+// input into a buffer padded with the input zero point (output channel o
+// reads channel o there: a multiplier's input channels are repeated), so
+// that every tap reads it without a bounds check; then, for a block of
+// `lanes` channels and a run of up to `rows` output pixels along a row, it
+// sums x * w over the taps in int32 lanes, each tap's weights loaded once
+// for the run, and runs the shared requantizing epilogue on the run.
+//
+// On the dot-product targets one instruction is one tap's multiply-add: a
+// lane holds the input element and zeros (the padded copy as the GEMM
+// kernels read A, top bit flipped on VNNI, int16 on AVX2, zero-extended to
+// the lane), the weights the tap's weight and zeros. Elsewhere (SMMLA, AMX
+// tiles) the lanes are multiplied and added. The sum of (x - zp) * w is the
+// sum of x * w minus (zp + the flip's 128) times the sum of the weights (a
+// tap in the padding adds nothing, as in TOSA): the epilogue's constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,152 +65,178 @@ class DepthwiseKernelBuilder : KernelBuilderBase {
 public:
   DepthwiseKernelBuilder(mlir::ModuleOp module, const Chain &chain,
                          const KernelTarget &target, std::string name)
-      : KernelBuilderBase(module, chain, target, std::move(name)) {}
+      : KernelBuilderBase(module, chain, target, std::move(name)),
+        laneDot(!target.matrix && !target.tiles) {
+    const ConvGeometry &g = *chain.conv;
+    paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
+    paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
+    // Runs of `run` pixels, as even as `rows` allows (a 14-pixel row: two
+    // runs of 7, not 8 and 6).
+    int64_t width = g.output[2], runs = (width + target.rows - 1) / target.rows;
+    run = (width + runs - 1) / runs;
+  }
 
   Kernel build();
 
 private:
-  /// The input feeding output channels [block * lanes, + lanes) at (n, ih,
-  /// iw) minus the input zero point, as int32 (zero beyond the last channel
-  /// of a partial block).
-  Value loadInputs(OpBuilder &b, Location loc, Value input, Value n, Value ih,
-                   Value iw, Value block, bool partial);
-  /// The int32 sums of one block of channels at one output pixel, whose
-  /// window starts at (ih0, iw0) in image n.
-  Value emitSums(OpBuilder &b, Location loc, Value input, Value n, Value ih0,
-                 Value iw0, Value block, bool partial);
+  /// The int32 sums of x * w of `count` output pixels along a row and one
+  /// block of channels; the first pixel's window starts at position `start`
+  /// of the padded copy (`padded`, [positions, channels]).
+  llvm::SmallVector<Value> emitSums(OpBuilder &b, Location loc, Value padded,
+                                    Value start, Value block, int64_t count);
+  /// The sums and epilogues of the output row `row` (n * OH + oh), block
+  /// `block` of channels.
+  void emitRow(OpBuilder &b, Location loc, Value padded, Value out, Value row,
+               Value block, bool partial);
 
-  MemRefType weightType;
+  /// Whether a tap is one dot-product instruction (`group` elements a
+  /// lane, the first one used), or a multiply and an add.
+  const bool laneDot;
+  int64_t paddedHeight, paddedWidth;
+  /// Output pixels of one run.
+  int64_t run;
 };
 
-Value DepthwiseKernelBuilder::loadInputs(OpBuilder &b, Location loc,
-                                         Value input, Value n, Value ih,
-                                         Value iw, Value block, bool partial) {
-  Type i8 = b.getIntegerType(8);
-  auto bytesType = VectorType::get({kLanes}, i8);
-  auto accType = VectorType::get({kLanes}, b.getI32Type());
-  int64_t multiplier = chain.conv->multiplier;
-  Value first = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
-  Value x;
-  if (!partial && kLanes % multiplier == 0) {
-    // Input channels [first / multiplier, + lanes / multiplier), each
-    // repeated `multiplier` times.
-    int64_t count = kLanes / multiplier;
-    Value channel = arith::MulIOp::create(b, loc, block, index(b, loc, count));
-    x = vector::LoadOp::create(b, loc, VectorType::get({count}, i8), input,
-                               mlir::ValueRange{n, ih, iw, channel});
-    if (multiplier > 1) {
-      llvm::SmallVector<int64_t> mask;
-      for (int64_t lane = 0; lane < kLanes; ++lane)
-        mask.push_back(lane / multiplier);
-      x = vector::ShuffleOp::create(b, loc, x, x, mask);
-    }
-  } else {
-    x = arith::ConstantOp::create(
-        b, loc, bytesType, mlir::DenseElementsAttr::get(bytesType, int8_t{0}));
-    int64_t lanes = partial ? chain.n % kLanes : kLanes;
-    for (int64_t lane = 0; lane < lanes; ++lane) {
-      Value channel = arith::DivUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, first, index(b, loc, lane)),
-          index(b, loc, multiplier));
-      Value v = mlir::memref::LoadOp::create(
-          b, loc, input, mlir::ValueRange{n, ih, iw, channel});
-      x = vector::InsertOp::create(b, loc, v, x, llvm::ArrayRef<int64_t>{lane});
-    }
-  }
-  Value zp =
-      vector::BroadcastOp::create(b, loc, accType, getScalar(b, loc, InputZp));
-  return arith::SubIOp::create(b, loc,
-                               arith::ExtSIOp::create(b, loc, accType, x), zp);
-}
-
-Value DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value input,
-                                       Value n, Value ih0, Value iw0,
-                                       Value block, bool partial) {
+llvm::SmallVector<Value>
+DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value padded,
+                                 Value start, Value block, int64_t count) {
   const ConvGeometry &g = *chain.conv;
-  Type i8 = b.getIntegerType(8);
   auto accType = VectorType::get({kLanes}, b.getI32Type());
+  Type element = b.getIntegerType(laneDot ? target.elementBits : 8);
+  auto elementsType = VectorType::get({kLanes}, element);
+  // A lane's group of elements, for the dot product.
+  auto groupsType = VectorType::get({kLanes * target.group}, element);
   Value zero = arith::ConstantOp::create(
       b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
   Value weights = getConstant("_weights");
-  // `body` on the accumulator if `inside`, else the accumulator as it is.
-  auto ifInside = [&](OpBuilder &ob, Location l, Value inside, Value acc,
-                      llvm::function_ref<Value(OpBuilder &, Location)> body) {
-    auto ifOp = scf::IfOp::create(ob, l, mlir::TypeRange{accType}, inside,
-                                  /*withElseRegion=*/true);
-    OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
-    scf::YieldOp::create(thenBuilder, l, body(thenBuilder, l));
-    OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
-    scf::YieldOp::create(elseBuilder, l, acc);
-    return ifOp.getResult(0);
+  Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
+  mlir::func::FuncOp dot;
+  if (laneDot)
+    dot = target.accumulates
+              ? getIntrinsic(target.dot, {accType, groupsType, groupsType},
+                             accType)
+              : getIntrinsic(target.dot, {groupsType, groupsType}, accType);
+  // acc + x * w, x a vector of `lanes` elements, w the tap's weights.
+  auto multiplyAdd = [&](OpBuilder &ob, Location l, Value acc, Value x,
+                         Value w) -> Value {
+    if (!laneDot)
+      return arith::AddIOp::create(
+          ob, l, acc,
+          arith::MulIOp::create(ob, l,
+                                arith::ExtSIOp::create(ob, l, accType, x), w));
+    // x in the first element of its lane, zeros after it.
+    Value lanes = vector::BitCastOp::create(
+        ob, l, groupsType, arith::ExtUIOp::create(ob, l, accType, x));
+    if (target.accumulates)
+      return mlir::func::CallOp::create(ob, l, dot,
+                                        mlir::ValueRange{acc, lanes, w})
+          .getResult(0);
+    return arith::AddIOp::create(
+        ob, l, acc,
+        mlir::func::CallOp::create(ob, l, dot, mlir::ValueRange{lanes, w})
+            .getResult(0));
   };
+  // A row of taps a loop iteration; its columns unrolled.
   auto rows = scf::ForOp::create(
       b, loc, index(b, loc, 0), index(b, loc, g.kh), index(b, loc, 1),
-      mlir::ValueRange{zero},
-      [&](OpBuilder &rb, Location rl, Value kh, mlir::ValueRange rowAcc) {
-        Value ih = arith::AddIOp::create(
-            rb, rl, ih0,
-            arith::MulIOp::create(rb, rl, kh, index(rb, rl, g.dilation[0])));
-        Value sum = ifInside(
-            rb, rl, emitWithin(rb, rl, ih, g.input[1]), rowAcc.front(),
-            [&](OpBuilder &cb, Location cl) -> Value {
-              auto columns = scf::ForOp::create(
-                  cb, cl, index(cb, cl, 0), index(cb, cl, g.kw),
-                  index(cb, cl, 1), mlir::ValueRange{rowAcc.front()},
-                  [&](OpBuilder &tb, Location tl, Value kw,
-                      mlir::ValueRange acc) {
-                    Value iw = arith::AddIOp::create(
-                        tb, tl, iw0,
-                        arith::MulIOp::create(tb, tl, kw,
-                                              index(tb, tl, g.dilation[1])));
-                    Value next = ifInside(
-                        tb, tl, emitWithin(tb, tl, iw, g.input[2]), acc.front(),
-                        [&](OpBuilder &ib, Location il) -> Value {
-                          Value x = loadInputs(ib, il, input, n, ih, iw, block,
-                                               partial);
-                          Value tap = arith::AddIOp::create(
-                              ib, il,
-                              arith::MulIOp::create(ib, il, kh,
-                                                    index(ib, il, g.kw)),
-                              kw);
-                          Value w = arith::ExtSIOp::create(
-                              ib, il, accType,
-                              vector::LoadOp::create(
-                                  ib, il, VectorType::get({kLanes}, i8),
-                                  weights,
-                                  mlir::ValueRange{tap, block,
-                                                   index(ib, il, 0)}));
-                          return arith::AddIOp::create(
-                              ib, il, acc.front(),
-                              arith::MulIOp::create(ib, il, x, w));
-                        });
-                    scf::YieldOp::create(tb, tl, next);
-                  });
-              return columns.getResult(0);
-            });
-        scf::YieldOp::create(rb, rl, sum);
+      llvm::SmallVector<Value>(count, zero),
+      [&](OpBuilder &rb, Location rl, Value kh, mlir::ValueRange accs) {
+        Value rowStart = arith::AddIOp::create(
+            rb, rl, start,
+            arith::MulIOp::create(rb, rl, kh,
+                                  index(rb, rl, g.dilation[0] * paddedWidth)));
+        Value firstTap = arith::MulIOp::create(rb, rl, kh, index(rb, rl, g.kw));
+        llvm::SmallVector<Value> next(accs.begin(), accs.end());
+        for (int64_t kw = 0; kw < g.kw; ++kw) {
+          Value tap =
+              arith::AddIOp::create(rb, rl, firstTap, index(rb, rl, kw));
+          llvm::SmallVector<Value, 3> at{tap, block, index(rb, rl, 0)};
+          Value w;
+          if (laneDot)
+            w = vector::LoadOp::create(rb, rl, groupsType, weights, at);
+          else
+            w = arith::ExtSIOp::create(
+                rb, rl, accType,
+                vector::LoadOp::create(rb, rl, elementsType, weights, at));
+          for (int64_t r = 0; r < count; ++r) {
+            Value position = arith::AddIOp::create(
+                rb, rl, rowStart,
+                index(rb, rl, r * g.stride[1] + kw * g.dilation[1]));
+            next[r] = multiplyAdd(
+                rb, rl, next[r],
+                vector::LoadOp::create(rb, rl, elementsType, padded,
+                                       mlir::ValueRange{position, column}),
+                w);
+          }
+        }
+        scf::YieldOp::create(rb, rl, next);
       });
-  return rows.getResult(0);
+  return llvm::SmallVector<Value>(rows.getResults());
+}
+
+void DepthwiseKernelBuilder::emitRow(OpBuilder &b, Location loc, Value padded,
+                                     Value out, Value row, Value block,
+                                     bool partial) {
+  const ConvGeometry &g = *chain.conv;
+  // Row n * OH + oh's first window starts at padded position (n * padded
+  // H + oh * stride) * padded W.
+  Value n = arith::DivUIOp::create(b, loc, row, index(b, loc, g.output[1]));
+  Value oh = arith::RemUIOp::create(b, loc, row, index(b, loc, g.output[1]));
+  Value rowStart = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, n, index(b, loc, paddedHeight)),
+          arith::MulIOp::create(b, loc, oh, index(b, loc, g.stride[0]))),
+      index(b, loc, paddedWidth));
+  Value firstPixel =
+      arith::MulIOp::create(b, loc, row, index(b, loc, g.output[2]));
+  auto emitRun = [&](OpBuilder &ob, Location l, Value ow0, int64_t count) {
+    Value start = arith::AddIOp::create(
+        ob, l, rowStart,
+        arith::MulIOp::create(ob, l, ow0, index(ob, l, g.stride[1])));
+    emitEpilogue(ob, l, out, block,
+                 arith::AddIOp::create(ob, l, firstPixel, ow0),
+                 emitSums(ob, l, padded, start, block, count), partial);
+  };
+  int64_t width = g.output[2], mainWidth = width - width % run;
+  scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, mainWidth), index(b, loc, run),
+      mlir::ValueRange{},
+      [&](OpBuilder &ob, Location l, Value ow0, mlir::ValueRange) {
+        emitRun(ob, l, ow0, run);
+        scf::YieldOp::create(ob, l);
+      });
+  if (width % run)
+    emitRun(b, loc, index(b, loc, mainWidth), width % run);
 }
 
 Kernel DepthwiseKernelBuilder::build() {
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = module.getLoc();
-  // The weights as [tap][block][lane], zero beyond the last channel: a
-  // block's weights of one tap are one vector load. Both factors are
-  // sign-extended bytes, so that x86 multiplies them with vpmaddwd (one
-  // uop, where a 32-bit vpmulld takes two).
-  int64_t taps = chain.k;
-  weightType = MemRefType::get({taps, blocks, kLanes}, b.getIntegerType(8));
-  std::vector<int8_t> packed(taps * blocks * kLanes, 0);
+  const ConvGeometry &g = *chain.conv;
+  // The weights as [tap][block][lane], zero beyond the last channel (with
+  // a dot product, [tap][block][lane][group], each lane's weight first in
+  // its group): a block's weights of one tap are one vector load.
+  int64_t taps = chain.k, group = laneDot ? target.group : 1;
+  Type element = b.getIntegerType(laneDot ? target.elementBits : 8);
+  std::vector<int16_t> packed(taps * blocks * kLanes * group, 0);
+  std::vector<int64_t> compensation(chain.n, 0);
+  int64_t offset = laneDot && target.unsignedA ? 128 : 0;
   for (int64_t tap = 0; tap < taps; ++tap)
-    for (int64_t channel = 0; channel < chain.n; ++channel)
-      packed[tap * blocks * kLanes + channel] =
-          chain.weight[tap * chain.n + channel];
-  createGlobal(b, loc, "_weights", weightType, llvm::ArrayRef(packed));
-  // (x - zp) is formed before the multiply: nothing to compensate.
-  createEpilogueGlobals(b, loc, std::vector<int64_t>(chain.n, 0));
+    for (int64_t channel = 0; channel < chain.n; ++channel) {
+      int8_t w = chain.weight[tap * chain.n + channel];
+      packed[(tap * blocks * kLanes + channel) * group] = w;
+      compensation[channel] += (offset + chain.inputZp) * w;
+    }
+  auto weightType = MemRefType::get({taps, blocks, kLanes * group}, element);
+  if (element.getIntOrFloatBitWidth() == 8)
+    createGlobal(
+        b, loc, "_weights", weightType,
+        llvm::ArrayRef(std::vector<int8_t>(packed.begin(), packed.end())));
+  else
+    createGlobal(b, loc, "_weights", weightType, llvm::ArrayRef(packed));
+  createEpilogueGlobals(b, loc, compensation);
 
   mlir::func::FuncOp func = createFunction(b, loc);
   Value input = body->getArgument(0);
@@ -210,29 +244,48 @@ Kernel DepthwiseKernelBuilder::build() {
   Value out = mlir::memref::CollapseShapeOp::create(
       b, loc, body->getArgument(1),
       llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1, 2}, {3}});
-  int64_t fullBlocks = chain.n / kLanes;
-  forEach(b, loc, {chain.m}, {1},
-          [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
-            Value pixel = pixels.front();
-            Value n, ih0, iw0;
-            std::tie(n, ih0, iw0) = emitPixelOrigin(pb, l, pixel);
-            auto emitBlock = [&](OpBuilder &ob, Location bl, Value block,
-                                 bool partial) {
-              Value sums = emitSums(ob, bl, input, n, ih0, iw0, block, partial);
-              emitEpilogue(ob, bl, out, block, pixel, {sums}, partial);
-            };
-            if (fullBlocks > 0)
-              scf::ForOp::create(pb, l, index(pb, l, 0),
-                                 index(pb, l, fullBlocks), index(pb, l, 1),
-                                 mlir::ValueRange{},
-                                 [&](OpBuilder &ob, Location bl, Value block,
-                                     mlir::ValueRange) {
-                                   emitBlock(ob, bl, block, false);
-                                   scf::YieldOp::create(ob, bl);
-                                 });
-            if (chain.n % kLanes)
-              emitBlock(pb, l, index(pb, l, fullBlocks), true);
-          });
+  // The padded copy, [N, padded H, padded W, blocks * lanes], read as
+  // [positions, blocks * lanes].
+  int64_t channels = blocks * kLanes,
+          positions = g.input[0] * paddedHeight * paddedWidth;
+  Value bytes = mlir::memref::AllocOp::create(
+      b, loc,
+      MemRefType::get(
+          {positions * channels * element.getIntOrFloatBitWidth() / 8},
+          b.getIntegerType(8)),
+      mlir::ValueRange{}, b.getI64IntegerAttr(64));
+  auto view = [&](llvm::ArrayRef<int64_t> shape) -> Value {
+    return mlir::memref::ViewOp::create(b, loc, MemRefType::get(shape, element),
+                                        bytes, index(b, loc, 0),
+                                        mlir::ValueRange{});
+  };
+  Value top = emitTopBit(b, loc);
+  Value padding = laneDot ? emitPaddingElement(b, loc)
+                          : arith::TruncIOp::create(b, loc, element,
+                                                    getScalar(b, loc, InputZp));
+  emitPaddedCopy(
+      b, loc, input, view({g.input[0], paddedHeight, paddedWidth, channels}),
+      padding,
+      [&](OpBuilder &cb, Location cl, Value v) {
+        return laneDot ? toElement(cb, cl, v, top) : v;
+      },
+      g.multiplier);
+  Value padded = view({positions, channels});
+  // Output rows and blocks of channels on threads; a partial last block
+  // after the full ones.
+  int64_t rows = g.output[0] * g.output[1], fullBlocks = chain.n / kLanes;
+  if (fullBlocks > 0)
+    forEach(b, loc, {rows, fullBlocks}, {1, 1},
+            [&](OpBuilder &pb, Location l, mlir::ValueRange ivs) {
+              emitRow(pb, l, padded, out, ivs[0], ivs[1], false);
+            });
+  if (chain.n % kLanes)
+    forEach(b, loc, {rows}, {1},
+            [&](OpBuilder &pb, Location l, mlir::ValueRange ivs) {
+              emitRow(pb, l, padded, out, ivs[0], index(pb, l, fullBlocks),
+                      true);
+            });
+  // (Buffer deallocation frees the padded copy.)
   mlir::func::ReturnOp::create(b, loc);
   return getKernel(func);
 }

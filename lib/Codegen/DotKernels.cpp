@@ -143,13 +143,6 @@ private:
   /// Stores element `v` of A's row `m`, column `k` in the kernel's copy.
   void storeA(OpBuilder &b, Location loc, Value v, Value rows, Value m,
               Value k);
-  /// An int8 value of A as the kernel reads it: top bit flipped (`top` is
-  /// -128) where A is unsigned, widened where elements are wider.
-  Value toElement(OpBuilder &b, Location loc, Value v, Value top);
-  /// The int8 -128 that flips the top bit.
-  Value emitTopBit(OpBuilder &b, Location loc);
-  /// The input zero point as toElement makes it: what padding reads.
-  Value emitPaddingElement(OpBuilder &b, Location loc);
   /// Fills `rows` (the kernel's copy of A) with A's rows as toElement makes
   /// them.
   void emitFlippedCopy(OpBuilder &b, Location loc, Value a, Value rows);
@@ -526,26 +519,6 @@ void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
                  arith::AddIOp::create(b, loc, block0, index(b, loc, v)), m0,
                  rowSums, partial);
   }
-}
-
-Value KernelBuilder::emitTopBit(OpBuilder &b, Location loc) {
-  return arith::ConstantOp::create(b, loc,
-                                   b.getIntegerAttr(b.getIntegerType(8), -128));
-}
-
-Value KernelBuilder::emitPaddingElement(OpBuilder &b, Location loc) {
-  return toElement(b, loc,
-                   arith::TruncIOp::create(b, loc, b.getIntegerType(8),
-                                           getScalar(b, loc, InputZp)),
-                   emitTopBit(b, loc));
-}
-
-Value KernelBuilder::toElement(OpBuilder &b, Location loc, Value v, Value top) {
-  if (target.unsignedA)
-    v = arith::XOrIOp::create(b, loc, v, top);
-  if (target.elementBits > 8)
-    v = arith::ExtSIOp::create(b, loc, b.getIntegerType(target.elementBits), v);
-  return v;
 }
 
 void KernelBuilder::storeA(OpBuilder &b, Location loc, Value v, Value rows,

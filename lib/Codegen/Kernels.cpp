@@ -639,6 +639,27 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   }
 }
 
+Value KernelBuilderBase::emitTopBit(OpBuilder &b, Location loc) {
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(b.getIntegerType(8), -128));
+}
+
+Value KernelBuilderBase::emitPaddingElement(OpBuilder &b, Location loc) {
+  return toElement(b, loc,
+                   arith::TruncIOp::create(b, loc, b.getIntegerType(8),
+                                           getScalar(b, loc, InputZp)),
+                   emitTopBit(b, loc));
+}
+
+Value KernelBuilderBase::toElement(OpBuilder &b, Location loc, Value v,
+                                   Value top) {
+  if (target.unsignedA)
+    v = arith::XOrIOp::create(b, loc, v, top);
+  if (target.elementBits > 8)
+    v = arith::ExtSIOp::create(b, loc, b.getIntegerType(target.elementBits), v);
+  return v;
+}
+
 Value KernelBuilderBase::emitWindowStart(OpBuilder &b, Location loc, Value m,
                                          int64_t paddedHeight,
                                          int64_t paddedWidth) {
@@ -668,34 +689,73 @@ Value KernelBuilderBase::emitTapOffset(OpBuilder &b, Location loc, Value tap,
 
 void KernelBuilderBase::emitPaddedCopy(
     OpBuilder &b, Location loc, Value input, Value padded, Value padding,
-    llvm::function_ref<Value(OpBuilder &, Location, Value)> convert) {
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> convert,
+    int64_t repeat) {
   const ConvGeometry &g = *chain.conv;
-  mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
-                               mlir::ValueRange{padded});
+  auto type = llvm::cast<MemRefType>(padded.getType());
+  int64_t paddedHeight = type.getDimSize(1), paddedWidth = type.getDimSize(2);
+  // The padding: all of the copy where it has channels beyond the input's,
+  // else only its border (the inside is written once, below).
+  auto fill = [&](llvm::ArrayRef<int64_t> offsets,
+                  llvm::ArrayRef<int64_t> sizes) {
+    if (llvm::is_contained(sizes, 0))
+      return;
+    Value part = mlir::memref::SubViewOp::create(
+        b, loc, padded, offsets, sizes,
+        llvm::SmallVector<int64_t>(sizes.size(), 1));
+    mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
+                                 mlir::ValueRange{part});
+  };
+  int64_t images = g.input[0], height = g.input[1], width = g.input[2],
+          channels = type.getDimSize(3);
+  if (channels != g.input[3] * repeat) {
+    mlir::linalg::FillOp::create(b, loc, mlir::ValueRange{padding},
+                                 mlir::ValueRange{padded});
+  } else {
+    int64_t bottom = g.pad[0] + height, right = g.pad[2] + width;
+    fill({0, 0, 0, 0}, {images, g.pad[0], paddedWidth, channels});
+    fill({0, bottom, 0, 0},
+         {images, paddedHeight - bottom, paddedWidth, channels});
+    fill({0, g.pad[0], 0, 0}, {images, height, g.pad[2], channels});
+    fill({0, g.pad[0], right, 0},
+         {images, height, paddedWidth - right, channels});
+  }
   // Input rows in parallel; LLVM vectorizes the inner loop.
   forEach(
-      b, loc, {g.input[0] * g.input[1]}, {1},
+      b, loc, {images * height}, {1},
       [&](OpBuilder &pb, Location l, mlir::ValueRange rows) {
-        Value n = arith::DivUIOp::create(pb, l, rows.front(),
-                                         index(pb, l, g.input[1]));
-        Value h = arith::RemUIOp::create(pb, l, rows.front(),
-                                         index(pb, l, g.input[1]));
-        Value ph = arith::AddIOp::create(pb, l, h, index(pb, l, g.pad[0]));
+        Value n =
+            arith::DivUIOp::create(pb, l, rows.front(), index(pb, l, height));
+        Value row =
+            arith::RemUIOp::create(pb, l, rows.front(), index(pb, l, height));
+        Value ph = arith::AddIOp::create(pb, l, row, index(pb, l, g.pad[0]));
         mlir::scf::ForOp::create(
-            pb, l, index(pb, l, 0), index(pb, l, g.input[2]), index(pb, l, 1),
+            pb, l, index(pb, l, 0), index(pb, l, width), index(pb, l, 1),
             mlir::ValueRange{},
-            [&](OpBuilder &wb, Location wl, Value w, mlir::ValueRange) {
+            [&](OpBuilder &wb, Location wl, Value col, mlir::ValueRange) {
               Value pw =
-                  arith::AddIOp::create(wb, wl, w, index(wb, wl, g.pad[2]));
+                  arith::AddIOp::create(wb, wl, col, index(wb, wl, g.pad[2]));
               mlir::scf::ForOp::create(
                   wb, wl, index(wb, wl, 0), index(wb, wl, g.input[3]),
                   index(wb, wl, 1), mlir::ValueRange{},
                   [&](OpBuilder &cb, Location cl, Value c, mlir::ValueRange) {
-                    Value v = mlir::memref::LoadOp::create(
-                        cb, cl, input, mlir::ValueRange{n, h, w, c});
-                    mlir::memref::StoreOp::create(
-                        cb, cl, convert(cb, cl, v), padded,
-                        mlir::ValueRange{n, ph, pw, c});
+                    Value v = convert(
+                        cb, cl,
+                        mlir::memref::LoadOp::create(
+                            cb, cl, input, mlir::ValueRange{n, row, col, c}));
+                    // Channel c at c * repeat, ..., + repeat - 1.
+                    Value first = repeat == 1
+                                      ? c
+                                      : arith::MulIOp::create(
+                                            cb, cl, c, index(cb, cl, repeat));
+                    for (int64_t r = 0; r < repeat; ++r)
+                      mlir::memref::StoreOp::create(
+                          cb, cl, v, padded,
+                          mlir::ValueRange{
+                              n, ph, pw,
+                              r ? arith::AddIOp::create(cb, cl, first,
+                                                        index(cb, cl, r))
+                                : first});
                     mlir::scf::YieldOp::create(cb, cl);
                   });
               mlir::scf::YieldOp::create(wb, wl);

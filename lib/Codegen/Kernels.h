@@ -381,6 +381,15 @@ protected:
   /// Whether 0 <= v < size.
   mlir::Value emitWithin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          int64_t size);
+  /// An int8 value of A (or a convolution's input) as a dot-product kernel
+  /// reads it: top bit flipped (`top` is -128) where the target's A is
+  /// unsigned, widened where its elements are wider.
+  mlir::Value toElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        mlir::Value top);
+  /// The int8 -128 that flips the top bit.
+  mlir::Value emitTopBit(mlir::OpBuilder &b, mlir::Location loc);
+  /// The input zero point as toElement makes it: what padding reads.
+  mlir::Value emitPaddingElement(mlir::OpBuilder &b, mlir::Location loc);
   /// A direct convolution's padded copy of its input ([N, paddedHeight,
   /// paddedWidth, channels]), read as [positions, channels]: where output
   /// pixel `m`'s window starts, in positions.
@@ -390,14 +399,17 @@ protected:
   /// How far tap `tap`'s input is from its window's start, in positions.
   mlir::Value emitTapOffset(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value tap, int64_t paddedWidth);
-  /// Fills `padded` with `padding`, then its inside with the input's
-  /// elements as `convert` makes them.
+  /// Fills `padded` ([N, padded H, padded W, channels]) with the input's
+  /// elements as `convert` makes them, each channel `repeat` times in a row
+  /// (a depthwise multiplier's), inside a border of `padding` (padding too
+  /// in the channels beyond the input's).
   void
   emitPaddedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                  mlir::Value padded, mlir::Value padding,
                  llvm::function_ref<mlir::Value(mlir::OpBuilder &,
                                                 mlir::Location, mlir::Value)>
-                     convert);
+                     convert,
+                 int64_t repeat = 1);
   /// The tiles of a GEMM kernel over M rows and `blocks` column blocks:
   /// `rows` x `tileBlocks` tiles, then the last rows, then the blocks left
   /// over one at a time, a partial last block last. The tiles of the main

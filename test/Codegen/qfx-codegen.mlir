@@ -198,25 +198,56 @@ func.func @weight_zero_point(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
 // -----
 
 // A depthwise convolution's chain becomes a direct-convolution kernel over
-// blocks of 16 output channels (VNNI's lanes): the weights as [tap][block]
-// [lane] bytes, the epilogue constant the conv bias (x - zp is formed before
-// the multiply, so no zero-point term); taps outside the input are skipped;
-// with a channel multiplier of 2, one load of 8 input channels and a shuffle
-// repeating each twice.
+// blocks of 16 output channels (VNNI's lanes), one vpdpbusd a tap: a lane
+// holds the input byte (top bit flipped) and three zero bytes, the weights
+// the tap's weight and three zeros ([tap][block][lane][4] bytes); the
+// epilogue constant is the conv bias minus (128 + the input zero point) times
+// the weights' sum (7 - 133 * 4 * 3). The input is copied into a buffer
+// padded with the flipped zero point (1 row at the bottom, 1 column on the
+// right; the border filled, not the inside), each channel twice for the
+// multiplier of 2, so that the taps read it without a check.
 // CHECK-LABEL: func.func @depthwise
 // CHECK: call @qfx_vnni_depthwise_0
 // CHECK-NOT: tosa.depthwise_conv2d
-// CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_weights : memref<4x2x16xi8> = dense<3>
-// CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_bias : memref<2x16xi32> = dense<7>
-// CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x3x3x16xi8>, %{{.*}}: memref<1x2x2x32xi8>, %{{.*}}: memref<4x2x16xi8>,
-// CHECK: scf.if
-// CHECK: vector.load {{.*}} : memref<1x3x3x16xi8>, vector<8xi8>
-// CHECK: vector.shuffle {{.*}} [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
-// CHECK: arith.muli {{.*}} : vector<16xi32>
-// CHECK-NOT: call @qfx.intrinsic
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_weights : memref<4x2x64xi8> = dense<"0x03000000030000000300
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_depthwise_0_bias : memref<2x16xi32> = dense<-1589>
+// CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x3x3x16xi8>, %{{.*}}: memref<1x2x2x32xi8>, %{{.*}}: memref<4x2x64xi8>,
+// CHECK: %[[PADDING:.*]] = arith.xori
+// CHECK: %[[PADDED:.*]] = memref.view {{.*}} : memref<512xi8> to memref<1x4x4x32xi8>
+// CHECK: %[[BOTTOM:.*]] = memref.subview %[[PADDED]][0, 3, 0, 0] [1, 1, 4, 32] [1, 1, 1, 1]
+// CHECK: linalg.fill ins(%[[PADDING]] : i8) outs(%[[BOTTOM]]
+// CHECK: %[[RIGHT:.*]] = memref.subview %[[PADDED]][0, 0, 3, 0] [1, 3, 1, 32] [1, 1, 1, 1]
+// CHECK: linalg.fill ins(%[[PADDING]] : i8) outs(%[[RIGHT]]
+// CHECK-NOT: linalg.fill
+// CHECK: %[[FLIPPED:.*]] = arith.xori
+// CHECK: memref.store %[[FLIPPED]], %[[PADDED]]
+// CHECK: memref.store %[[FLIPPED]], %[[PADDED]]
+// CHECK: %[[POSITIONS:.*]] = memref.view {{.*}} : memref<512xi8> to memref<16x32xi8>
+// CHECK-NOT: scf.if
+// CHECK: %[[W:.*]] = vector.load %{{.*}} : memref<4x2x64xi8>, vector<64xi8>
+// CHECK: %[[X:.*]] = vector.load %[[POSITIONS]]{{.*}} : memref<16x32xi8>, vector<16xi8>
+// CHECK: %[[LANES:.*]] = arith.extui %[[X]] : vector<16xi8> to vector<16xi32>
+// CHECK: %[[BYTES:.*]] = vector.bitcast %[[LANES]] : vector<16xi32> to vector<64xi8>
+// CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512(%{{.*}}, %[[BYTES]], %[[W]])
 // CHECK: return
+// SDOT multiplies signed bytes: no flip, no 128 (7 - 5 * 4 * 3); I8MM's
+// SMMLA is no lane dot product: a multiply and an add of int32 lanes.
 // SDOT-LABEL: func.func @depthwise
 // SDOT: call @qfx_sdot_depthwise_0
+// SDOT-DAG: memref.global "private" constant @qfx_sdot_depthwise_0_weights : memref<4x8x16xi8>
+// SDOT-DAG: memref.global "private" constant @qfx_sdot_depthwise_0_bias : memref<8x4xi32> = dense<-53>
+// SDOT: func.func private @qfx_sdot_depthwise_0(
+// SDOT-NOT: arith.xori
+// SDOT: call @qfx.intrinsic.llvm.aarch64.neon.sdot.v4i32.v16i8
+// I8MM-LABEL: func.func @depthwise
+// I8MM: call @qfx_i8mm_depthwise_0
+// I8MM-DAG: memref.global "private" constant @qfx_i8mm_depthwise_0_weights : memref<4x4x8xi8> = dense<3>
+// I8MM-DAG: memref.global "private" constant @qfx_i8mm_depthwise_0_bias : memref<4x8xi32> = dense<-53>
+// I8MM: func.func private @qfx_i8mm_depthwise_0(
+// I8MM-NOT: call @qfx.intrinsic
+// I8MM: arith.muli {{.*}} : vector<8xi32>
+// I8MM-NOT: call @qfx.intrinsic
+// I8MM: return
 func.func @depthwise(%a: tensor<1x3x3x16xi8>) -> tensor<1x2x2x32xi8> {
   %w = "tosa.const"() <{values = dense<3> : tensor<2x2x16x2xi8>}> : () -> tensor<2x2x16x2xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<32xi32>}> : () -> tensor<32xi32>
@@ -243,7 +274,7 @@ func.func @depthwise(%a: tensor<1x3x3x16xi8>) -> tensor<1x2x2x32xi8> {
 // CHECK: tosa.add %[[SUM]]
 // CHECK-NOT: tosa.depthwise_conv2d
 // CHECK: func.func private @qfx_vnni_depthwise_0(%{{.*}}: memref<1x2x2x4xi8>, %{{.*}}: memref<1x1x1x4xi32>,
-// CHECK-NOT: arith.trunci
+// CHECK-NOT: arith.trunci {{.*}} to vector
 // CHECK: vector.extract {{.*}} : i32 from vector<16xi32>
 // CHECK: memref.store {{.*}} : memref<1x4xi32>
 func.func @window_sum(%a: tensor<1x2x2x4xi8>) -> tensor<1x1x1x4xi32> {
