@@ -106,12 +106,31 @@ public:
       return;
     }
     const ConvGeometry &g = *chain.conv;
-    taps = g.kh * g.kw;
-    channels = (g.input[3] + group - 1) / group * group;
-    groupsPerTap = channels / group;
-    k4 = taps * groupsPerTap;
+    int64_t c = g.input[3];
+    auto groups = [&](int64_t elements) {
+      return (elements + group - 1) / group;
+    };
     paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
     paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
+    // A kernel row's KW positions of C channels are contiguous in the
+    // padded copy (without dilation): where C is not a whole number of
+    // groups (a stem's 3 channels), a tap is a kernel row, KW * C values
+    // in fewer groups than KW taps of C rounded up (7x7: 6 groups, not 7).
+    // Its last group reads past the row: the copy has columns enough on
+    // the right for that.
+    rowTaps =
+        c % group && g.dilation[1] == 1 && groups(g.kw * c) < g.kw * groups(c);
+    if (rowTaps) {
+      taps = g.kh;
+      channels = c;
+      groupsPerTap = groups(g.kw * c);
+      paddedWidth += (group - 1 + c - 1) / c;
+    } else {
+      taps = g.kh * g.kw;
+      channels = groups(c) * group;
+      groupsPerTap = channels / group;
+    }
+    k4 = taps * groupsPerTap;
   }
 
   Kernel build();
@@ -165,6 +184,10 @@ private:
   /// (the dot-product targets): K is `taps` runs of `channels` (C rounded
   /// up to a group), each read at the tap's offset from the window.
   const bool direct;
+  /// A direct convolution whose taps are kernel rows: K is `taps` runs of
+  /// KW * C values, each in `groupsPerTap` groups read from C-channel
+  /// positions of the padded copy (`channels` is C).
+  bool rowTaps = false;
   int64_t taps = 1, channels = 0, paddedHeight = 0, paddedWidth = 0;
   /// Groups of `group` k values, in all and per tap.
   int64_t k4, groupsPerTap;
@@ -196,7 +219,10 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
       columnSums[nn] += w;
       int64_t block = nn / kLanes, lane = nn % kLanes;
       int64_t c = chain.conv ? chain.conv->input[3] : chain.k;
-      int64_t at = direct ? kk / c * channels + kk % c : kk;
+      // A tap's (or kernel row's) values start at a whole group.
+      int64_t perTap = rowTaps ? chain.conv->kw * c : c;
+      int64_t at =
+          direct ? kk / perTap * groupsPerTap * group + kk % perTap : kk;
       packed[((block * k4 + at / group) * kLanes + lane) * group + at % group] =
           w;
     }
@@ -302,9 +328,15 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
       b, loc, index(b, loc, 0), index(b, loc, taps), index(b, loc, 1), init,
       [&](OpBuilder &tb, Location tl, Value tap, mlir::ValueRange tapAccs) {
         Value offset = emitTapOffset(tb, tl, tap);
+        // A group's position, or with kernel-row taps the element its
+        // position starts at.
         llvm::SmallVector<Value> at;
-        for (Value start : starts)
+        for (Value start : starts) {
           at.push_back(arith::AddIOp::create(tb, tl, start, offset));
+          if (rowTaps)
+            at.back() = arith::MulIOp::create(tb, tl, at.back(),
+                                              index(tb, tl, channels));
+        }
         Value firstGroup =
             arith::MulIOp::create(tb, tl, tap, index(tb, tl, groupsPerTap));
         auto loop = mlir::scf::ForOp::create(
@@ -322,9 +354,27 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
               llvm::SmallVector<Value> next;
               for (int64_t r = 0; r < rows; ++r) {
                 // The group of A at (row, group kk), as one int32 of the i32
-                // view: a broadcast straight from memory.
-                Value word = mlir::memref::LoadOp::create(
-                    lb, l, a, mlir::ValueRange{at[r], kg});
+                // view (with kernel-row taps, of the elements, unaligned): a
+                // broadcast straight from memory.
+                Value word;
+                if (rowTaps) {
+                  Value element = arith::AddIOp::create(
+                      lb, l, at[r],
+                      arith::MulIOp::create(lb, l, kg, index(lb, l, group)));
+                  Value groupOfA = vector::LoadOp::create(
+                      lb, l,
+                      VectorType::get({group},
+                                      lb.getIntegerType(target.elementBits)),
+                      a, mlir::ValueRange{element});
+                  word = vector::ExtractOp::create(
+                      lb, l,
+                      vector::BitCastOp::create(
+                          lb, l, VectorType::get({1}, i32), groupOfA),
+                      llvm::ArrayRef<int64_t>{0});
+                } else {
+                  word = mlir::memref::LoadOp::create(
+                      lb, l, a, mlir::ValueRange{at[r], kg});
+                }
                 Value broadcast = vector::BitCastOp::create(
                     lb, l, bytesType,
                     vector::BroadcastOp::create(lb, l, accType, word));
@@ -550,6 +600,9 @@ Value KernelBuilder::emitRowStart(OpBuilder &b, Location loc, Value m) {
 Value KernelBuilder::emitTapOffset(OpBuilder &b, Location loc, Value tap) {
   if (!direct)
     return index(b, loc, 0);
+  if (rowTaps)
+    return arith::MulIOp::create(
+        b, loc, tap, index(b, loc, chain.conv->dilation[0] * paddedWidth));
   return KernelBuilderBase::emitTapOffset(b, loc, tap, paddedWidth);
 }
 
@@ -696,7 +749,8 @@ Kernel KernelBuilder::build() {
     emitPaddedCopy(
         b, loc, a,
         view({g.input[0], paddedHeight, paddedWidth, channels}, element));
-    a2 = view({positions, groupsPerTap}, b.getI32Type());
+    a2 = rowTaps ? view({positions * channels}, element)
+                 : view({positions, groupsPerTap}, b.getI32Type());
   } else {
     // (AMX loads 16-row tiles of the rows themselves.)
     Value rowsOfA = target.matrix ? view({copiedRows / 2, k4, 2 * group}, i8)

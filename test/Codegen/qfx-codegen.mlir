@@ -324,6 +324,38 @@ func.func @conv(%a: tensor<1x3x3x3xi8>) -> tensor<1x3x3x1xi8> {
 
 // -----
 
+// With one channel (C not a whole number of groups of 4), a 3x3 kernel's row
+// of 3 positions is contiguous in the padded copy: a tap is a kernel row, 3
+// values in one group (not three groups of 1 value and 3 zeros), read with an
+// unaligned 4-byte load; the copy has 3 more columns on the right (1 + 4 + 1
+// + 3 = 9) for the group that reads past the row's last position.
+// CHECK-LABEL: func.func @conv_row_taps
+// CHECK: call @qfx_vnni_matmul_0
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_matmul_0_weights : memref<1x3x64xi8> = dense<"0x01020300{{0+}}04050600{{0+}}07080900{{0+}}">
+// CHECK: func.func private @qfx_vnni_matmul_0
+// CHECK: %[[PADDED:.*]] = memref.view {{.*}} : memref<54xi8> to memref<1x6x9x1xi8>
+// CHECK: memref.subview %[[PADDED]][0, 1, 5, 0] [1, 4, 4, 1]
+// CHECK: %[[ELEMENTS:.*]] = memref.view {{.*}} : memref<54xi8> to memref<54xi8>
+// CHECK: scf.for {{.*}} to %c3
+// CHECK: %[[GROUP:.*]] = vector.load %[[ELEMENTS]][%{{.*}}] : memref<54xi8>, vector<4xi8>
+// CHECK: vector.bitcast %[[GROUP]] : vector<4xi8> to vector<1xi32>
+// CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
+func.func @conv_row_taps(%a: tensor<1x4x4x1xi8>) -> tensor<1x4x4x1xi8> {
+  %w = "tosa.const"() <{values = dense<[[[[1], [2], [3]], [[4], [5], [6]], [[7], [8], [9]]]]> : tensor<1x3x3x1xi8>}> : () -> tensor<1x3x3x1xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x1xi8>, tensor<1x3x3x1xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x1xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x4x4x1xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x1xi8>
+  return %r : tensor<1x4x4x1xi8>
+}
+
+// -----
+
 // A grouped convolution, as the exporter writes it (a conv2d whose weight is
 // zero outside each output channel's group; here 2 groups of 4 input and 16
 // output channels): each column block of 16 outputs reads only its group's
