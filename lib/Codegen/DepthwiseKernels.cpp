@@ -106,8 +106,6 @@ DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value padded,
   auto elementsType = VectorType::get({kLanes}, element);
   // A lane's group of elements, for the dot product.
   auto groupsType = VectorType::get({kLanes * target.group}, element);
-  Value zero = arith::ConstantOp::create(
-      b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
   Value weights = getConstant("_weights");
   Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
   mlir::func::FuncOp dot;
@@ -139,7 +137,7 @@ DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value padded,
   // A row of taps a loop iteration; its columns unrolled.
   auto rows = scf::ForOp::create(
       b, loc, index(b, loc, 0), index(b, loc, g.kh), index(b, loc, 1),
-      llvm::SmallVector<Value>(count, zero),
+      llvm::SmallVector<Value>(count, emitInitialSums(b, loc, block)),
       [&](OpBuilder &rb, Location rl, Value kh, mlir::ValueRange accs) {
         Value rowStart = arith::AddIOp::create(
             rb, rl, start,
@@ -196,7 +194,8 @@ void DepthwiseKernelBuilder::emitRow(OpBuilder &b, Location loc, Value padded,
         arith::MulIOp::create(ob, l, ow0, index(ob, l, g.stride[1])));
     emitEpilogue(ob, l, out, block,
                  arith::AddIOp::create(ob, l, firstPixel, ow0),
-                 emitSums(ob, l, padded, start, block, count), partial);
+                 emitSums(ob, l, padded, start, block, count), partial,
+                 sumsStartFromBias());
   };
   int64_t width = g.output[2], mainWidth = width - width % run;
   scf::ForOp::create(

@@ -288,10 +288,14 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
   // A group vector: `group` elements per lane.
   auto bytesType =
       VectorType::get({group * kLanes}, b.getIntegerType(target.elementBits));
-  Value zero = arith::ConstantOp::create(
-      b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
   Value weights = getConstant("_weights");
-  llvm::SmallVector<Value> init(rows * vectors, zero);
+  // Each column block's sums start from its C (or zeros).
+  llvm::SmallVector<Value> blockSums, init;
+  for (int64_t v = 0; v < vectors; ++v)
+    blockSums.push_back(emitInitialSums(
+        b, loc, arith::AddIOp::create(b, loc, block0, index(b, loc, v))));
+  for (int64_t r = 0; r < rows; ++r)
+    init.append(blockSums);
   // LLVM's signature: (<lanes x i32> acc, <group lanes x iN> a, <group lanes
   // x iN> b), or without acc.
   mlir::func::FuncOp dot =
@@ -565,9 +569,11 @@ void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
     llvm::SmallVector<Value> rowSums;
     for (int64_t r = 0; r < rows; ++r)
       rowSums.push_back(sums[r * vectors + v]);
+    // (The dot products' sums start from C; SMMLA's and AMX's from zero.)
     emitEpilogue(b, loc, out,
                  arith::AddIOp::create(b, loc, block0, index(b, loc, v)), m0,
-                 rowSums, partial);
+                 rowSums, partial,
+                 !target.matrix && !target.tiles && sumsStartFromBias());
   }
 }
 

@@ -537,7 +537,9 @@ void KernelBuilderBase::createEpilogueGlobals(
 
 void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
                                      Value block, Value row0,
-                                     llvm::ArrayRef<Value> sums, bool partial) {
+                                     llvm::ArrayRef<Value> sums, bool partial,
+                                     bool fromBias) {
+  assert((!fromBias || sumsStartFromBias()) && "the sums need a shift first");
   Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), i64 = b.getI64Type(),
        f32 = b.getF32Type();
   auto accType = VectorType::get({kLanes}, i32);
@@ -551,9 +553,13 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   // (Without fraction bits, no shift: it is a scalar, not a constant LLVM
   // would fold.)
   Value fraction = chain.fractionBits ? splat(FractionBits) : Value();
-  Value outZp = splat(OutputZp), lo = splat(Lo), hi = splat(Hi);
+  Value outZp = splat(OutputZp);
+  Value lo = chain.floatEpilogue ? Value() : splat(Lo),
+        hi = chain.floatEpilogue ? Value() : splat(Hi);
   llvm::SmallVector<Value, 2> at{block, index(b, loc, 0)};
-  Value c = vector::LoadOp::create(b, loc, accType, getConstant("_bias"), at);
+  Value c = fromBias ? Value()
+                     : vector::LoadOp::create(b, loc, accType,
+                                              getConstant("_bias"), at);
   // The requantization of one row's int32 accumulators, before the output
   // zero point.
   std::function<Value(Value)> requantize;
@@ -563,7 +569,39 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
     Value mult = vector::LoadOp::create(b, loc, floatVector,
                                         getConstant("_float_multipliers"), at);
     Value zp = splat(FloatZp);
-    Value floatLo = splat(FloatLo), floatHi = splat(FloatHi);
+    // The clamp after the output zero point folded into the float one:
+    // with A = lo - output zp and B = hi - output zp (integers), clamping
+    // round(clamp(x, floatLo, floatHi)) to [A, B] is rounding
+    // clamp(x, clamp(floatLo, A, B), clamp(floatHi, A, B)) (rounding is
+    // monotone and keeps integers), two vector instructions fewer a row.
+    auto bound = [&](Scalar which) -> Value {
+      auto clampTo = [&](Value v, Scalar intBound, arith::CmpFPredicate keep) {
+        Value limit = arith::SIToFPOp::create(
+            b, loc, f32,
+            arith::SubIOp::create(b, loc, getScalar(b, loc, intBound),
+                                  getScalar(b, loc, OutputZp)));
+        return arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, keep, v, limit), v, limit);
+      };
+      Value v =
+          clampTo(getScalar(b, loc, which), Lo, arith::CmpFPredicate::OGT);
+      v = clampTo(v, Hi, arith::CmpFPredicate::OLT);
+      return vector::BroadcastOp::create(b, loc, floatVector, v);
+    };
+    Value floatLo = bound(FloatLo), floatHi = bound(FloatHi);
+    // The target's rounding conversion: all lanes, half to even without
+    // exceptions (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC).
+    mlir::func::FuncOp roundToInt;
+    Value zeroInts, allLanes, nearestEven;
+    if (!target.roundToInt.empty()) {
+      Type mask = b.getIntegerType(kLanes);
+      roundToInt = getIntrinsic(target.roundToInt,
+                                {floatVector, accType, mask, i32}, accType);
+      zeroInts = arith::ConstantOp::create(
+          b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
+      allLanes = arith::ConstantOp::create(b, loc, b.getIntegerAttr(mask, -1));
+      nearestEven = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(8));
+    }
     // In float32, each op rounded on its own (no fused multiply-add), as
     // the tosa ops it stands for.
     requantize = [=, &b](Value acc) -> Value {
@@ -581,6 +619,11 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
       };
       x = clamp(arith::CmpFPredicate::OGT, floatLo);
       x = clamp(arith::CmpFPredicate::OLT, floatHi);
+      if (roundToInt)
+        return mlir::func::CallOp::create(
+                   b, loc, roundToInt,
+                   mlir::ValueRange{x, zeroInts, allLanes, nearestEven})
+            .getResult(0);
       x = mlir::math::RoundEvenOp::create(b, loc, x);
       return arith::FPToSIOp::create(b, loc, accType, x);
     };
@@ -609,15 +652,20 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
   }
   Value column = arith::MulIOp::create(b, loc, block, index(b, loc, kLanes));
   for (auto [r, sum] : llvm::enumerate(sums)) {
-    Value acc = arith::AddIOp::create(
-        b, loc, fraction ? arith::ShLIOp::create(b, loc, sum, fraction) : sum,
-        c);
+    Value acc =
+        fromBias
+            ? sum
+            : arith::AddIOp::create(
+                  b, loc,
+                  fraction ? arith::ShLIOp::create(b, loc, sum, fraction) : sum,
+                  c);
     // The int32 result of a raw chain; else requantized to int8.
     Value result = acc;
     if (!chain.raw) {
       result = arith::AddIOp::create(b, loc, requantize(acc), outZp);
-      result = arith::MinSIOp::create(
-          b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);
+      if (!chain.floatEpilogue)
+        result = arith::MinSIOp::create(
+            b, loc, arith::MaxSIOp::create(b, loc, result, lo), hi);
       result = arith::TruncIOp::create(b, loc, VectorType::get({kLanes}, i8),
                                        result);
     }
@@ -658,6 +706,16 @@ Value KernelBuilderBase::toElement(OpBuilder &b, Location loc, Value v,
   if (target.elementBits > 8)
     v = arith::ExtSIOp::create(b, loc, b.getIntegerType(target.elementBits), v);
   return v;
+}
+
+Value KernelBuilderBase::emitInitialSums(OpBuilder &b, Location loc,
+                                         Value block) {
+  auto accType = VectorType::get({kLanes}, b.getI32Type());
+  if (!sumsStartFromBias())
+    return arith::ConstantOp::create(
+        b, loc, accType, mlir::DenseElementsAttr::get(accType, int32_t{0}));
+  return vector::LoadOp::create(b, loc, accType, getConstant("_bias"),
+                                mlir::ValueRange{block, index(b, loc, 0)});
 }
 
 Value KernelBuilderBase::emitWindowStart(OpBuilder &b, Location loc, Value m,

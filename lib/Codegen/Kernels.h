@@ -78,7 +78,16 @@ struct KernelTarget {
   /// vector register, and rows of the microkernel (of two vectors).
   int64_t floatLanes;
   int64_t floatRows;
+  /// An LLVM intrinsic that rounds `lanes` floats half to even into int32
+  /// in one instruction, (floats, passthru, mask, rounding) -> int32; empty
+  /// for LLVM's roundeven and a conversion (two instructions on x86).
+  llvm::StringLiteral roundToInt = "";
 };
+
+// vcvtps2dq with its rounding mode in the instruction ({rn-sae}: half to
+// even, whatever MXCSR says).
+inline constexpr llvm::StringLiteral kAvx512RoundToInt =
+    "llvm.x86.avx512.mask.cvtps2dq.512";
 
 // vpdpbusd: unsigned x signed bytes, 16 lanes of a zmm register.
 inline constexpr KernelTarget kVnni{NativeTarget::X86Avx512Vnni,
@@ -95,7 +104,8 @@ inline constexpr KernelTarget kVnni{NativeTarget::X86Avx512Vnni,
                                     /*tiles=*/false,
                                     /*rows=*/8,
                                     /*floatLanes=*/16,
-                                    /*floatRows=*/8};
+                                    /*floatRows=*/8,
+                                    /*roundToInt=*/kAvx512RoundToInt};
 // AVX2 without VNNI: vpmaddwd on sign-extended int16 pairs (exact; the byte
 // form vpmaddubsw saturates), then an add; 8 lanes of a ymm register.
 inline constexpr KernelTarget kAvx2{NativeTarget::X86Avx2,
@@ -151,7 +161,10 @@ inline constexpr KernelTarget kI8mm{NativeTarget::AArch64I8mm,
 
 // AMX-INT8 (tdpbusd, unsigned A like vpdpbusd): 32x32 microkernels of four
 // 16x16 tiles; the `dot` field is unused (the amx dialect's ops).
-inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_",     16, "",
+inline constexpr KernelTarget kAmx{NativeTarget::X86Amx,
+                                   "qfx_amx_",
+                                   16,
+                                   /*dot=*/"",
                                    /*accumulates=*/true,
                                    /*elementBits=*/8,
                                    /*group=*/4,
@@ -161,7 +174,9 @@ inline constexpr KernelTarget kAmx{NativeTarget::X86Amx, "qfx_amx_",     16, "",
                                    /*matrix=*/false,
                                    /*tiles=*/true,
                                    /*rows=*/32,
-                                   /*floatLanes=*/16,    /*floatRows=*/8};
+                                   /*floatLanes=*/16,
+                                   /*floatRows=*/8,
+                                   /*roundToInt=*/kAvx512RoundToInt};
 
 /// The packed weights' budget in L2 (a quarter of the development
 /// machine's 1 MB per core): a kernel whose packed weights fit splits its
@@ -367,12 +382,20 @@ protected:
   void createEpilogueGlobals(mlir::OpBuilder &b, mlir::Location loc,
                              llvm::ArrayRef<int64_t> compensation);
   /// tosa.rescale's arithmetic (or the float requantization) on
-  /// (sums[r] << f) + C of column block `block`, the output zero point and
+  /// (sums[r] << f) + C of column block `block` (sums[r] where `fromBias`:
+  /// they started from C), the output zero point and
   /// the clamp, stored as int8 in row `row0 + r` of `out` ([rows, N]); lane
   /// by lane for a partial block.
   void emitEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value out,
                     mlir::Value block, mlir::Value row0,
-                    llvm::ArrayRef<mlir::Value> sums, bool partial);
+                    llvm::ArrayRef<mlir::Value> sums, bool partial,
+                    bool fromBias = false);
+  /// What column block `block`'s sums may start from: C where the chain
+  /// has no fraction bits (then the epilogue, told `fromBias`, adds
+  /// nothing: one vector instruction fewer a row), else zeros.
+  mlir::Value emitInitialSums(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value block);
+  bool sumsStartFromBias() const { return chain.fractionBits == 0; }
   /// A convolution's output pixel (n * OH + oh) * OW + ow: n and the top
   /// left corner of its window in the input, (oh * stride - pad top,
   /// ow * stride - pad left).

@@ -179,6 +179,51 @@ func.func @shared(%a: tensor<1x2x2xi8>) -> tensor<1x2x3xi8> {
 
 // -----
 
+// A float requantization (PyTorch's onednn engine's, as qfx-lower writes it)
+// after the kernel's sums, which start from the folded constant (no fraction
+// bits: nothing to add after the loop). The int8 clamp after the output zero
+// point is folded into the float clamp: its bounds are clamped to [lo - zp,
+// hi - zp] once (scalars), and the vectors are only clamped once. On AVX-512
+// one vcvtps2dq rounds half to even ({rn-sae}: rounding 8) and converts; on
+// AVX2, roundeven then a conversion.
+// CHECK-LABEL: func.func @float_requantization
+// CHECK: func.func private @qfx_vnni_matmul_0(
+// CHECK: %[[C:.*]] = vector.load %{{.*}} : memref<1x16xi32>, vector<16xi32>
+// CHECK: %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[C]])
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK: arith.select %{{.*}} : f32
+// CHECK: %[[SUMSF:.*]] = arith.sitofp %[[SUMS]] : vector<16xi32> to vector<16xf32>
+// CHECK: arith.addf %[[SUMSF]]
+// CHECK: arith.select {{.*}} vector<16xf32>
+// CHECK: %[[CLAMPED:.*]] = arith.select {{.*}} vector<16xf32>
+// CHECK: %[[Q:.*]] = call @qfx.intrinsic.llvm.x86.avx512.mask.cvtps2dq.512(%[[CLAMPED]], %{{.*}}, %c-1_i16, %c8_i32)
+// CHECK: %[[OUT:.*]] = arith.addi %[[Q]]
+// CHECK-NEXT: arith.trunci %[[OUT]] : vector<16xi32> to vector<16xi8>
+// AVX2-LABEL: func.func @float_requantization
+// AVX2: func.func private @qfx_avx2_matmul_0(
+// AVX2: math.roundeven %{{.*}} : vector<8xf32>
+// AVX2-NEXT: arith.fptosi
+func.func @float_requantization(%a: tensor<1x1x4xi8>) -> tensor<1x1x2xi8> {
+  %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6], [7, 8]]]> : tensor<1x4x2xi8>}> : () -> tensor<1x4x2xi8>
+  %azp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x1x4xi8>, tensor<1x4x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x2xi32>
+  %fa = tosa.cast %acc : (tensor<1x1x2xi32>) -> tensor<1x1x2xf32>
+  %fb = "tosa.const"() <{values = dense<[[[0.5, -1.5]]]> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
+  %fbiased = tosa.add %fa, %fb : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  %fm = "tosa.const"() <{values = dense<[[[0.25]]]> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %s0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %fscaled = tosa.mul %fbiased, %fm, %s0 : (tensor<1x1x2xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<1x1x2xf32>
+  %fz = "tosa.const"() <{values = dense<10.0> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %fzp = tosa.add %fscaled, %fz : (tensor<1x1x2xf32>, tensor<1x1x1xf32>) -> tensor<1x1x2xf32>
+  %fc = tosa.clamp %fzp {min_val = -128.0 : f32, max_val = 127.0 : f32} : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  %r = tosa.cast %fc : (tensor<1x1x2xf32>) -> tensor<1x1x2xi8>
+  %c = tosa.clamp %r {min_val = 10 : i8, max_val = 127 : i8} : (tensor<1x1x2xi8>) -> tensor<1x1x2xi8>
+  return %c : tensor<1x1x2xi8>
+}
+
+// -----
+
 // A weight zero point other than 0 is left to the generic lowering.
 // CHECK-LABEL: func.func @weight_zero_point
 // CHECK: tosa.matmul
