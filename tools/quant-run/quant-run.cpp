@@ -243,8 +243,12 @@ static int runComparison(mlir::ModuleOp baseline,
 static int runBenchmark(qfx::CompiledModel &model,
                         llvm::ArrayRef<qfx::NpyArray> inputs) {
   using Clock = std::chrono::steady_clock;
-  // Warm up: the first runs page in code and data.
-  for (int i = 0; i < 3; ++i)
+  // Warm up: the first runs page in code and data, and for a quarter of a
+  // second the threads settle (Linux may start the OpenMP threads on one
+  // core and spread them only later: a short run of a two-thread kernel
+  // then measured twice its one-thread time).
+  auto warmUpEnd = Clock::now() + std::chrono::milliseconds(250);
+  for (int i = 0; i < 3 || Clock::now() < warmUpEnd; ++i)
     if (auto outputs = model.run(inputs); !outputs)
       return fail(outputs.takeError());
   std::vector<double> millis;
