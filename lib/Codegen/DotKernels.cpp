@@ -731,7 +731,8 @@ Kernel KernelBuilder::build() {
   // (whole tiles), zero beyond.
   // A direct convolution reads a zero-point-padded copy of its input
   // instead, [N, padded H, padded W, C rounded up to a group], as elements
-  // and as int32 groups ([positions, groups]).
+  // and as int32 groups ([positions, groups]); with kernel-row taps, [N,
+  // padded H, padded W, C] read as elements.
   Type element = b.getIntegerType(target.elementBits);
   int64_t copiedRows = target.matrix ? chain.m + chain.m % 2
                        : target.tiles

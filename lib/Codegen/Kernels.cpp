@@ -574,18 +574,21 @@ void KernelBuilderBase::emitEpilogue(OpBuilder &b, Location loc, Value out,
     // round(clamp(x, floatLo, floatHi)) to [A, B] is rounding
     // clamp(x, clamp(floatLo, A, B), clamp(floatHi, A, B)) (rounding is
     // monotone and keeps integers), two vector instructions fewer a row.
+    auto offsetBound = [&](Scalar which) -> Value {
+      return arith::SIToFPOp::create(
+          b, loc, f32,
+          arith::SubIOp::create(b, loc, getScalar(b, loc, which),
+                                getScalar(b, loc, OutputZp)));
+    };
+    Value lowest = offsetBound(Lo), highest = offsetBound(Hi);
     auto bound = [&](Scalar which) -> Value {
-      auto clampTo = [&](Value v, Scalar intBound, arith::CmpFPredicate keep) {
-        Value limit = arith::SIToFPOp::create(
-            b, loc, f32,
-            arith::SubIOp::create(b, loc, getScalar(b, loc, intBound),
-                                  getScalar(b, loc, OutputZp)));
+      auto clampTo = [&](Value v, Value limit, arith::CmpFPredicate keep) {
         return arith::SelectOp::create(
             b, loc, arith::CmpFOp::create(b, loc, keep, v, limit), v, limit);
       };
       Value v =
-          clampTo(getScalar(b, loc, which), Lo, arith::CmpFPredicate::OGT);
-      v = clampTo(v, Hi, arith::CmpFPredicate::OLT);
+          clampTo(getScalar(b, loc, which), lowest, arith::CmpFPredicate::OGT);
+      v = clampTo(v, highest, arith::CmpFPredicate::OLT);
       return vector::BroadcastOp::create(b, loc, floatVector, v);
     };
     Value floatLo = bound(FloatLo), floatHi = bound(FloatHi);
