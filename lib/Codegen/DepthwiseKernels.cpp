@@ -19,8 +19,9 @@
 // On the dot-product targets one instruction is one tap's multiply-add: a
 // lane holds the input element and zeros (the padded copy as the GEMM
 // kernels read A, top bit flipped on VNNI, int16 on AVX2, zero-extended to
-// the lane), the weights the tap's weight and zeros. Elsewhere (SMMLA, AMX
-// tiles) the lanes are multiplied and added. The sum of (x - zp) * w is the
+// the lane), the weights the tap's weight and zeros. On I8MM (SMMLA is no
+// lane dot product) the lanes are multiplied and added; AMX targets build
+// the VNNI kernel. The sum of (x - zp) * w is the
 // sum of x * w minus (zp + the flip's 128) times the sum of the weights (a
 // tap in the padding adds nothing, as in TOSA): the epilogue's constant.
 //
@@ -66,7 +67,7 @@ public:
   DepthwiseKernelBuilder(mlir::ModuleOp module, const Chain &chain,
                          const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
-        laneDot(!target.matrix && !target.tiles) {
+        laneDot(!target.matrix) {
     const ConvGeometry &g = *chain.conv;
     paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
     paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
