@@ -16,14 +16,14 @@
 // sums x * w over the taps in int32 lanes, each tap's weights loaded once
 // for the run, and runs the shared requantizing epilogue on the run.
 //
-// On the dot-product targets one instruction is one tap's multiply-add: a
-// lane holds the input element and zeros (the padded copy as the GEMM
-// kernels read A, top bit flipped on VNNI, int16 on AVX2, zero-extended to
-// the lane), the weights the tap's weight and zeros. On I8MM (SMMLA is no
-// lane dot product) the lanes are multiplied and added; AMX targets build
-// the VNNI kernel. The sum of (x - zp) * w is the
-// sum of x * w minus (zp + the flip's 128) times the sum of the weights (a
-// tap in the padding adds nothing, as in TOSA): the epilogue's constant.
+// The padded copy holds the input as the GEMM kernels read A (top bit
+// flipped on VNNI, int16 on AVX2). On the dot-product targets one
+// instruction is one tap's multiply-add: a lane holds the input element
+// zero-extended (zeros after it), the weights the tap's weight and zeros.
+// On I8MM (SMMLA is no lane dot product) the lanes are multiplied and added;
+// AMX targets build the VNNI kernel. The sum of (x - zp) * w is the sum of
+// x * w minus (zp + the flip's 128) times the sum of the weights (a tap in
+// the padding adds nothing, as in TOSA): the epilogue's constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,7 +103,7 @@ DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value padded,
                                  Value start, Value block, int64_t count) {
   const ConvGeometry &g = *chain.conv;
   auto accType = VectorType::get({kLanes}, b.getI32Type());
-  Type element = b.getIntegerType(laneDot ? target.elementBits : 8);
+  Type element = b.getIntegerType(target.elementBits);
   auto elementsType = VectorType::get({kLanes}, element);
   // A lane's group of elements, for the dot product.
   auto groupsType = VectorType::get({kLanes * target.group}, element);
@@ -118,11 +118,14 @@ DepthwiseKernelBuilder::emitSums(OpBuilder &b, Location loc, Value padded,
   // acc + x * w, x a vector of `lanes` elements, w the tap's weights.
   auto multiplyAdd = [&](OpBuilder &ob, Location l, Value acc, Value x,
                          Value w) -> Value {
-    if (!laneDot)
-      return arith::AddIOp::create(
-          ob, l, acc,
-          arith::MulIOp::create(ob, l,
-                                arith::ExtSIOp::create(ob, l, accType, x), w));
+    if (!laneDot) {
+      // (An unsigned A's elements are x + 128, compensated like the dot's.)
+      Value wide = target.unsignedA
+                       ? arith::ExtUIOp::create(ob, l, accType, x).getResult()
+                       : arith::ExtSIOp::create(ob, l, accType, x).getResult();
+      return arith::AddIOp::create(ob, l, acc,
+                                   arith::MulIOp::create(ob, l, wide, w));
+    }
     // x in the first element of its lane, zeros after it.
     Value lanes = vector::BitCastOp::create(
         ob, l, groupsType, arith::ExtUIOp::create(ob, l, accType, x));
@@ -219,10 +222,10 @@ Kernel DepthwiseKernelBuilder::build() {
   // a dot product, [tap][block][lane][group], each lane's weight first in
   // its group): a block's weights of one tap are one vector load.
   int64_t taps = chain.k, group = laneDot ? target.group : 1;
-  Type element = b.getIntegerType(laneDot ? target.elementBits : 8);
+  Type element = b.getIntegerType(target.elementBits);
   std::vector<int16_t> packed(taps * blocks * kLanes * group, 0);
   std::vector<int64_t> compensation(chain.n, 0);
-  int64_t offset = laneDot && target.unsignedA ? 128 : 0;
+  int64_t offset = target.unsignedA ? 128 : 0;
   for (int64_t tap = 0; tap < taps; ++tap)
     for (int64_t channel = 0; channel < chain.n; ++channel) {
       int8_t w = chain.weight[tap * chain.n + channel];
@@ -230,12 +233,7 @@ Kernel DepthwiseKernelBuilder::build() {
       compensation[channel] += (offset + chain.inputZp) * w;
     }
   auto weightType = MemRefType::get({taps, blocks, kLanes * group}, element);
-  if (element.getIntOrFloatBitWidth() == 8)
-    createGlobal(
-        b, loc, "_weights", weightType,
-        llvm::ArrayRef(std::vector<int8_t>(packed.begin(), packed.end())));
-  else
-    createGlobal(b, loc, "_weights", weightType, llvm::ArrayRef(packed));
+  createWeightsGlobal(b, loc, weightType, packed);
   createEpilogueGlobals(b, loc, compensation);
 
   mlir::func::FuncOp func = createFunction(b, loc);
@@ -259,15 +257,12 @@ Kernel DepthwiseKernelBuilder::build() {
                                         bytes, index(b, loc, 0),
                                         mlir::ValueRange{});
   };
-  Value top = emitTopBit(b, loc);
-  Value padding = laneDot ? emitPaddingElement(b, loc)
-                          : arith::TruncIOp::create(b, loc, element,
-                                                    getScalar(b, loc, InputZp));
+  Value top = emitTopBit(b, loc), padding = emitPaddingElement(b, loc);
   emitPaddedCopy(
       b, loc, input, view({g.input[0], paddedHeight, paddedWidth, channels}),
       padding,
       [&](OpBuilder &cb, Location cl, Value v) {
-        return laneDot ? toElement(cb, cl, v, top) : v;
+        return toElement(cb, cl, v, top);
       },
       g.multiplier);
   Value padded = view({positions, channels});

@@ -265,12 +265,7 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
       createGlobal(b, loc, "_ranges", rangesType, llvm::ArrayRef(ranges));
     }
   }
-  if (target.elementBits == 8)
-    createGlobal(
-        b, loc, "_weights", packedType,
-        llvm::ArrayRef(std::vector<int8_t>(packed.begin(), packed.end())));
-  else
-    createGlobal(b, loc, "_weights", packedType, llvm::ArrayRef(packed));
+  createWeightsGlobal(b, loc, packedType, packed);
   // The zero-point term (a - za) * w = a * w - za * w, and the 128 that an
   // unsigned A adds.
   int64_t offset = target.unsignedA ? 128 : 0;

@@ -345,6 +345,18 @@ protected:
         mlir::DenseElementsAttr::get(tensorType, values),
         /*constant=*/true, b.getI64IntegerAttr(64)));
   }
+  /// The packed weights `_weights` of `type` (int8 or int16 elements, the
+  /// target's), from `values` held as int16.
+  void createWeightsGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::MemRefType type,
+                           const std::vector<int16_t> &values) {
+    if (type.getElementTypeBitWidth() == 8)
+      createGlobal(
+          b, loc, "_weights", type,
+          llvm::ArrayRef(std::vector<int8_t>(values.begin(), values.end())));
+    else
+      createGlobal(b, loc, "_weights", type, llvm::ArrayRef(values));
+  }
   /// The kernel's function, (input, output, constants...) -> (), with the
   /// builder at the start of its body: the constants are arguments, so
   /// that chains whose kernels differ only in their constants share one

@@ -39,7 +39,8 @@ FLOAT_SHAPES = (0, 3, 5, 7, 8, 11)
 
 # (N, H, W, C, O, KH, KW, stride, pad [t, b, l, r], dilation): 1x1 and 3x3,
 # strides, asymmetric padding, dilation, channel counts not a multiple of 4
-# or 16, a batch of 2.
+# or 16, a batch of 2; a 7x7 stride-2 stem on 3 channels and a 5x5 on one,
+# whose kernels read a kernel row as one tap.
 CONVS = [(1, 6, 6, 8, 16, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1)),
          (2, 5, 7, 3, 5, 3, 3, (2, 1), (1, 1, 2, 1), (1, 1)),
          (1, 9, 9, 17, 33, 3, 3, (2, 2), (0, 0, 0, 0), (1, 1)),
