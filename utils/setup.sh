@@ -57,6 +57,12 @@ PACKAGES=(
   python3-pip python3-setuptools
   # The PyTorch oracle: the exporter, parity tests, demo and benchmarks run it.
   python3-torch
+  # The BLAS python3-torch recommends (libopenblas0; the OpenMP build, so that
+  # torch.set_num_threads sizes it): without it Debian's reference BLAS runs
+  # PyTorch's float matmuls and 1x1 convolutions about 5x slower (resnet50's
+  # calibration sample: 817 ms, 228 ms with OpenBLAS), and the benchmarks'
+  # PyTorch peers would not be what a default install runs.
+  libopenblas0-openmp
   # torchvision's architectures (built with weights=None): the real models of
   # utils/bench and of the resnet18 calibration-memory measurement.
   python3-torchvision
