@@ -725,6 +725,10 @@ Value KernelBuilderBase::emitWindowStart(OpBuilder &b, Location loc, Value m,
                                          int64_t paddedHeight,
                                          int64_t paddedWidth) {
   const ConvGeometry &g = *chain.conv;
+  // A pointwise convolution's windows (1x1, stride 1, no padding) are its
+  // pixels: no division per row of a tile.
+  if (g.output[1] == paddedHeight && g.output[2] == paddedWidth)
+    return m;
   // (n * padded H + ih0 + pad top) * padded W + iw0 + pad left: the
   // window's top left corner in the padded copy.
   auto [n, ih0, iw0] = emitPixelOrigin(b, loc, m);

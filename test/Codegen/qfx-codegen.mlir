@@ -369,6 +369,31 @@ func.func @conv(%a: tensor<1x3x3x3xi8>) -> tensor<1x3x3x1xi8> {
 
 // -----
 
+// A pointwise convolution (1x1, stride 1, no padding): the window of output
+// pixel m starts at input position m, with no division of m into (n, oh, ow)
+// for each row of a tile.
+// CHECK-LABEL: func.func @pointwise_conv
+// CHECK: func.func private @qfx_vnni_matmul_0
+// CHECK: %[[WORDS:.*]] = memref.view {{.*}} : memref<24xi8> to memref<6x1xi32>
+// CHECK-NOT: arith.{{divui|remui}} %{{.*}}, %c{{[36]}}{{(_[0-9]+)?}} :
+// CHECK: memref.load %[[WORDS]]
+// CHECK: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
+func.func @pointwise_conv(%a: tensor<1x2x3x4xi8>) -> tensor<1x2x3x1xi8> {
+  %w = "tosa.const"() <{values = dense<[[[[1, 2, 3, 4]]]]> : tensor<1x1x1x4xi8>}> : () -> tensor<1x1x1x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x3x4xi8>, tensor<1x1x1x4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3x1xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x3x1xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x3x1xi8>
+  return %r : tensor<1x2x3x1xi8>
+}
+
+// -----
+
 // With one channel (C not a whole number of groups of 4), a 3x3 kernel's row
 // of 3 positions is contiguous in the padded copy: a tap is a kernel row, 3
 // values in one group (not three groups of 1 value and 3 zeros), read with an

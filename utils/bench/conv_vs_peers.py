@@ -52,6 +52,11 @@ SHAPES = {
     "conv": ("conv", (1, 56, 56, 64, 64, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
     "depthwise": ("depthwise", (1, 56, 56, 128, 1, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))),
     "stem": ("conv", (1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 2, 3, 2), (1, 1))),
+    # googlenet's pointwise convolutions: few rows, long rows (inception3b,
+    # inception4b, inception5b's first branch).
+    "pointwise28": ("conv", (1, 28, 28, 256, 128, 1, 1, (1, 1), (0, 0, 0, 0), (1, 1))),
+    "pointwise14": ("conv", (1, 14, 14, 512, 160, 1, 1, (1, 1), (0, 0, 0, 0), (1, 1))),
+    "pointwise7": ("conv", (1, 7, 7, 832, 384, 1, 1, (1, 1), (0, 0, 0, 0), (1, 1))),
 }
 # matmul-cases.py's epilogue by index: 0 is per channel (index % 2 == 0) with a
 # bias (rescale: index % 3 != 2; float: index % 5 != 4), without the 2^f
