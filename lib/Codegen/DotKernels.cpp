@@ -192,12 +192,6 @@ private:
   /// Groups of `group` k values, in all and per tap.
   int64_t k4, groupsPerTap;
   MemRefType packedType;
-  /// The dot-product targets skip, per column block, the groups of a tap
-  /// whose weights are all zero at either end (a grouped convolution's
-  /// block-diagonal weight: a column block reads only its groups' channels):
-  /// `_ranges` ([blocks, 2] int32) holds each block's first and end group.
-  bool skipping = false;
-  MemRefType rangesType;
   /// Column blocks of the main tiles: the target's, or one where the blocks
   /// of a tile would read different channels (groups no wider than a block).
   int64_t tileBlocks;
@@ -226,44 +220,16 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
       packed[((block * k4 + at / group) * kLanes + lane) * group + at % group] =
           w;
     }
-  // Each column block's groups with a nonzero weight in some tap: the
-  // products outside [first, end) are zero, so the kernel skips them when
-  // that saves at least a quarter of a tap (the layout of the packed
-  // weights does not change).
+  // The dot-product targets skip, per column block, the groups of a tap
+  // whose weights are all zero (the packed weights' layout does not
+  // change).
   if (!target.matrix && !target.tiles) {
-    std::vector<int32_t> ranges(2 * blocks);
-    for (int64_t block = 0; block < blocks; ++block) {
-      int64_t first = groupsPerTap, end = 0;
-      for (int64_t kg = 0; kg < k4; ++kg)
-        for (int64_t i = 0; i < group * kLanes; ++i)
-          if (packed[(block * k4 + kg) * group * kLanes + i] != 0) {
-            first = std::min(first, kg % groupsPerTap);
-            end = std::max(end, kg % groupsPerTap + 1);
-          }
-      // (A block without weights has the empty range [groupsPerTap, 0).)
-      ranges[2 * block] = first;
-      ranges[2 * block + 1] = end;
-      skipping |= 4 * (end - first) <= 3 * groupsPerTap;
-    }
-    // A tile of one block does about 3/4 of the work per group of a tile
-    // of two (as many broadcasts of A, half the products): one block a tile
-    // when that costs less over the blocks' ranges than their pairs' unions.
-    auto width = [](int64_t first, int64_t end) {
-      return std::max<int64_t>(end - first, 0);
-    };
-    int64_t paired = 0, single = 0;
-    for (int64_t block = 0; block + 1 < blocks; block += 2) {
-      single += width(ranges[2 * block], ranges[2 * block + 1]) +
-                width(ranges[2 * block + 2], ranges[2 * block + 3]);
-      paired += width(std::min(ranges[2 * block], ranges[2 * block + 2]),
-                      std::max(ranges[2 * block + 1], ranges[2 * block + 3]));
-    }
-    if (skipping && target.vectors == 2 && 3 * single < 4 * paired)
-      tileBlocks = 1;
-    if (skipping) {
-      rangesType = MemRefType::get({blocks, 2}, b.getI32Type());
-      createGlobal(b, loc, "_ranges", rangesType, llvm::ArrayRef(ranges));
-    }
+    createRanges(b, loc, groupsPerTap, k4, [&](int64_t block, int64_t kg) {
+      auto first = packed.begin() + (block * k4 + kg) * group * kLanes;
+      return std::any_of(first, first + group * kLanes,
+                         [](int16_t w) { return w != 0; });
+    });
+    tileBlocks = getRangeTileBlocks(target.vectors);
   }
   createWeightsGlobal(b, loc, packedType, packed);
   // The zero-point term (a - za) * w = a * w - za * w, and the 128 that an
@@ -301,22 +267,8 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
   // The groups of each tap the tile's column blocks read: all, or the
   // union of their `_ranges`.
   Value firstOfTap = index(b, loc, 0), endOfTap = index(b, loc, groupsPerTap);
-  if (skipping) {
-    Value ranges = getConstant("_ranges");
-    auto bound = [&](int64_t v, int64_t which) -> Value {
-      Value block = arith::AddIOp::create(b, loc, block0, index(b, loc, v));
-      return arith::IndexCastOp::create(
-          b, loc, b.getIndexType(),
-          mlir::memref::LoadOp::create(
-              b, loc, ranges, mlir::ValueRange{block, index(b, loc, which)}));
-    };
-    firstOfTap = bound(0, 0);
-    endOfTap = bound(0, 1);
-    for (int64_t v = 1; v < vectors; ++v) {
-      firstOfTap = arith::MinUIOp::create(b, loc, firstOfTap, bound(v, 0));
-      endOfTap = arith::MaxUIOp::create(b, loc, endOfTap, bound(v, 1));
-    }
-  }
+  if (!ranges.empty())
+    std::tie(firstOfTap, endOfTap) = emitTileRange(b, loc, block0, vectors);
   // Where each row of the tile starts; per tap (one for a matmul), the
   // groups of k values of the tap.
   llvm::SmallVector<Value> starts;

@@ -13,7 +13,14 @@
 // starts from its bias (a matmul's from 0) and adds the products in k order
 // (tap by tap, channel by channel), each product and sum rounded on its
 // own: the order and the roundings of the generic lowering (TOSA's linalg
-// convolution and matmul), so the results are the same floats.
+// convolution and matmul), so the results are the same floats. But for the
+// zeros of a grouped convolution's weight (the exporter writes it as a
+// conv2d whose weight is zero outside each output channel's group): a
+// column block skips the channels of a tap that are zero for all its
+// outputs, as PyTorch's grouped convolution never multiplies them. Adding
+// those products (+-0.0) changes no sum but a -0.0 (to +0.0), and an
+// infinite or NaN input there would make the sum NaN; the kernel leaves
+// both as PyTorch computes them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +95,11 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
       init.push_back(vector::LoadOp::create(
           b, loc, vectorType, bias,
           mlir::ValueRange{blockIndex[v], index(b, loc, 0)}));
+  // The channels of each tap the tile's column blocks read: all, or the
+  // union of their `_ranges`.
+  Value firstOfTap = index(b, loc, 0), endOfTap = index(b, loc, channels);
+  if (!ranges.empty())
+    std::tie(firstOfTap, endOfTap) = emitTileRange(b, loc, block0, vectors);
   llvm::SmallVector<Value> starts;
   for (int64_t r = 0; r < rows; ++r) {
     Value m = arith::AddIOp::create(b, loc, m0, index(b, loc, r));
@@ -105,8 +117,7 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
         Value firstK =
             arith::MulIOp::create(tb, tl, tap, index(tb, tl, channels));
         auto loop = mlir::scf::ForOp::create(
-            tb, tl, index(tb, tl, 0), index(tb, tl, channels), index(tb, tl, 1),
-            tapAccs,
+            tb, tl, firstOfTap, endOfTap, index(tb, tl, 1), tapAccs,
             [&](OpBuilder &lb, Location l, Value c, mlir::ValueRange accs) {
               Value kk = arith::AddIOp::create(lb, l, firstK, c);
               llvm::SmallVector<Value> weightVectors;
@@ -166,6 +177,11 @@ Kernel FloatKernelBuilder::build() {
   std::vector<float> bias(blocks * kLanes, 0.0f);
   std::copy(chain.floatBias.begin(), chain.floatBias.end(), bias.begin());
   createGlobal(b, loc, "_bias", floatType, llvm::ArrayRef(bias));
+  createRanges(b, loc, channels, chain.k, [&](int64_t block, int64_t kk) {
+    auto first = packed.begin() + (block * chain.k + kk) * kLanes;
+    return std::any_of(first, first + kLanes,
+                       [](float w) { return w != 0.0f; });
+  });
 
   mlir::func::FuncOp func = createFunction(b, loc);
   Type f32 = b.getF32Type();
@@ -197,7 +213,7 @@ Kernel FloatKernelBuilder::build() {
     input = mlir::memref::CollapseShapeOp::create(b, loc, input, rows);
     out = mlir::memref::CollapseShapeOp::create(b, loc, out, rows);
   }
-  emitTiles(b, loc, target.floatRows, /*tileBlocks=*/2,
+  emitTiles(b, loc, target.floatRows, getRangeTileBlocks(2),
             packedType.getNumElements() * 4 <= kL2Bytes,
             [&](OpBuilder &tb, Location l, Value m0, int64_t rows, Value block0,
                 int64_t vectors, bool partial) {

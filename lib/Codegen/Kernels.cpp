@@ -752,6 +752,66 @@ Value KernelBuilderBase::emitTapOffset(OpBuilder &b, Location loc, Value tap,
       arith::MulIOp::create(b, loc, kw, index(b, loc, g.dilation[1])));
 }
 
+bool KernelBuilderBase::createRanges(
+    OpBuilder &b, Location loc, int64_t perTap, int64_t positions,
+    llvm::function_ref<bool(int64_t, int64_t)> nonzero) {
+  std::vector<int32_t> found(2 * blocks);
+  bool saves = false;
+  for (int64_t block = 0; block < blocks; ++block) {
+    int64_t first = perTap, end = 0;
+    for (int64_t at = 0; at < positions; ++at)
+      if (nonzero(block, at)) {
+        first = std::min(first, at % perTap);
+        end = std::max(end, at % perTap + 1);
+      }
+    found[2 * block] = first;
+    found[2 * block + 1] = end;
+    saves |= 4 * (end - first) <= 3 * perTap;
+  }
+  if (!saves)
+    return false;
+  ranges = std::move(found);
+  createGlobal(b, loc, "_ranges", MemRefType::get({blocks, 2}, b.getI32Type()),
+               llvm::ArrayRef(ranges));
+  return true;
+}
+
+int64_t KernelBuilderBase::getRangeTileBlocks(int64_t vectors) const {
+  if (ranges.empty() || vectors != 2)
+    return vectors;
+  auto width = [](int64_t first, int64_t end) {
+    return std::max<int64_t>(end - first, 0);
+  };
+  int64_t paired = 0, single = 0;
+  for (int64_t block = 0; block + 1 < blocks; block += 2) {
+    single += width(ranges[2 * block], ranges[2 * block + 1]) +
+              width(ranges[2 * block + 2], ranges[2 * block + 3]);
+    paired += width(std::min(ranges[2 * block], ranges[2 * block + 2]),
+                    std::max(ranges[2 * block + 1], ranges[2 * block + 3]));
+  }
+  return 3 * single < 4 * paired ? 1 : vectors;
+}
+
+std::pair<Value, Value> KernelBuilderBase::emitTileRange(OpBuilder &b,
+                                                         Location loc,
+                                                         Value block0,
+                                                         int64_t vectors) {
+  Value table = getConstant("_ranges");
+  auto bound = [&](int64_t v, int64_t which) -> Value {
+    Value block = arith::AddIOp::create(b, loc, block0, index(b, loc, v));
+    return arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        mlir::memref::LoadOp::create(
+            b, loc, table, mlir::ValueRange{block, index(b, loc, which)}));
+  };
+  Value first = bound(0, 0), end = bound(0, 1);
+  for (int64_t v = 1; v < vectors; ++v) {
+    first = arith::MinUIOp::create(b, loc, first, bound(v, 0));
+    end = arith::MaxUIOp::create(b, loc, end, bound(v, 1));
+  }
+  return {first, end};
+}
+
 void KernelBuilderBase::emitPaddedCopy(
     OpBuilder &b, Location loc, Value input, Value padded, Value padding,
     llvm::function_ref<Value(OpBuilder &, Location, Value)> convert,

@@ -434,6 +434,28 @@ protected:
   /// How far tap `tap`'s input is from its window's start, in positions.
   mlir::Value emitTapOffset(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value tap, int64_t paddedWidth);
+  /// A weight zero at either end of each tap for some column blocks (a
+  /// grouped convolution's block-diagonal weight, as the exporter writes
+  /// it): per block, [first, end) of the positions of a tap (of `perTap`;
+  /// `positions` in all, tap after tap) where `nonzero(block, position)` in
+  /// some tap ([perTap, 0) for a block without weights). Those become the
+  /// kernel's constant `_ranges` ([blocks, 2] int32), and its tiles read
+  /// only their blocks' ranges, when that saves at least a quarter of a tap
+  /// for some block (returns true); else there are none.
+  bool createRanges(mlir::OpBuilder &b, mlir::Location loc, int64_t perTap,
+                    int64_t positions,
+                    llvm::function_ref<bool(int64_t, int64_t)> nonzero);
+  /// With `_ranges`, the column blocks of the main tiles: `vectors`, or
+  /// one where two blocks' union costs more than their ranges apart (a
+  /// tile of one block does about 3/4 of the work per position of a tile
+  /// of two: as many broadcasts of A, half the products).
+  int64_t getRangeTileBlocks(int64_t vectors) const;
+  /// The union of the ranges of the tile's `vectors` column blocks from
+  /// `block0`: the positions of a tap it reads.
+  std::pair<mlir::Value, mlir::Value> emitTileRange(mlir::OpBuilder &b,
+                                                    mlir::Location loc,
+                                                    mlir::Value block0,
+                                                    int64_t vectors);
   /// Fills `padded` ([N, padded H, padded W, channels]) with the input's
   /// elements as `convert` makes them, each channel `repeat` times in a row
   /// (a depthwise multiplier's), inside a border of `padding` (padding too
@@ -475,6 +497,8 @@ protected:
   std::string name;
   /// Column blocks of `kLanes`.
   const int64_t blocks;
+  /// createRanges's ranges, [first, end) per block (empty: none).
+  std::vector<int32_t> ranges;
   mlir::MemRefType constType, i64Type, floatType;
   /// The globals createGlobal made, in argument order; the function's body.
   llvm::SmallVector<mlir::memref::GlobalOp> constants;

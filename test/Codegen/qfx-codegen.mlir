@@ -492,6 +492,29 @@ func.func @float_conv(%a: tensor<1x3x3x2xf32>) -> tensor<1x3x3x3xf32> {
 
 // -----
 
+// A grouped float convolution (2 groups of 4 input and 16 output channels,
+// the weight zero outside them): each column block of 16 outputs adds only
+// its group's channels, [0, 4) and [4, 8) of the tap's 8 (`_ranges`), one
+// block a tile; PyTorch's grouped convolution never multiplies the zeros.
+// CHECK-LABEL: func.func @float_grouped_conv
+// CHECK-DAG: memref.global "private" constant @qfx_vnni_f32_0_ranges : memref<2x2xi32> = dense<{{\[\[}}0, 4], [4, 8]]>
+// CHECK: func.func private @qfx_vnni_f32_0(%{{.*}}: memref<1x2x2x8xf32>, %{{.*}}: memref<1x2x2x32xf32>, %{{.*}}: memref<2x8x16xf32>, %{{.*}}: memref<2x16xf32>, %[[RANGES:.*]]: memref<2x2xi32>)
+// CHECK: %[[FIRST:.*]] = memref.load %[[RANGES]]
+// CHECK: %[[FROM:.*]] = arith.index_cast %[[FIRST]]
+// CHECK: %[[END:.*]] = memref.load %[[RANGES]]
+// CHECK: %[[TO:.*]] = arith.index_cast %[[END]]
+// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[TO]]
+// CHECK: arith.mulf %{{.*}} : vector<16xf32>
+func.func @float_grouped_conv(%a: tensor<1x2x2x8xf32>) -> tensor<1x2x2x32xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]], [[[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]]]> : tensor<32x1x1x8xf32>}> : () -> tensor<32x1x1x8xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<32xf32>}> : () -> tensor<32xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.conv2d %a, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x8xf32>, tensor<32x1x1x8xf32>, tensor<32xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x32xf32>
+  return %y : tensor<1x2x2x32xf32>
+}
+
+// -----
+
 // A float matmul with a constant weight (a Linear's; its bias is the add
 // after it) reads A's rows in place, without a copy, and starts each sum
 // from 0.0, as the generic lowering's fill.

@@ -11,7 +11,9 @@ comparing qfx-codegen's kernels with the generic lowering.
 
 Usage: matmul-cases.py OUTDIR  -> OUTDIR/NAME.mlir, OUTDIR/NAME.npy; prints
 the case names, one per line: each shape with the integer requantization
-(caseN, convN, depthwiseN) and with the float one (caseNf, ...); and
+(caseN, convN, depthwiseN, groupedN) and with the float one (caseNf, ...);
+float matmuls and convolutions, for the float kernels (fcaseN, fconvN, and
+fgroupedN with block-diagonal weights, whose zero ends they skip); and
 programs of two chains of the same shape, one after the other, each with its
 own weights, zero points and requantization (sharedN, sharedNf), which
 qfx-codegen runs with one kernel; and chains whose requantization the
@@ -227,19 +229,25 @@ def conv_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> tuple:
     return conv_chain(rng, conv, index, "conv2d", o, (o, kh, kw, c), tail)
 
 
+def block_diagonal(values: np.ndarray, groups: int, index: int) -> np.ndarray:
+    """An OHWI weight zeroed outside each output channel's group, as
+    GROUPED[index] wants it."""
+    o, c = values.shape[0], values.shape[3]
+    per_in, per_out = c // groups, o // groups
+    for g in range(groups):
+        values[g * per_out:(g + 1) * per_out, :, :, :g * per_in] = 0
+        values[g * per_out:(g + 1) * per_out, :, :, (g + 1) * per_in:] = 0
+    if index == len(GROUPED) - 1:
+        values[16:32] = 0
+    return values
+
+
 def grouped_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> tuple:
     """A conv2d chain with a block-diagonal weight and its input shape."""
     _, _, _, c, o, kh, kw, _, _, _, groups = conv
-    per_in, per_out = c // groups, o // groups
 
     def draw(size, dtype):
-        values = rng.integers(-128, 128, size=size, dtype=dtype)
-        for g in range(groups):
-            values[g * per_out:(g + 1) * per_out, :, :, :g * per_in] = 0
-            values[g * per_out:(g + 1) * per_out, :, :, (g + 1) * per_in:] = 0
-        if index == len(GROUPED) - 1:
-            values[16:32] = 0
-        return values
+        return block_diagonal(rng.integers(-128, 128, size=size, dtype=dtype), groups, index)
 
     return conv_chain(rng, conv[:10], index, "conv2d", o, (o, kh, kw, c), tail, draw)
 
@@ -331,13 +339,16 @@ def floats(values: np.ndarray) -> str:
     return f"dense<{text}> : tensor<{shape}xf32>"
 
 
-def float_conv_case(rng: np.random.Generator, conv: tuple) -> tuple:
+def float_conv_case(rng: np.random.Generator, conv: tuple, index: int = 0) -> tuple:
     """A float conv2d (f32 input, random constant weight and bias, zero
-    points 0.0) and its input shape: the float kernels' op."""
-    n, h, w, c, o, kh, kw, stride, pad, dilation = conv
+    points 0.0) and its input shape: the float kernels' op; with GROUPED's
+    groups, a block-diagonal weight."""
+    n, h, w, c, o, kh, kw, stride, pad, dilation = conv[:10]
     oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
     ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
     weight = rng.standard_normal((o, kh, kw, c)).astype(np.float32)
+    if len(conv) > 10:
+        weight = block_diagonal(weight, conv[10], index)
     bias = rng.standard_normal(o).astype(np.float32)
     inp, wt, out = f"{n}x{h}x{w}x{c}", f"{o}x{kh}x{kw}x{c}", f"{n}x{oh}x{ow}x{o}"
 
@@ -400,12 +411,13 @@ def main() -> None:
         (out / f"{name}.mlir").write_text(float_matmul_case(rng, m, n, k))
         np.save(out / f"{name}.npy", rng.standard_normal((1, m, k)).astype(np.float32))
         print(name)
-    for index, conv in enumerate(CONVS):
-        name = f"fconv{index}"
-        text, shape = float_conv_case(rng, conv)
-        (out / f"{name}.mlir").write_text(text)
-        np.save(out / f"{name}.npy", rng.standard_normal(shape).astype(np.float32))
-        print(name)
+    for prefix, convs in (("fconv", CONVS), ("fgrouped", GROUPED)):
+        for index, conv in enumerate(convs):
+            name = f"{prefix}{index}"
+            text, shape = float_conv_case(rng, conv, index)
+            (out / f"{name}.mlir").write_text(text)
+            np.save(out / f"{name}.npy", rng.standard_normal(shape).astype(np.float32))
+            print(name)
     for suffix, tail in (("", epilogue), ("f", float_epilogue)):
         for index, (kind, shape) in enumerate(SHARED):
             name = f"shared{index}{suffix}"
