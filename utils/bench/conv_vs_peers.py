@@ -2,9 +2,13 @@
 """int8 convolution speed: qfx-codegen's conv kernels against oneDNN 2.6 and
 PyTorch 1.13's quantized Conv2d (onednn engine), side by side.
 
-For each shape (NHWC, batch 1, 3x3, stride 1, padding 1)
-  - conv:      conv2d 1x56x56x64 -> 64 output channels;
-  - depthwise: depthwise conv2d 1x56x56x128, channel multiplier 1;
+For each shape (NHWC, batch 1; SHAPES below)
+  - conv:        conv2d 1x56x56x64 -> 64 output channels, 3x3, padding 1;
+  - depthwise:   depthwise conv2d 1x56x56x128, 3x3, padding 1, channel
+                 multiplier 1;
+  - stem:        resnet's and googlenet's 1x224x224x3 -> 64, 7x7, stride 2;
+  - pointwise28, pointwise14, pointwise7: googlenet's 1x1 convolutions
+                 256 -> 128 at 28x28, 512 -> 160 at 14x14, 832 -> 384 at 7x7;
 in interleaved rounds (the machine is shared and noisy), it times
   - qfx: an int8 TOSA Conv2d chain (s8 input with a zero point, s8 weights,
     int32 bias, then a per-channel requantization to int8: in float32 with a
@@ -26,7 +30,7 @@ faster).
 
 Usage (from the repository root, after ./utils/setup.sh):
   /usr/bin/python3 utils/bench/conv_vs_peers.py [--rounds 3] [--runs 20]
-      [--threads 1,2] [--requantization float|integer] [--shapes conv,depthwise]
+      [--threads 1,2] [--requantization float|integer] [--shapes conv,stem,...]
 
 Threads: OMP_NUM_THREADS for qfx's kernels (OpenMP) and oneDNN,
 torch.set_num_threads for PyTorch.
@@ -106,7 +110,7 @@ def time_torch(g: dict, runs: int, threads: int) -> float:
 def main() -> int:
     parser = peers.parser(__doc__)
     parser.add_argument("--shapes", default=",".join(SHAPES),
-                        help=f"a comma-separated subset of {','.join(SHAPES)} (default: both)")
+                        help=f"a comma-separated subset of {','.join(SHAPES)} (default: all)")
     args = parser.parse_args()
     names = args.shapes.split(",")
     unknown = [name for name in names if name not in SHAPES]
@@ -144,8 +148,7 @@ def main() -> int:
             "onednn": onednn,
             "torch": lambda name, t: time_torch(geometries[name], args.runs, t),
         })
-    print(f"medians of {args.rounds} interleaved rounds of {args.runs} runs; NHWC int8, 3x3, "
-          "stride 1, padding 1")
+    print(f"medians of {args.rounds} interleaved rounds of {args.runs} runs; NHWC int8, batch 1")
     rows = []
     for name in names:
         kind, conv = SHAPES[name]
