@@ -752,7 +752,7 @@ Value KernelBuilderBase::emitTapOffset(OpBuilder &b, Location loc, Value tap,
       arith::MulIOp::create(b, loc, kw, index(b, loc, g.dilation[1])));
 }
 
-bool KernelBuilderBase::createRanges(
+void KernelBuilderBase::createRanges(
     OpBuilder &b, Location loc, int64_t perTap, int64_t positions,
     llvm::function_ref<bool(int64_t, int64_t)> nonzero) {
   std::vector<int32_t> found(2 * blocks);
@@ -769,11 +769,10 @@ bool KernelBuilderBase::createRanges(
     saves |= 4 * (end - first) <= 3 * perTap;
   }
   if (!saves)
-    return false;
+    return;
   ranges = std::move(found);
   createGlobal(b, loc, "_ranges", MemRefType::get({blocks, 2}, b.getI32Type()),
                llvm::ArrayRef(ranges));
-  return true;
 }
 
 int64_t KernelBuilderBase::getRangeTileBlocks(int64_t vectors) const {

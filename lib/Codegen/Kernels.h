@@ -441,8 +441,8 @@ protected:
   /// some tap ([perTap, 0) for a block without weights). Those become the
   /// kernel's constant `_ranges` ([blocks, 2] int32), and its tiles read
   /// only their blocks' ranges, when that saves at least a quarter of a tap
-  /// for some block (returns true); else there are none.
-  bool createRanges(mlir::OpBuilder &b, mlir::Location loc, int64_t perTap,
+  /// for some block; else there are none.
+  void createRanges(mlir::OpBuilder &b, mlir::Location loc, int64_t perTap,
                     int64_t positions,
                     llvm::function_ref<bool(int64_t, int64_t)> nonzero);
   /// With `_ranges`, the column blocks of the main tiles: `vectors`, or
