@@ -113,8 +113,9 @@ public:
   llvm::Expected<llvm::SmallVector<NpyArray>>
   run(llvm::ArrayRef<NpyArray> inputs, ObservationSink *sink = nullptr);
 
-  /// Runs the function once on (a copy of) the C-order data of each input,
-  /// writing each result's C-order data to `results`: the buffers must have
+  /// Runs the function once on the C-order data of each input (read in
+  /// place, never written), writing each result's C-order data to
+  /// `results`: the buffers must have
   /// the signature's dtypes and shapes (nothing checks them; only their
   /// counts).
   llvm::Error run(llvm::ArrayRef<const void *> inputs,
