@@ -266,9 +266,8 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
 
   // The groups of each tap the tile's column blocks read: all, or the
   // union of their `_ranges`.
-  Value firstOfTap = index(b, loc, 0), endOfTap = index(b, loc, groupsPerTap);
-  if (!ranges.empty())
-    std::tie(firstOfTap, endOfTap) = emitTileRange(b, loc, block0, vectors);
+  auto [firstOfTap, endOfTap] =
+      emitTileRange(b, loc, block0, vectors, groupsPerTap);
   // Where each row of the tile starts; per tap (one for a matmul), the
   // groups of k values of the tap.
   llvm::SmallVector<Value> starts;

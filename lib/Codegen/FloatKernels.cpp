@@ -97,9 +97,8 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
           mlir::ValueRange{blockIndex[v], index(b, loc, 0)}));
   // The channels of each tap the tile's column blocks read: all, or the
   // union of their `_ranges`.
-  Value firstOfTap = index(b, loc, 0), endOfTap = index(b, loc, channels);
-  if (!ranges.empty())
-    std::tie(firstOfTap, endOfTap) = emitTileRange(b, loc, block0, vectors);
+  auto [firstOfTap, endOfTap] =
+      emitTileRange(b, loc, block0, vectors, channels);
   llvm::SmallVector<Value> starts;
   for (int64_t r = 0; r < rows; ++r) {
     Value m = arith::AddIOp::create(b, loc, m0, index(b, loc, r));

@@ -791,10 +791,11 @@ int64_t KernelBuilderBase::getRangeTileBlocks(int64_t vectors) const {
   return 3 * single < 4 * paired ? 1 : vectors;
 }
 
-std::pair<Value, Value> KernelBuilderBase::emitTileRange(OpBuilder &b,
-                                                         Location loc,
-                                                         Value block0,
-                                                         int64_t vectors) {
+std::pair<Value, Value>
+KernelBuilderBase::emitTileRange(OpBuilder &b, Location loc, Value block0,
+                                 int64_t vectors, int64_t perTap) {
+  if (ranges.empty())
+    return {index(b, loc, 0), index(b, loc, perTap)};
   Value table = getConstant("_ranges");
   auto bound = [&](int64_t v, int64_t which) -> Value {
     Value block = arith::AddIOp::create(b, loc, block0, index(b, loc, v));

@@ -450,12 +450,11 @@ protected:
   /// tile of one block does about 3/4 of the work per position of a tile
   /// of two: as many broadcasts of A, half the products).
   int64_t getRangeTileBlocks(int64_t vectors) const;
-  /// The union of the ranges of the tile's `vectors` column blocks from
-  /// `block0`: the positions of a tap it reads.
-  std::pair<mlir::Value, mlir::Value> emitTileRange(mlir::OpBuilder &b,
-                                                    mlir::Location loc,
-                                                    mlir::Value block0,
-                                                    int64_t vectors);
+  /// The positions of a tap (of `perTap`) the tile's `vectors` column
+  /// blocks from `block0` read: the union of their ranges, or all.
+  std::pair<mlir::Value, mlir::Value>
+  emitTileRange(mlir::OpBuilder &b, mlir::Location loc, mlir::Value block0,
+                int64_t vectors, int64_t perTap);
   /// Fills `padded` ([N, padded H, padded W, channels]) with the input's
   /// elements as `convert` makes them, each channel `repeat` times in a row
   /// (a depthwise multiplier's), inside a border of `padding` (padding too

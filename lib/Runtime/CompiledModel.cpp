@@ -454,8 +454,8 @@ llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
                                    inputData.size(), resultData.size()));
   // The code reads the inputs where they are: lowerToLLVMDialect marks the
   // entry's arguments not writable, so bufferization never writes into them
-  // (a copy per call cost a memcpy of the input on the calling thread, and
-  // on two threads the other core then read its half from this one's cache).
+  // (a copy per call cost a memcpy of the input on the calling thread and
+  // slowed two-thread kernels: 1x28x28x256 -> 128, 0.079 -> 0.065 ms).
   std::vector<std::vector<int64_t>> descriptors;
   for (auto [data, signature] : llvm::zip_equal(inputData, inputs))
     descriptors.push_back(makeDescriptor(data, signature.shape));
