@@ -51,8 +51,8 @@ const KernelTarget *getHostTarget() {
   return nullptr;
 }
 
-/// The kernels of `target`; none for NativeTarget::None (or a host without
-/// an instruction the kernels use).
+} // namespace
+
 const KernelTarget *getKernels(NativeTarget target) {
   switch (target) {
   case NativeTarget::Host:
@@ -72,6 +72,8 @@ const KernelTarget *getKernels(NativeTarget target) {
   }
   llvm_unreachable("unknown NativeTarget");
 }
+
+namespace {
 
 constexpr llvm::StringLiteral kInlineAsmAttr = "qfx_inline_asm";
 constexpr llvm::StringLiteral kInlineAsmConstraintsAttr =

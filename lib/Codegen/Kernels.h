@@ -178,6 +178,10 @@ inline constexpr KernelTarget kAmx{NativeTarget::X86Amx,
                                    /*floatRows=*/8,
                                    /*roundToInt=*/kAvx512RoundToInt};
 
+/// The kernels of `target`; none for NativeTarget::None (or a host without
+/// an instruction the kernels use).
+const KernelTarget *getKernels(NativeTarget target);
+
 /// The packed weights' budget in L2 (a quarter of the development
 /// machine's 1 MB per core): a kernel whose packed weights fit splits its
 /// rows between threads rather than its column blocks.

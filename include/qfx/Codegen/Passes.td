@@ -231,6 +231,55 @@ def QFXInterchangeReductions : Pass<"qfx-interchange-reductions",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def QFXParallelLinalg : Pass<"qfx-parallel-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Splits the outer parallel loops of the linalg ops between "
+                "the kernels (elementwise ops, table lookups, pools) across "
+                "threads";
+  let description = [{
+    qfx-codegen's kernels run their tiles on OpenMP threads; the ops it
+    leaves to the generic lowering (elementwise ops and casts, table
+    lookups, average pools, the ops of float islands) became sequential
+    loops on the calling thread. On two threads they took as long as on
+    one, and the kernel after each read half of its input from the other
+    core's cache (efficientnet_b0 ran slower on two threads than on one).
+
+    On buffers (after bufferization, before `convert-linalg-to-loops`), a
+    linalg op with static loop ranges, not already inside an
+    `scf.parallel`, whose work (its iterations times the ops of one
+    iteration) is at least 2^15, is tiled (`linalg::tileLinalgOp`) into an
+    `scf.parallel` over the parallel loops before its first reduction,
+    outermost first: the outermost loop of more than one iteration is
+    split into at most 32 pieces, and the next ones only while there are
+    fewer than 8 (a 7x7 activation: 7 rows); a piece's size divides its
+    loop's range (static shapes), the innermost loop (contiguous channels,
+    which LLVM vectorizes) only in multiples of 16. `convert-scf-to-openmp`
+    runs the pieces on the kernels' threads, each thread a contiguous run of
+    them (the static schedule): a thread takes the same rows of an NHWC
+    activation as in a kernel that splits rows, and reads what it wrote. An
+    op no such split divides into two pieces (a global pool: one output
+    pixel, its reductions before the channels) stays. Reductions stay whole
+    and in order: the results are the sequential loops', bit for bit.
+
+    The module's `qfx.target` attribute (qfx-codegen sets it) says whether
+    the target's kernels run threads (x86); for the others (AArch64, `none`)
+    the pass changes nothing.
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%x : memref<1x112x112x32xi8>) outs(%y : memref<1x112x112x32xi8>) {...}
+    // becomes
+    scf.parallel (%h) = (%c0) to (%c112) step (%c4) {
+      %xs = memref.subview %x[0, %h, 0, 0] [1, 4, 112, 32] [1, 1, 1, 1] ...
+      %ys = memref.subview %y[0, %h, 0, 0] [1, 4, 112, 32] [1, 1, 1, 1] ...
+      linalg.generic ... ins(%xs : ...) outs(%ys : ...) {...}
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def QFXStridedCopiesToLoops : Pass<"qfx-strided-copies-to-loops",
                                    "::mlir::ModuleOp"> {
   let summary = "Copies between non-contiguous buffers row by row: loops "

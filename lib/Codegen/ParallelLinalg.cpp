@@ -1,0 +1,143 @@
+//===- ParallelLinalg.cpp - The ops between the kernels on threads --------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The linalg ops qfx-codegen leaves (elementwise ops, table lookups, average
+// pools, the float islands' ops) split their outer parallel loops across
+// the kernels' OpenMP threads. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "qfx/Codegen/Passes.h"
+#include "qfx/Dialect/QFX/IR/QFXDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace qfx {
+#define GEN_PASS_DEF_QFXPARALLELLINALG
+#include "qfx/Codegen/Passes.h.inc"
+} // namespace qfx
+
+namespace {
+
+/// Below this much work (iterations times the ops of an iteration: a few
+/// microseconds) an op stays on the calling thread: a fork and join of the
+/// (spinning) OpenMP threads costs about a microsecond. Above it, splitting
+/// pays even for ops bound by memory: the kernels before and after split
+/// their rows the same way, and each core reads what it wrote
+/// (efficientnet_b0 on two threads: 6.8 ms with only the ops above 2^21
+/// split, 4.5-4.9 ms above 2^15).
+constexpr int64_t kParallelWork = int64_t{1} << 15;
+/// The pieces an op is split into: at most kPieces, and the loops after
+/// the outermost one split only while there are fewer than kMinPieces (7x7
+/// activations: 7 pieces). The threads take contiguous runs of them
+/// (OpenMP's static schedule), as the kernels split their rows.
+constexpr int64_t kPieces = 32;
+constexpr int64_t kMinPieces = 8;
+/// The innermost loop (contiguous channels, which LLVM vectorizes) is split
+/// only into multiples of this many iterations.
+constexpr int64_t kInnermostQuantum = 16;
+
+/// The tile sizes that split the parallel loops before `op`'s first
+/// reduction, outermost first, into pieces of whole iterations (a size
+/// divides its loop's range: the pieces keep static shapes); empty when no
+/// split gives two. Reductions stay whole: a piece of a global pool (whose
+/// channels are innermost) would read a few bytes of every pixel.
+llvm::SmallVector<int64_t> getPieceSizes(mlir::linalg::LinalgOp op,
+                                         llvm::ArrayRef<int64_t> ranges) {
+  llvm::SmallVector<mlir::utils::IteratorType> iterators =
+      op.getIteratorTypesArray();
+  llvm::SmallVector<int64_t> sizes(ranges.size(), 0);
+  int64_t pieces = 1;
+  for (auto [loop, range] : llvm::enumerate(ranges)) {
+    if (pieces >= kMinPieces ||
+        iterators[loop] != mlir::utils::IteratorType::parallel)
+      break;
+    int64_t quantum = loop + 1 == ranges.size() ? kInnermostQuantum : 1;
+    int64_t wanted = llvm::divideCeil(kPieces, pieces);
+    for (int64_t size = llvm::alignTo(llvm::divideCeil(range, wanted), quantum);
+         size < range; size += quantum) {
+      if (range % size == 0) {
+        sizes[loop] = size;
+        pieces *= range / size;
+        break;
+      }
+    }
+  }
+  if (pieces < 2)
+    sizes.clear();
+  return sizes;
+}
+
+struct QFXParallelLinalgPass
+    : qfx::impl::QFXParallelLinalgBase<QFXParallelLinalgPass> {
+  void runOnOperation() override {
+    mlir::func::FuncOp func = getOperation();
+    auto module = func->getParentOfType<mlir::ModuleOp>();
+    auto name = module ? module->getAttrOfType<mlir::StringAttr>(
+                             qfx::QFXDialect::getTargetAttrName())
+                       : mlir::StringAttr();
+    if (!name) {
+      func.emitError() << "qfx-parallel-linalg needs the module attribute '"
+                       << qfx::QFXDialect::getTargetAttrName()
+                       << "' (qfx-codegen sets it) to know whether the "
+                          "target runs threads";
+      return signalPassFailure();
+    }
+    const qfx::NativeTargetInfo *target = qfx::lookupNativeTarget(name);
+    if (!target) {
+      func.emitError() << "unknown target '" << name.getValue()
+                       << "' in the module attribute '"
+                       << qfx::QFXDialect::getTargetAttrName() << "', expected "
+                       << qfx::listNativeTargets();
+      return signalPassFailure();
+    }
+    const qfx::codegen::KernelTarget *kernels =
+        qfx::codegen::getKernels(target->target);
+    if (!kernels || !kernels->parallel)
+      return;
+
+    llvm::SmallVector<mlir::linalg::LinalgOp> ops;
+    func.walk([&](mlir::linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() &&
+          !op->getParentOfType<mlir::scf::ParallelOp>())
+        ops.push_back(op);
+    });
+    mlir::IRRewriter rewriter(&getContext());
+    for (mlir::linalg::LinalgOp op : ops) {
+      llvm::SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      // The ops of an iteration, its yield aside.
+      int64_t work = std::max<int64_t>(
+          1, static_cast<int64_t>(op.getBlock()->getOperations().size()) - 1);
+      for (int64_t range : ranges)
+        work = mlir::ShapedType::isDynamic(range) ? 0 : work * range;
+      if (work < kParallelWork)
+        continue;
+      llvm::SmallVector<int64_t> sizes = getPieceSizes(op, ranges);
+      if (sizes.empty())
+        continue;
+      rewriter.setInsertionPoint(op);
+      mlir::linalg::LinalgTilingOptions options;
+      options.setTileSizes(sizes).setLoopType(
+          mlir::linalg::LinalgTilingLoopType::ParallelLoops);
+      if (failed(mlir::linalg::tileLinalgOp(rewriter, op, options))) {
+        op.emitError() << "qfx-parallel-linalg could not split the op";
+        return signalPassFailure();
+      }
+      rewriter.eraseOp(op);
+    }
+  }
+};
+
+} // namespace
