@@ -22,7 +22,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXPARALLELLINALG
@@ -80,27 +83,64 @@ llvm::SmallVector<int64_t> getPieceSizes(mlir::linalg::LinalgOp op,
   return sizes;
 }
 
+/// Moves `loop` into a new private function of `module` called after
+/// `caller`, and calls it in its place: LLVM then compiles each split op
+/// apart from the function it was in (the program's one straight-line
+/// function would otherwise take every op between the kernels, outlined
+/// OpenMP regions included, to one compile thread). Constants the loop uses
+/// are cloned into the function, other values passed as arguments.
+void outline(mlir::scf::ParallelOp loop, mlir::func::FuncOp caller,
+             mlir::SymbolTable &symbols, mlir::RewriterBase &rewriter) {
+  llvm::SetVector<mlir::Value> used(loop->getOperands().begin(),
+                                    loop->getOperands().end());
+  mlir::getUsedValuesDefinedAbove(loop.getRegion(), used);
+  llvm::SmallVector<mlir::Value> arguments, constants;
+  for (mlir::Value value : used) {
+    mlir::Operation *producer = value.getDefiningOp();
+    if (producer && producer->hasTrait<mlir::OpTrait::ConstantLike>())
+      constants.push_back(value);
+    else
+      arguments.push_back(value);
+  }
+  mlir::Location loc = loop.getLoc();
+  rewriter.setInsertionPointAfter(caller);
+  auto function = mlir::func::FuncOp::create(
+      rewriter, loc, (caller.getSymName() + "_parallel").str(),
+      rewriter.getFunctionType(mlir::ValueRange(arguments).getTypes(), {}));
+  function.setPrivate();
+  symbols.insert(function); // uniquing its name
+  mlir::Block *body = function.addEntryBlock();
+  mlir::IRMapping mapping;
+  mapping.map(arguments, body->getArguments());
+  rewriter.setInsertionPointToStart(body);
+  for (mlir::Value value : constants)
+    rewriter.clone(*value.getDefiningOp(), mapping);
+  rewriter.clone(*loop, mapping);
+  mlir::func::ReturnOp::create(rewriter, loc);
+  rewriter.setInsertionPoint(loop);
+  mlir::func::CallOp::create(rewriter, loc, function, arguments);
+  rewriter.eraseOp(loop);
+}
+
 struct QFXParallelLinalgPass
     : qfx::impl::QFXParallelLinalgBase<QFXParallelLinalgPass> {
   void runOnOperation() override {
-    mlir::func::FuncOp func = getOperation();
-    auto module = func->getParentOfType<mlir::ModuleOp>();
-    auto name = module ? module->getAttrOfType<mlir::StringAttr>(
-                             qfx::QFXDialect::getTargetAttrName())
-                       : mlir::StringAttr();
+    mlir::ModuleOp module = getOperation();
+    auto name = module->getAttrOfType<mlir::StringAttr>(
+        qfx::QFXDialect::getTargetAttrName());
     if (!name) {
-      func.emitError() << "qfx-parallel-linalg needs the module attribute '"
-                       << qfx::QFXDialect::getTargetAttrName()
-                       << "' (qfx-codegen sets it) to know whether the "
-                          "target runs threads";
+      module.emitError() << "qfx-parallel-linalg needs the module attribute '"
+                         << qfx::QFXDialect::getTargetAttrName()
+                         << "' (qfx-codegen sets it) to know whether the "
+                            "target runs threads";
       return signalPassFailure();
     }
     const qfx::NativeTargetInfo *target = qfx::lookupNativeTarget(name);
     if (!target) {
-      func.emitError() << "unknown target '" << name.getValue()
-                       << "' in the module attribute '"
-                       << qfx::QFXDialect::getTargetAttrName() << "', expected "
-                       << qfx::listNativeTargets();
+      module.emitError() << "unknown target '" << name.getValue()
+                         << "' in the module attribute '"
+                         << qfx::QFXDialect::getTargetAttrName()
+                         << "', expected " << qfx::listNativeTargets();
       return signalPassFailure();
     }
     const qfx::codegen::KernelTarget *kernels =
@@ -109,11 +149,12 @@ struct QFXParallelLinalgPass
       return;
 
     llvm::SmallVector<mlir::linalg::LinalgOp> ops;
-    func.walk([&](mlir::linalg::LinalgOp op) {
+    module.walk([&](mlir::linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() &&
           !op->getParentOfType<mlir::scf::ParallelOp>())
         ops.push_back(op);
     });
+    mlir::SymbolTable symbols(module);
     mlir::IRRewriter rewriter(&getContext());
     for (mlir::linalg::LinalgOp op : ops) {
       llvm::SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -131,11 +172,19 @@ struct QFXParallelLinalgPass
       mlir::linalg::LinalgTilingOptions options;
       options.setTileSizes(sizes).setLoopType(
           mlir::linalg::LinalgTilingLoopType::ParallelLoops);
-      if (failed(mlir::linalg::tileLinalgOp(rewriter, op, options))) {
+      mlir::FailureOr<mlir::linalg::TiledLinalgOp> tiled =
+          mlir::linalg::tileLinalgOp(rewriter, op, options);
+      // One scf.parallel (listed once per loop it splits).
+      auto loop = mlir::succeeded(tiled) && !tiled->loops.empty()
+                      ? llvm::dyn_cast<mlir::scf::ParallelOp>(tiled->loops[0])
+                      : nullptr;
+      if (!loop) {
         op.emitError() << "qfx-parallel-linalg could not split the op";
         return signalPassFailure();
       }
       rewriter.eraseOp(op);
+      outline(loop, loop->getParentOfType<mlir::func::FuncOp>(), symbols,
+              rewriter);
     }
   }
 };

@@ -66,7 +66,7 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},"
          "func.func(buffer-deallocation-pipeline,qfx-early-dealloc),"
-         "qfx-strided-copies-to-loops,func.func(qfx-parallel-linalg),"
+         "qfx-strided-copies-to-loops,qfx-parallel-linalg,"
          "qfx-lower-intrinsic-calls,"
          "convert-linalg-to-loops,"
          "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"

@@ -1,10 +1,14 @@
-// RUN: quant-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(qfx-parallel-linalg,cse))" | FileCheck %s
+// RUN: quant-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(qfx-parallel-linalg,func.func(cse))" | FileCheck %s
 
 // An elementwise op of 1x112x112x32 (2 ops an iteration): its rows in 28
-// pieces of 4, on threads; the op itself on the piece's views.
+// pieces of 4, on threads, in a function of its own that the op's function
+// calls; the op itself on the piece's views.
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module attributes {qfx.target = "x86-64-avx512vnni"} {
-  // CHECK-LABEL: func.func @rows
+  // CHECK-LABEL: func.func @rows(
+  // CHECK-NEXT: call @rows_parallel(%arg0, %arg1)
+  // CHECK-NEXT: return
+  // CHECK-LABEL: func.func private @rows_parallel(
   // CHECK-DAG:  %[[C0:.*]] = arith.constant 0 : index
   // CHECK-DAG:  %[[C4:.*]] = arith.constant 4 : index
   // CHECK-DAG:  %[[C112:.*]] = arith.constant 112 : index
@@ -33,7 +37,7 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
   // A 7x7 activation: its 7 rows, one a piece; the columns (7) have no
   // divisor that gives between 2 and 5 pieces, the channels are split in 4
   // (multiples of 16): 28 pieces.
-  // CHECK-LABEL: func.func @seven_rows
+  // CHECK-LABEL: func.func private @seven_rows_parallel(
   // CHECK-DAG:  %[[C1:.*]] = arith.constant 1 : index
   // CHECK-DAG:  %[[C7:.*]] = arith.constant 7 : index
   // CHECK-DAG:  %[[C288:.*]] = arith.constant 288 : index
@@ -52,7 +56,7 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
   }
 
   // One loop only, the innermost: pieces of a multiple of 16 iterations.
-  // CHECK-LABEL: func.func @innermost
+  // CHECK-LABEL: func.func private @innermost_parallel(
   // CHECK-DAG:  %[[C2048:.*]] = arith.constant 2048 : index
   // CHECK-DAG:  %[[C65536:.*]] = arith.constant 65536 : index
   // CHECK:      scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[C65536]]) step (%[[C2048]])
@@ -69,8 +73,8 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
   }
 
   // Below 2^15 (1x16x16x32, 2 ops an iteration: 2^14): left alone.
-  // CHECK-LABEL: func.func @small
-  // CHECK-NOT:  scf.parallel
+  // CHECK-LABEL: func.func @small(
+  // CHECK-NOT:  {{scf.parallel|call}}
   // CHECK:      linalg.generic
   func.func @small(%x: memref<1x16x16x32xi8>, %y: memref<1x16x16x32xi8>) {
     %lo = arith.constant -10 : i8
@@ -87,8 +91,8 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
 
   // A global pool, its window's reductions before the channels: no
   // parallel loop before the first reduction has more than one iteration.
-  // CHECK-LABEL: func.func @global_pool
-  // CHECK-NOT:  scf.parallel
+  // CHECK-LABEL: func.func @global_pool(
+  // CHECK-NOT:  {{scf.parallel|call}}
   // CHECK:      linalg.generic
   func.func @global_pool(%x: memref<1x56x56x144xi32>, %w: memref<56x56xi32>, %y: memref<1x1x1x144xi32>) {
     linalg.generic {indexing_maps = [affine_map<(n, h, w, kh, kw, c) -> (n, h + kh, w + kw, c)>, affine_map<(n, h, w, kh, kw, c) -> (kh, kw)>, affine_map<(n, h, w, kh, kw, c) -> (n, h, w, c)>],
@@ -103,9 +107,9 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
 
   // Already on threads (inside a kernel's scf.parallel), or with dynamic
   // shapes: left alone.
-  // CHECK-LABEL: func.func @nested_or_dynamic
+  // CHECK-LABEL: func.func @nested_or_dynamic(
   // CHECK:      scf.parallel
-  // CHECK-NOT:  scf.parallel
+  // CHECK-NOT:  {{scf.parallel|call}}
   // CHECK:      return
   func.func @nested_or_dynamic(%x: memref<1x112x112x32xi8>, %y: memref<1x112x112x32xi8>, %d: memref<?x112x32xi8>, %e: memref<?x112x32xi8>) {
     %c0 = arith.constant 0 : index
@@ -136,8 +140,8 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
 // A target whose kernels run no threads: nothing changes.
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module attributes {qfx.target = "aarch64-dotprod"} {
-  // CHECK-LABEL: func.func @no_threads
-  // CHECK-NOT:  scf.parallel
+  // CHECK-LABEL: func.func @no_threads(
+  // CHECK-NOT:  {{scf.parallel|call}}
   func.func @no_threads(%x: memref<1x112x112x32xi8>, %y: memref<1x112x112x32xi8>) {
     %lo = arith.constant -10 : i8
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
@@ -153,14 +157,16 @@ module attributes {qfx.target = "aarch64-dotprod"} {
 // -----
 
 // expected-error @+1 {{qfx-parallel-linalg needs the module attribute 'qfx.target' (qfx-codegen sets it)}}
-func.func @no_target() {
-  return
+module {
+  func.func @no_target() {
+    return
+  }
 }
 
 // -----
 
+// expected-error @+1 {{unknown target 'z80' in the module attribute 'qfx.target', expected}}
 module attributes {qfx.target = "z80"} {
-  // expected-error @+1 {{unknown target 'z80' in the module attribute 'qfx.target', expected}}
   func.func @unknown_target() {
     return
   }

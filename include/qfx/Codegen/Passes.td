@@ -231,7 +231,7 @@ def QFXInterchangeReductions : Pass<"qfx-interchange-reductions",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def QFXParallelLinalg : Pass<"qfx-parallel-linalg", "::mlir::func::FuncOp"> {
+def QFXParallelLinalg : Pass<"qfx-parallel-linalg", "::mlir::ModuleOp"> {
   let summary = "Splits the outer parallel loops of the linalg ops between "
                 "the kernels (elementwise ops, table lookups, pools) across "
                 "threads";
@@ -260,6 +260,13 @@ def QFXParallelLinalg : Pass<"qfx-parallel-linalg", "::mlir::func::FuncOp"> {
     pixel, its reductions before the channels) stays. Reductions stay whole
     and in order: the results are the sequential loops', bit for bit.
 
+    Each split op moves into a private function of its own
+    (`<function>_parallel`, called in its place; constants cloned, other
+    values passed): the runtime compiles a program's functions in parallel
+    partitions, and left in a model's one straight-line function, every
+    split op and its OpenMP region would compile on one thread
+    (efficientnet_b0's int8 program: 5.2 s to compile instead of 4.1 s).
+
     The module's `qfx.target` attribute (qfx-codegen sets it) says whether
     the target's kernels run threads (x86); for the others (AArch64, `none`)
     the pass changes nothing.
@@ -268,14 +275,20 @@ def QFXParallelLinalg : Pass<"qfx-parallel-linalg", "::mlir::func::FuncOp"> {
     linalg.generic {iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
         ins(%x : memref<1x112x112x32xi8>) outs(%y : memref<1x112x112x32xi8>) {...}
     // becomes
-    scf.parallel (%h) = (%c0) to (%c112) step (%c4) {
-      %xs = memref.subview %x[0, %h, 0, 0] [1, 4, 112, 32] [1, 1, 1, 1] ...
-      %ys = memref.subview %y[0, %h, 0, 0] [1, 4, 112, 32] [1, 1, 1, 1] ...
-      linalg.generic ... ins(%xs : ...) outs(%ys : ...) {...}
+    call @main_parallel(%x, %y) : (memref<1x112x112x32xi8>, memref<1x112x112x32xi8>) -> ()
+    ...
+    func.func private @main_parallel(%x: memref<1x112x112x32xi8>, %y: memref<1x112x112x32xi8>) {
+      scf.parallel (%h) = (%c0) to (%c112) step (%c4) {
+        %xs = memref.subview %x[0, %h, 0, 0] [1, 4, 112, 32] [1, 1, 1, 1] ...
+        %ys = memref.subview %y[0, %h, 0, 0] [1, 4, 112, 32] [1, 1, 1, 1] ...
+        linalg.generic ... ins(%xs : ...) outs(%ys : ...) {...}
+      }
+      return
     }
     ```
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::affine::AffineDialect"];
 }
