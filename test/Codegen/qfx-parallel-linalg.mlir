@@ -1,5 +1,21 @@
 // RUN: quant-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(qfx-parallel-linalg,func.func(cse))" | FileCheck %s
 
+// In the whole lowering: the split op in a function of its own, and the
+// same results as the generic lowering's sequential loops (no kernels, no
+// threads), on one thread and on two.
+// RUN: quant-opt %S/Inputs/parallel-linalg.mlir --pass-pipeline="builtin.module(qfx-lower-to-native{target=x86-64-avx512vnni})" | FileCheck %s --check-prefix=LOWERED
+// LOWERED-LABEL: llvm.func @main(
+// LOWERED:       llvm.call @main_parallel(
+// LOWERED-LABEL: llvm.func {{.*}}@main_parallel(
+// LOWERED:       omp.parallel
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python -c "import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(0).integers(-128, 128, (1, 112, 112, 32)).astype(np.int8))" %t/x.npy
+// RUN: quant-run %S/Inputs/parallel-linalg.mlir --codegen=none --input=%t/x.npy -o %t/none.npy
+// RUN: env OMP_NUM_THREADS=2 quant-run %S/Inputs/parallel-linalg.mlir --input=%t/x.npy -o %t/two.npy
+// RUN: env OMP_NUM_THREADS=1 quant-run %S/Inputs/parallel-linalg.mlir --input=%t/x.npy -o %t/one.npy
+// RUN: cmp %t/none.npy %t/two.npy
+// RUN: cmp %t/none.npy %t/one.npy
+
 // An elementwise op of 1x112x112x32 (2 ops an iteration): its rows in 28
 // pieces of 4, on threads, in a function of its own that the op's function
 // calls; the op itself on the piece's views.
