@@ -471,9 +471,10 @@ protected:
                      convert,
                  int64_t repeat = 1);
   /// The tiles of a GEMM kernel over M rows and `blocks` column blocks:
-  /// `rows` x `tileBlocks` tiles, then the last rows, then the blocks left
-  /// over one at a time, a partial last block last. The tiles of the main
-  /// blocks run on threads (forEach), split by column blocks (each thread
+  /// `rows` x `tileBlocks` tiles (the last rows' among them, in the same
+  /// loop), then the blocks left over one at a time, a partial last block
+  /// last. The tiles of the main blocks run on threads (forEach), split by
+  /// column blocks (each thread
   /// keeps its weight panels in cache) or, when `rowsOuter` (the weights fit
   /// in L2 anyway), by rows, so that each thread reads only its part of A.
   void emitTiles(

@@ -394,6 +394,38 @@ func.func @pointwise_conv(%a: tensor<1x2x3x4xi8>) -> tensor<1x2x3x1xi8> {
 
 // -----
 
+// M = 49 (7x7) is not a multiple of the tiles' 8 rows: the tiles of the
+// last row run in the same parallel loop as the others (one fork and join
+// fewer), a branch on the tile's first row; each branch in an
+// scf.execute_region that canonicalization keeps (an AMX tile's
+// memref.alloca_scope splits its block when lowered).
+// CHECK-LABEL: func.func @tail_rows
+// CHECK: func.func private @qfx_vnni_matmul_0(
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: %[[FULL:.*]] = arith.cmpi ult, %{{.*}}, %c48{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[FULL]] {
+// CHECK-NEXT: scf.execute_region no_inline {
+// CHECK: } else {
+// CHECK-NEXT: scf.execute_region no_inline {
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @tail_rows(%a: tensor<1x7x7x832xi8>) -> tensor<1x7x7x384xi8> {
+  %w = "tosa.const"() <{values = dense<3> : tensor<384x1x1x832xi8>}> : () -> tensor<384x1x1x832xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<384xi32>}> : () -> tensor<384xi32>
+  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x7x7x832xi8>, tensor<384x1x1x832xi8>, tensor<384xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x7x7x384xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<40> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x7x7x384xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x7x7x384xi8>
+  return %r : tensor<1x7x7x384xi8>
+}
+
+// -----
+
 // With one channel (C not a whole number of groups of 4), a 3x3 kernel's row
 // of 3 positions is contiguous in the padded copy: a tap is a kernel row, 3
 // values in one group (not three groups of 1 value and 3 zeros), read with an
