@@ -474,9 +474,9 @@ protected:
   /// `rows` x `tileBlocks` tiles (the last rows' among them, in the same
   /// loop), then the blocks left over one at a time, a partial last block
   /// last. The tiles of the main blocks run on threads (forEach), split by
-  /// column blocks (each thread
-  /// keeps its weight panels in cache) or, when `rowsOuter` (the weights fit
-  /// in L2 anyway), by rows, so that each thread reads only its part of A.
+  /// column blocks (each thread keeps its weight panels in cache) or, when
+  /// `rowsOuter` (the weights fit in L2 anyway), by rows, so that each
+  /// thread reads only its part of A.
   void emitTiles(
       mlir::OpBuilder &b, mlir::Location loc, int64_t rows, int64_t tileBlocks,
       bool rowsOuter,
