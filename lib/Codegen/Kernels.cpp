@@ -916,7 +916,7 @@ void KernelBuilderBase::emitTiles(
   // them, which the lowering runs on OpenMP threads. The last rows (M not a
   // multiple of `rows`) are one more row of tiles in the same loop: a
   // parallel region of their own cost a fork and join (about 1.5 us on two
-  // threads, a tenth of a 1x7x7x832 -> 384 pointwise kernel).
+  // threads: a 1x7x7x832 -> 384 pointwise kernel 0.042 -> 0.0405 ms).
   int64_t tailRows = chain.m % rows;
   if (pairedBlocks > 0) {
     llvm::SmallVector<int64_t, 2> upper{pairedBlocks,

@@ -88,6 +88,24 @@ module attributes {qfx.target = "x86-64-avx512vnni"} {
     return
   }
 
+  // The work counts the ops of an iteration: 1x16x32x32 (2^14 iterations)
+  // with 2 ops is 2^15, split (16 rows, one a piece).
+  // CHECK-LABEL: func.func private @at_threshold_parallel(
+  // CHECK:      scf.parallel
+  // CHECK:        memref.subview %arg0[0, %{{.*}}, 0, 0] [1, 1, 32, 32] [1, 1, 1, 1]
+  func.func @at_threshold(%x: memref<1x16x32x32xi8>, %y: memref<1x16x32x32xi8>) {
+    %lo = arith.constant -10 : i8
+    %hi = arith.constant 50 : i8
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%x : memref<1x16x32x32xi8>) outs(%y : memref<1x16x32x32xi8>) {
+    ^bb0(%in: i8, %out: i8):
+      %0 = arith.maxsi %in, %lo : i8
+      %1 = arith.minsi %0, %hi : i8
+      linalg.yield %1 : i8
+    }
+    return
+  }
+
   // Below 2^15 (1x16x16x32, 2 ops an iteration: 2^14): left alone.
   // CHECK-LABEL: func.func @small(
   // CHECK-NOT:  {{scf.parallel|call}}

@@ -265,7 +265,8 @@ def QFXParallelLinalg : Pass<"qfx-parallel-linalg", "::mlir::ModuleOp"> {
     values passed): the runtime compiles a program's functions in parallel
     partitions, and left in a model's one straight-line function, every
     split op and its OpenMP region would compile on one thread
-    (efficientnet_b0's int8 program: 5.2 s to compile instead of 4.1 s).
+    (efficientnet_b0's int8 program: `quant-run`, compiling and one call,
+    5.2 s instead of 4.1 s).
 
     The module's `qfx.target` attribute (qfx-codegen sets it) says whether
     the target's kernels run threads (x86); for the others (AArch64, `none`)
