@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Config/BackendConfig.h"
+#include "qfx/Config/Composites.h"
 
 #include "Presets.h"
 
@@ -184,28 +185,6 @@ llvm::Error BackendConfig::validate() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The groups of _common_operator_config_utils.py; each group shares one
-/// list of dtype configs in a backend table.
-/// Cat and Default share default_op_dtype_configs; Default ops observe their
-/// output apart from their input (_get_default_op_configs).
-enum class OpGroup {
-  Conv,
-  Linear,
-  Binary,
-  Cat,
-  Default,
-  FixedQParams,
-  ShareQParams,
-  /// quint8 in and out, float weight and bias (native.py's
-  /// input_output_only_quint8_dtype_config).
-  LayerNorm,
-  /// Float in and out, a quint8 or quint4x2 weight (weight_only_quint8 /
-  /// quint4x2_dtype_config).
-  Embedding,
-  /// Dynamic only: int8 and float16 (rnn_op_dtype_configs).
-  Recurrent
-};
-
 /// One TOSA pattern of a built-in table and what it is made from.
 struct TOSAPatternSpec {
   llvm::SmallVector<llvm::StringRef, kMaxPatternLength> tosaPattern;
@@ -219,7 +198,8 @@ struct TOSAPatternSpec {
   llvm::StringRef rootOp = {};
   /// Weight and bias operands.
   std::optional<OperandRef> weight = std::nullopt, bias = std::nullopt;
-  llvm::StringRef fusedOp = {}, fuser = {}, referenceLowering = {};
+  llvm::StringRef fusedOp = {}, fuser = {};
+  std::optional<LoweringKind> referenceLowering = std::nullopt;
   /// For the fixed-qparams ops: whether the output range is [0, 1] (sigmoid)
   /// or [-1, 1] (tanh).
   bool fixedRange0To1 = false;
@@ -265,18 +245,16 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     struct Conv {
       llvm::StringRef tosaOp;
       std::vector<llvm::StringRef> torchOps;
-      llvm::StringRef name, reluName;
+      llvm::StringRef reluName;
     };
     std::vector<llvm::StringRef> conv1dAnd2d = {
         "torch.nn.Conv1d", "torch.nn.functional.conv1d", "torch.nn.Conv2d",
         "torch.nn.functional.conv2d"};
     for (const Conv &conv :
-         {Conv{"tosa.conv2d", conv1dAnd2d, "conv2d", "conv2d_relu"},
-          Conv{"tosa.depthwise_conv2d", conv1dAnd2d, "depthwise_conv2d",
-               "depthwise_conv2d_relu"},
+         {Conv{"tosa.conv2d", conv1dAnd2d, "conv2d_relu"},
+          Conv{"tosa.depthwise_conv2d", conv1dAnd2d, "depthwise_conv2d_relu"},
           Conv{"tosa.conv3d",
                {"torch.nn.Conv3d", "torch.nn.functional.conv3d"},
-               "conv3d",
                "conv3d_relu"}}) {
       result.push_back({{conv.tosaOp},
                         OpGroup::Conv,
@@ -286,7 +264,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                         convBias,
                         "",
                         "",
-                        conv.name});
+                        LoweringKind::Contraction});
       result.push_back({{conv.tosaOp, "tosa.clamp"},
                         OpGroup::Conv,
                         withRelu(conv.torchOps, moduleAndFunctionalRelu),
@@ -295,7 +273,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                         convBias,
                         conv.reluName,
                         "sequence",
-                        conv.name});
+                        LoweringKind::Contraction});
     }
     // A ConvTranspose1d is a transpose_conv2d over [N, 1, L, C].
     result.push_back(
@@ -307,18 +285,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
          convBias,
          "",
          "",
-         "transpose_conv2d"});
-    // TOSA has no 3-D transposed conv: a composite whose body is a conv3d
-    // over the zero-spread input, lowered as that conv3d.
-    result.push_back({{"torch.nn.ConvTranspose3d"},
-                      OpGroup::Conv,
-                      singles({"torch.nn.ConvTranspose3d"}),
-                      "torch.nn.ConvTranspose3d",
-                      convWeight,
-                      convBias,
-                      "",
-                      "",
-                      "weighted_body"});
+         LoweringKind::Contraction});
 
     // Linear: tosa.matmul on rank-3 tensors, then tosa.add of the bias; a
     // linear without bias is the matmul alone.
@@ -333,7 +300,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                       std::nullopt,
                       "",
                       "",
-                      "linear"});
+                      LoweringKind::Contraction});
     result.push_back({{"tosa.matmul", "tosa.add"},
                       OpGroup::Linear,
                       singles(linears),
@@ -342,7 +309,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                       addBias,
                       "linear",
                       "sequence",
-                      "linear"});
+                      LoweringKind::Contraction});
     result.push_back({{"tosa.matmul", "tosa.clamp"},
                       OpGroup::Linear,
                       withRelu(linears, moduleAndFunctionalRelu),
@@ -351,7 +318,7 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                       std::nullopt,
                       "linear_relu",
                       "sequence",
-                      "linear"});
+                      LoweringKind::Contraction});
     result.push_back({{"tosa.matmul", "tosa.add", "tosa.clamp"},
                       OpGroup::Linear,
                       withRelu(linears, moduleAndFunctionalRelu),
@@ -360,12 +327,13 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                       addBias,
                       "linear_relu",
                       "sequence",
-                      "linear"});
+                      LoweringKind::Contraction});
 
-    // A row of an op without weights, int8-lowered by `lowering` (the name
-    // qfx-lower looks up; docs/convert-and-lower.md).
+    // A row of an op without weights, int8-lowered by `lowering`
+    // (docs/convert-and-lower.md).
     auto row = [](llvm::ArrayRef<llvm::StringRef> tosaPattern, OpGroup group,
-                  TorchPatterns torchPatterns, llvm::StringRef lowering,
+                  TorchPatterns torchPatterns,
+                  std::optional<LoweringKind> lowering,
                   llvm::StringRef fusedOp = {}) {
       TOSAPatternSpec spec{
           llvm::SmallVector<llvm::StringRef, kMaxPatternLength>(tosaPattern),
@@ -381,130 +349,71 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
     // add and mul, alone and followed by a ReLU.
     llvm::StringRef allRelus[] = {"torch.nn.ReLU", "torch.nn.functional.relu",
                                   "torch.relu"};
-    for (auto [tosaOp, ops, lowering, reluName] :
+    for (auto [tosaOp, ops, reluName] :
          {std::tuple{
               llvm::StringRef("tosa.add"),
               std::array<llvm::StringRef, 2>{"operator.add", "torch.add"},
-              llvm::StringRef("add"), llvm::StringRef("add_relu")},
+              llvm::StringRef("add_relu")},
           std::tuple{
               llvm::StringRef("tosa.mul"),
               std::array<llvm::StringRef, 2>{"operator.mul", "torch.mul"},
-              llvm::StringRef("mul"), llvm::StringRef("mul_relu")}}) {
-      result.push_back(row({tosaOp}, OpGroup::Binary, singles(ops), lowering));
+              llvm::StringRef("mul_relu")}}) {
+      result.push_back(
+          row({tosaOp}, OpGroup::Binary, singles(ops), LoweringKind::Binary));
       result.push_back(row({tosaOp, "tosa.clamp"}, OpGroup::Binary,
-                           withRelu(ops, allRelus), lowering, reluName));
+                           withRelu(ops, allRelus), LoweringKind::Binary,
+                           reluName));
     }
 
     result.push_back(row({"tosa.concat"}, OpGroup::Cat,
-                         singles({"torch.cat", "torch.stack"}), "cat"));
+                         singles({"torch.cat", "torch.stack"}),
+                         LoweringKind::Concat));
 
-    // Elementwise ops: a 256-entry table. Fixed qparams for sigmoid and
-    // hardsigmoid ([0, 1]) and tanh ([-1, 1]).
+    // Elementwise ops: a 256-entry table. Fixed qparams for sigmoid ([0, 1])
+    // and tanh ([-1, 1]).
     TOSAPatternSpec sigmoid =
         row({"tosa.sigmoid"}, OpGroup::FixedQParams,
             singles({"torch.nn.Sigmoid", "torch.sigmoid", "Tensor.sigmoid",
                      "Tensor.sigmoid_"}),
-            "table");
+            LoweringKind::Table);
     sigmoid.fixedRange0To1 = true;
     result.push_back(sigmoid);
     result.push_back(row(
         {"tosa.tanh"}, OpGroup::FixedQParams,
         singles({"torch.nn.Tanh", "torch.tanh", "Tensor.tanh", "Tensor.tanh_"}),
-        "table"));
+        LoweringKind::Table));
 
     // PyTorch ops that have no single TOSA op: the exporter writes them as
-    // qfx.composite ops named by the module.
-    TOSAPatternSpec hardsigmoid =
-        row({"torch.nn.Hardsigmoid"}, OpGroup::FixedQParams,
-            singles({"torch.nn.Hardsigmoid", "torch.nn.functional.hardsigmoid",
-                     "Tensor.hardsigmoid", "Tensor.hardsigmoid_"}),
-            "table");
-    hardsigmoid.fixedRange0To1 = true;
-    result.push_back(hardsigmoid);
-    for (auto [module, functional] :
-         {std::pair{"torch.nn.Hardswish", "torch.nn.functional.hardswish"},
-          std::pair{"torch.nn.ELU", "torch.nn.functional.elu"},
-          std::pair{"torch.nn.LeakyReLU", "torch.nn.functional.leaky_relu"}})
-      result.push_back(row({module}, OpGroup::Default,
-                           singles({module, functional}), "table"));
-    // PyTorch's kernels that dequantize, compute in float and quantize:
-    // matmul of two activations (a binary op to PyTorch), softmax (fixed
-    // qparams [0, 1]) and layer norm (its weight and bias stay float:
-    // constants of the body). A matmul of two activations is the composite
-    // "torch.matmul": the pattern tosa.matmul is Linear's (a table has one
-    // row per pattern). PyTorch gives torch.matmul no num_tensor_args.
-    TOSAPatternSpec matmul = row({"torch.matmul"}, OpGroup::Binary,
-                                 singles({"torch.matmul"}), "float_kernel");
-    matmul.scalarOperand = false;
-    result.push_back(matmul);
-    TOSAPatternSpec softmax =
-        row({"torch.nn.Softmax"}, OpGroup::FixedQParams,
-            singles({"torch.nn.Softmax"}), "float_kernel");
-    softmax.fixedRange0To1 = true;
-    result.push_back(softmax);
-    TOSAPatternSpec layerNorm =
-        row({"torch.nn.LayerNorm"}, OpGroup::LayerNorm,
-            singles({"torch.nn.LayerNorm", "torch.nn.functional.layer_norm"}),
-            "normalization");
-    layerNorm.nativeOnly = true;
-    result.push_back(layerNorm);
-    // Bilinear interpolation (nearest is data movement): a composite;
-    // PyTorch's kernel interpolates q - zp in float and rounds.
-    result.push_back(
-        row({"torch.nn.functional.interpolate"}, OpGroup::ShareQParams,
-            singles({"torch.nn.functional.interpolate"}), "centered_float"));
-    // Group norm: PyTorch quantizes F.group_norm (not nn.GroupNorm, a leaf
-    // to FX) and its lowering leaves it a float group_norm between a
-    // dequantize and a quantize. Instance norm: PyTorch's layer norm kernel.
-    result.push_back(row({"torch.nn.GroupNorm"}, OpGroup::Default,
-                         singles({"torch.nn.functional.group_norm"}),
-                         "float_kernel"));
-    for (llvm::StringRef instanceNorm :
-         {"torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d",
-          "torch.nn.InstanceNorm3d"})
-      result.push_back(
-          row({instanceNorm}, OpGroup::Default,
-              singles({instanceNorm, "torch.nn.functional.instance_norm"}),
-              "normalization"));
-    // An embedding lookup (qfx.composite (indices, weight)): its weight is
-    // quantized per row with float zero points and it stays float; qfx-lower
-    // gathers the integer rows and dequantizes them as PyTorch's kernel.
-    for (llvm::StringRef module :
-         {"torch.nn.Embedding", "torch.nn.EmbeddingBag"}) {
-      TOSAPatternSpec embedding =
-          row({module}, OpGroup::Embedding, singles({module}), "embedding");
-      embedding.rootOp = module;
-      embedding.weight = OperandRef{0, 1};
-      result.push_back(embedding);
-    }
-    // Recurrent modules: a composite whose body's matmuls a dynamic qconfig
-    // quantizes (qfx-prepare observes inside the body).
-    for (llvm::StringRef module : {"torch.nn.LSTM", "torch.nn.LSTMCell",
-                                   "torch.nn.GRUCell", "torch.nn.RNNCell"})
-      result.push_back(
-          row({module}, OpGroup::Recurrent, singles({module}), "dynamic_rnn"));
-    // Its slopes are constants of the body (PyTorch 1.13 has no functional
-    // pattern for it): one table per channel.
-    result.push_back(row({"torch.nn.PReLU"}, OpGroup::Default,
-                         singles({"torch.nn.PReLU"}), "table"));
-
-    // Batch norm that does not follow a conv (qfx-fuse folds it there): the
-    // composite, alone or with a ReLU.
-    for (auto [batchNorm, fusedOp] :
-         {std::pair{"torch.nn.BatchNorm2d", "bn_relu2d"},
-          std::pair{"torch.nn.BatchNorm3d", "bn_relu3d"}}) {
-      result.push_back(row({batchNorm}, OpGroup::Default, singles({batchNorm}),
-                           "batch_norm"));
-      result.push_back(row({batchNorm, "tosa.clamp"}, OpGroup::Default,
-                           withRelu({batchNorm}, moduleAndFunctionalRelu),
-                           "batch_norm", fusedOp));
+    // qfx.composite ops named by the module, each row from its registry
+    // entry (Composites.cpp).
+    for (const CompositeInfo &composite : getComposites()) {
+      if (!composite.group)
+        continue;
+      llvm::SmallVector<llvm::StringRef, 4> ops(composite.torchOps.begin(),
+                                                composite.torchOps.end());
+      TOSAPatternSpec spec = row({composite.name}, *composite.group,
+                                 singles(ops), composite.lowering);
+      spec.fixedRange0To1 = composite.fixedRange0To1;
+      spec.scalarOperand = composite.scalarOperand;
+      spec.nativeOnly = composite.nativeOnly;
+      if (composite.weight) {
+        spec.rootOp = composite.name;
+        spec.weight = OperandRef{0, *composite.weight};
+      }
+      if (composite.bias)
+        spec.bias = OperandRef{0, *composite.bias};
+      result.push_back(spec);
+      if (!composite.reluFusedOp.empty())
+        result.push_back(row({composite.name, "tosa.clamp"}, *composite.group,
+                             withRelu(ops, moduleAndFunctionalRelu),
+                             composite.lowering, composite.reluFusedOp));
     }
 
     // Ops whose output shares the input's observer.
     struct Share {
       llvm::StringRef tosaOp;
       std::vector<llvm::StringRef> torchOps;
-      llvm::StringRef lowering;
+      std::optional<LoweringKind> lowering;
     };
     for (const Share &share :
          // 1-D pooling is 2-D pooling over [N, 1, L, C].
@@ -515,30 +424,22 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                  "torch.nn.functional.adaptive_avg_pool1d",
                  "torch.nn.functional.adaptive_avg_pool2d",
                  "torch.nn.functional.avg_pool2d"},
-                "avg_pool2d"},
+                LoweringKind::Pool},
           Share{"tosa.max_pool2d",
                 {"torch.nn.MaxPool1d", "torch.nn.MaxPool2d",
                  "torch.nn.functional.max_pool1d",
                  "torch.nn.functional.max_pool2d"},
-                "max_pool2d"},
-          // A composite (reduce_sum, times 1/N).
-          Share{"torch.mean", {"torch.mean", "Tensor.mean"}, "mean"},
-          // Composites (TOSA has no 3-D pooling).
-          Share{"torch.nn.AvgPool3d",
-                {"torch.nn.AvgPool3d", "torch.nn.functional.avg_pool3d"},
-                "avg_pool3d"},
-          Share{"torch.nn.AdaptiveAvgPool3d",
-                {"torch.nn.AdaptiveAvgPool3d",
-                 "torch.nn.functional.adaptive_avg_pool3d"},
-                "avg_pool3d"},
+                LoweringKind::Pool},
           Share{"tosa.clamp",
                 {"torch.nn.Hardtanh", "torch.nn.ReLU", "torch.nn.ReLU6",
                  "torch.nn.functional.hardtanh",
                  "torch.nn.functional.hardtanh_", "torch.nn.functional.relu",
                  "torch.nn.functional.relu6", "torch.clamp", "Tensor.clamp",
                  "Tensor.relu", "Tensor.relu_"},
-                "table"},
-          Share{"tosa.identity", {"torch.nn.Identity"}, "data_movement"},
+                LoweringKind::Table},
+          Share{"tosa.identity",
+                {"torch.nn.Identity"},
+                LoweringKind::DataMovement},
           // torch.stack is a reshape per tensor and a concat;
           // repeat_interleave a reshape, a tile and a reshape (and so is
           // nearest interpolation, per dimension).
@@ -548,16 +449,18 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                  "Tensor.squeeze_", "Tensor.unsqueeze", "Tensor.unsqueeze_",
                  "torch.stack", "torch.repeat_interleave",
                  "Tensor.repeat_interleave", "torch.nn.functional.interpolate"},
-                "data_movement"},
+                LoweringKind::DataMovement},
           Share{"tosa.transpose",
                 {"torch.transpose", "Tensor.transpose", "Tensor.permute"},
-                "data_movement"},
+                LoweringKind::DataMovement},
           Share{"tosa.tile",
                 {"Tensor.repeat", "torch.repeat_interleave",
                  "Tensor.repeat_interleave", "torch.nn.functional.interpolate"},
-                "data_movement"},
+                LoweringKind::DataMovement},
           // No int8 lowering yet.
-          Share{"tosa.resize", {"torch.nn.functional.interpolate"}, ""}})
+          Share{"tosa.resize",
+                {"torch.nn.functional.interpolate"},
+                std::nullopt}})
       result.push_back(row({share.tosaOp}, OpGroup::ShareQParams,
                            singles(share.torchOps), share.lowering));
     return result;
@@ -793,8 +696,8 @@ static BackendConfig buildTable(llvm::StringRef name,
       config.setFusedOp(spec.fusedOp);
     if (!spec.fuser.empty())
       config.setFuser(spec.fuser);
-    if (!spec.referenceLowering.empty())
-      config.setReferenceLowering(spec.referenceLowering);
+    if (spec.referenceLowering)
+      config.setReferenceLowering(*spec.referenceLowering);
     table.setBackendPatternConfig(std::move(config));
   }
   if (groups.withSliceAndPad)

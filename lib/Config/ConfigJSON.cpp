@@ -140,14 +140,16 @@ static void
 addTOSAFields(Object &object, std::optional<llvm::StringRef> rootOp,
               std::optional<llvm::StringRef> fusedOp,
               std::optional<llvm::StringRef> fuser,
-              std::optional<llvm::StringRef> referenceLowering,
+              std::optional<LoweringKind> referenceLowering,
               llvm::ArrayRef<std::pair<InputRole, OperandRef>> roles) {
   for (auto [key, value] :
        {std::pair{"root_op", rootOp}, std::pair{"fused_op", fusedOp},
-        std::pair{"fuser", fuser},
-        std::pair{"reference_lowering", referenceLowering}})
+        std::pair{"fuser", fuser}})
     if (value)
       object[key] = value->str(); // a copy: json::Value keeps StringRefs
+  if (referenceLowering)
+    object["reference_lowering"] =
+        stringifyLoweringKind(*referenceLowering).str();
   if (roles.empty())
     return;
   Object rolesObject;
@@ -171,8 +173,7 @@ Value qfx::torchToTOSAPatternsToJSON() {
     if (pattern.bias)
       roles.push_back({InputRole::Bias, *pattern.bias});
     addTOSAFields(object, optional(pattern.rootOp), optional(pattern.fusedOp),
-                  optional(pattern.fuser), optional(pattern.referenceLowering),
-                  roles);
+                  optional(pattern.fuser), pattern.referenceLowering, roles);
     patterns.push_back(std::move(object));
   }
   return patterns;
@@ -866,8 +867,12 @@ Reader::parsePatternConfig(const Value &value) {
       config.setFusedOp(*name);
     } else if (key == "fuser") {
       config.setFuser(*name);
+    } else if (std::optional<LoweringKind> kind =
+                   symbolizeLoweringKind(*name)) {
+      config.setReferenceLowering(*kind);
     } else {
-      config.setReferenceLowering(*name);
+      return error("unknown lowering kind '" + *name + "'; expected one of " +
+                   getLoweringKindNames());
     }
   }
   if (const Value *roles = object.get("input_roles")) {

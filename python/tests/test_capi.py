@@ -139,7 +139,7 @@ def test_builtin_config_is_the_librarys():
     assert conv_relu == [{"torch_pattern": ["torch.nn.Conv2d", "torch.nn.ReLU"],
                           "tosa_pattern": ["tosa.conv2d", "tosa.clamp"],
                           "root_op": "tosa.conv2d", "fused_op": "conv2d_relu",
-                          "fuser": "sequence", "reference_lowering": "conv2d",
+                          "fuser": "sequence", "reference_lowering": "contraction",
                           "input_roles": {"weight": [0, 1], "bias": [0, 2]}}]
     spec = next(s for s in qfx.torch_to_tosa() if s.tosa_pattern == ("tosa.conv2d", "tosa.clamp"))
     assert ("torch.nn.functional.conv2d", "torch.nn.functional.relu") in spec.torch_patterns

@@ -166,7 +166,7 @@ def _custom_backend():
             .set_root_op("tosa.conv2d")
             .set_fused_op("conv2d_relu")
             .set_fuser("sequence")
-            .set_reference_lowering("conv2d")
+            .set_reference_lowering("contraction")
             .set_input_roles({"weight": (0, 1), "bias": (0, 2)}))
         .set_backend_pattern_config(
             BackendPatternConfig("tosa.add")

@@ -15,6 +15,7 @@
 #define QFX_CONFIG_BACKENDCONFIG_H
 
 #include "qfx/Config/DTypeWithConstraints.h"
+#include "qfx/Config/LoweringKind.h"
 #include "qfx/Numerics/ObserverSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -141,10 +142,10 @@ public:
     fuser = name.str();
     return *this;
   }
-  /// The registered lowering of the reference quantized pattern (PyTorch's
+  /// The int8 lowering of the reference quantized pattern (PyTorch's
   /// reference quantized module).
-  BackendPatternConfig &setReferenceLowering(llvm::StringRef name) {
-    referenceLowering = name.str();
+  BackendPatternConfig &setReferenceLowering(LoweringKind kind) {
+    referenceLowering = kind;
     return *this;
   }
   /// Marks an operand as the pattern's weight or bias.
@@ -174,7 +175,7 @@ public:
   const std::optional<std::string> &getRootOp() const { return rootOp; }
   const std::optional<std::string> &getFusedOp() const { return fusedOp; }
   const std::optional<std::string> &getFuser() const { return fuser; }
-  const std::optional<std::string> &getReferenceLowering() const {
+  std::optional<LoweringKind> getReferenceLowering() const {
     return referenceLowering;
   }
   const std::map<InputRole, OperandRef> &getInputRoles() const {
@@ -206,7 +207,7 @@ private:
   std::optional<std::string> rootOp;
   std::optional<std::string> fusedOp;
   std::optional<std::string> fuser;
-  std::optional<std::string> referenceLowering;
+  std::optional<LoweringKind> referenceLowering;
   std::map<InputRole, OperandRef> inputRoles;
   std::map<unsigned, ObservationType> numTensorArgsToObservationType;
   std::optional<ObserverSpec> overwriteOutputObserver;
@@ -284,7 +285,8 @@ struct TorchToTOSAPattern {
   /// The TOSA pattern's fields PyTorch's patterns do not have (as in its
   /// BackendPatternConfig): the op that carries the weight, the weight and
   /// bias operands, the fused op, the fuser and the reference lowering.
-  llvm::StringRef rootOp, fusedOp, fuser, referenceLowering;
+  llvm::StringRef rootOp, fusedOp, fuser;
+  std::optional<LoweringKind> referenceLowering;
   std::optional<OperandRef> weight, bias;
 };
 

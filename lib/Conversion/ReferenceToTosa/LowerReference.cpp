@@ -304,9 +304,9 @@ private:
                                       const ActQuant &);
     bool (*appliesTo)(Operation *main);
   };
-  /// The lowerings by name: a backend table row's `reference_lowering` or
-  /// the main op's QuantizableOpInterface::getInt8Lowering.
-  static const llvm::StringMap<NamedLowering> &getLowerings();
+  /// The lowering of `kind` (a backend table row's `reference_lowering` or
+  /// the main op's QuantizableOpInterface::getInt8Lowering).
+  static std::optional<NamedLowering> getLowering(LoweringKind kind);
 
   Requantization requantization;
 
@@ -1439,6 +1439,8 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out) {
   Operation *main = body.ops.front();
   Location loc = body.root->getLoc();
+  if (llvm::isa<CompositeOp>(main))
+    return lowerPool3d(b, body, out);
   if (body.ops.size() != 1)
     return unsupported("a fused pool is not supported");
   Lowered<Act> input = getAct(body.external(main->getOperand(0)));
@@ -1649,7 +1651,7 @@ Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
   if (!input->quant.sameAs(out))
     return unsupported(pool.getName().str() +
                        " keeps its input's qparams; the output has others");
-  bool centered = pool.getName() == "torch.nn.AvgPool3d";
+  bool centered = pool.isFamily(CompositeFamily::AvgPool3d);
   Type i32 = b.getIntegerType(32);
   Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
                                    input->value);
@@ -2523,60 +2525,70 @@ Lowered<ActQuant> getOutputQuant(Value value) {
   return *quant;
 }
 
-template <typename... OpTs> bool isOneOf(Operation *op) {
-  return llvm::isa<OpTs...>(op);
+/// The int8 lowering `op` names itself (QuantizableOpInterface).
+std::optional<LoweringKind> getOwnLowering(Operation *op) {
+  auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(op);
+  return quantizable ? quantizable.getInt8Lowering() : std::nullopt;
 }
 
-bool isMeanComposite(Operation *op) {
+/// Whether `op` is lowered by `Kind` when no table row says otherwise.
+template <LoweringKind Kind> bool namesLowering(Operation *op) {
+  return getOwnLowering(op) == Kind;
+}
+
+bool isCompositeOf(Operation *op, bool (CompositeOp::*predicate)()) {
   auto composite = llvm::dyn_cast<CompositeOp>(op);
-  return composite && composite.isMean();
+  return composite && (composite.*predicate)();
 }
 
-bool isPool3dComposite(Operation *op) {
-  auto composite = llvm::dyn_cast<CompositeOp>(op);
-  return composite && (composite.getName() == "torch.nn.AvgPool3d" ||
-                       composite.getName() == "torch.nn.AdaptiveAvgPool3d");
-}
-
-bool isBatchNormComposite(Operation *op) {
-  auto composite = llvm::dyn_cast<CompositeOp>(op);
-  return composite && composite.isBatchNorm();
-}
-
-const llvm::StringMap<Lowering::NamedLowering> &Lowering::getLowerings() {
-  auto conv = isOneOf<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::Conv3DOp,
-                      tosa::TransposeConv2DOp, tosa::MatMulOp>;
-  auto binary = isOneOf<tosa::AddOp, tosa::MulOp>;
-  auto pool = isOneOf<tosa::MaxPool2dOp, tosa::AvgPool2dOp>;
-  static const llvm::StringMap<NamedLowering> lowerings = {
-      {"conv2d", {&Lowering::lowerConvOrMatmul, conv}},
-      {"depthwise_conv2d", {&Lowering::lowerConvOrMatmul, conv}},
-      {"conv3d", {&Lowering::lowerConvOrMatmul, conv}},
-      {"transpose_conv2d", {&Lowering::lowerConvOrMatmul, conv}},
-      {"linear", {&Lowering::lowerConvOrMatmul, conv}},
-      {"add", {&Lowering::lowerAddOrMul, binary}},
-      {"mul", {&Lowering::lowerAddOrMul, binary}},
-      {"max_pool2d", {&Lowering::lowerPool, pool}},
-      {"avg_pool2d", {&Lowering::lowerPool, pool}},
-      {"cat", {&Lowering::lowerConcat, isOneOf<tosa::ConcatOp>}},
-      {"float_kernel",
-       {&Lowering::lowerInFloat, [](Operation *) { return true; }}},
-      {"centered_float",
-       {&Lowering::lowerCenteredInFloat, [](Operation *) { return true; }}},
-      {"mean", {&Lowering::lowerMean, isMeanComposite}},
-      {"avg_pool3d", {&Lowering::lowerPool3d, isPool3dComposite}},
-      {"batch_norm", {&Lowering::lowerBatchNorm, isBatchNormComposite}},
-      {"normalization",
-       {&Lowering::lowerNormalization,
-        [](Operation *op) {
-          auto composite = llvm::dyn_cast<CompositeOp>(op);
-          return composite && composite.isNormalization();
-        }}},
-      {"weighted_body", {&Lowering::lowerWeightedBody, isOneOf<CompositeOp>}},
-      // Any elementwise op: lowerTable says which it cannot evaluate.
-      {"table", {&Lowering::lowerTable, [](Operation *) { return true; }}},
-      {"data_movement", {&Lowering::lowerDataMovement, isDataMovement}}};
-  return lowerings;
+std::optional<Lowering::NamedLowering>
+Lowering::getLowering(LoweringKind kind) {
+  auto any = [](Operation *) { return true; };
+  switch (kind) {
+  case LoweringKind::Contraction:
+    return NamedLowering{&Lowering::lowerConvOrMatmul,
+                         namesLowering<LoweringKind::Contraction>};
+  case LoweringKind::Binary:
+    return NamedLowering{&Lowering::lowerAddOrMul,
+                         namesLowering<LoweringKind::Binary>};
+  case LoweringKind::Pool:
+    return NamedLowering{&Lowering::lowerPool,
+                         namesLowering<LoweringKind::Pool>};
+  case LoweringKind::Concat:
+    return NamedLowering{&Lowering::lowerConcat,
+                         namesLowering<LoweringKind::Concat>};
+  case LoweringKind::FloatKernel:
+    return NamedLowering{&Lowering::lowerInFloat, any};
+  case LoweringKind::CenteredFloat:
+    return NamedLowering{&Lowering::lowerCenteredInFloat, any};
+  case LoweringKind::Mean:
+    return NamedLowering{&Lowering::lowerMean, [](Operation *op) {
+                           return isCompositeOf(op, &CompositeOp::isMean);
+                         }};
+  case LoweringKind::BatchNorm:
+    return NamedLowering{&Lowering::lowerBatchNorm, [](Operation *op) {
+                           return isCompositeOf(op, &CompositeOp::isBatchNorm);
+                         }};
+  case LoweringKind::Normalization:
+    return NamedLowering{&Lowering::lowerNormalization, [](Operation *op) {
+                           return isCompositeOf(op,
+                                                &CompositeOp::isNormalization);
+                         }};
+  case LoweringKind::WeightedBody:
+    return NamedLowering{&Lowering::lowerWeightedBody, [](Operation *op) {
+                           return llvm::isa<CompositeOp>(op);
+                         }};
+  // Any elementwise op: lowerTable says which it cannot evaluate.
+  case LoweringKind::Table:
+    return NamedLowering{&Lowering::lowerTable, any};
+  case LoweringKind::DataMovement:
+    return NamedLowering{&Lowering::lowerDataMovement, isDataMovement};
+  // Lowered on their own (their outputs stay float), never as a pattern.
+  case LoweringKind::Embedding:
+  case LoweringKind::Recurrent:
+    return NamedLowering{nullptr, [](Operation *) { return false; }};
+  }
+  return std::nullopt;
 }
 
 llvm::Error Lowering::lowerPattern(Operation *root,
@@ -2607,22 +2619,21 @@ llvm::Error Lowering::lowerPattern(Operation *root,
     return out.takeError();
   // The lowering the backend table names for the pattern, else the one the
   // main op names (QuantizableOpInterface).
-  StringRef name;
-  if (config && config->getReferenceLowering())
-    name = *config->getReferenceLowering();
-  if (name.empty())
-    if (auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(main))
-      name = quantizable.getInt8Lowering();
-  auto lowering = getLowerings().find(name);
-  if (lowering == getLowerings().end())
-    return unsupported(
-        "'" + describeOp(main) + "' has no int8 lowering" +
-        (name.empty() ? "" : " (no lowering is named '" + name + "')"));
-  if (!lowering->second.appliesTo(main))
-    return unsupported("the int8 lowering '" + name + "' does not apply to '" +
-                       describeOp(main) + "'");
+  std::optional<LoweringKind> kind;
+  if (config)
+    kind = config->getReferenceLowering();
+  if (!kind)
+    kind = getOwnLowering(main);
+  std::optional<NamedLowering> lowering =
+      kind ? getLowering(*kind) : std::nullopt;
+  if (!lowering)
+    return unsupported("'" + describeOp(main) + "' has no int8 lowering");
+  if (!lowering->appliesTo(main))
+    return unsupported("the int8 lowering '" +
+                       stringifyLoweringKind(*kind).str() +
+                       "' does not apply to '" + describeOp(main) + "'");
   resultQuant.reset();
-  Lowered<Value> result = (this->*lowering->second.lower)(b, body, *out);
+  Lowered<Value> result = (this->*lowering->lower)(b, body, *out);
   if (!result)
     return result.takeError();
 

@@ -121,10 +121,10 @@ func.func @mean_of_integers(%arg0: tensor<1x2x4x!t>) -> tensor<1x1x4x!t> {
 // CHECK: tosa.clamp %[[Y]] {max_val = 1.240000e+02 : f32, min_val = -1.310000e+02 : f32}
 // CHECK-LABEL: func.func @centered_other_qparams
 // CHECK-NOT: tosa.sub
-// CHECK: qfx.composite "torch.nn.functional.interpolate"(%{{.*}}) : (tensor<1x4xf32>)
+// CHECK: qfx.composite "torch.nn.functional.interpolate"(%{{.*}}) attributes {{.*}} : (tensor<1x4xf32>)
 func.func @centered(%arg0: tensor<1x4x!t>) -> tensor<1x4x!t> {
   %x = quant.dcast %arg0 : tensor<1x4x!t> to tensor<1x4xf32>
-  %y = qfx.composite "torch.nn.functional.interpolate" (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %y = qfx.composite "torch.nn.functional.interpolate" (%x) attributes {composite_attributes = {align_corners = false, mode = "bilinear"}} : (tensor<1x4xf32>) -> tensor<1x4xf32> {
   ^bb0(%v: tensor<1x4xf32>):
     %k = "tosa.const"() <{values = dense<0.75> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
     %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
@@ -138,7 +138,7 @@ func.func @centered(%arg0: tensor<1x4x!t>) -> tensor<1x4x!t> {
 func.func @centered_other_qparams(%arg0: tensor<1x4x!t>) -> tensor<1x4x!u> {
   %x = quant.dcast %arg0 : tensor<1x4x!t> to tensor<1x4xf32>
   // expected-remark @+1 {{runs in float: the lowering 'centered_float' needs inputs with the output's qparams}}
-  %y = qfx.composite "torch.nn.functional.interpolate" (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %y = qfx.composite "torch.nn.functional.interpolate" (%x) attributes {composite_attributes = {align_corners = false, mode = "bilinear"}} : (tensor<1x4xf32>) -> tensor<1x4xf32> {
   ^bb0(%v: tensor<1x4xf32>):
     qfx.yield %v : tensor<1x4xf32>
   }

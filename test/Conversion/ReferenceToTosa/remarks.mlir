@@ -141,24 +141,6 @@ func.func @mean_bad_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
 
 !t = !quant.uniform<i8:f32, 0.5:0>
 
-// Without composite_attributes, the axes are unknown.
-// CHECK-LABEL: func.func @mean_no_axes
-func.func @mean_no_axes(%arg0: tensor<2x4x!t>) -> tensor<2x1x!t> {
-  %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
-  // expected-remark @+1 {{runs in float: a torch.mean composite has one operand and `axes = array<i64: ...>` in its composite_attributes}}
-  %m = qfx.composite "torch.mean" (%x) : (tensor<2x4xf32>) -> tensor<2x1xf32> {
-  ^bb0(%a: tensor<2x4xf32>):
-    %s = tosa.reduce_sum %a {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
-    qfx.yield %s : tensor<2x1xf32>
-  }
-  %q = quant.qcast %m : tensor<2x1xf32> to tensor<2x1x!t>
-  return %q : tensor<2x1x!t>
-}
-
-// -----
-
-!t = !quant.uniform<i8:f32, 0.5:0>
-
 // Axes that do not leave the result's elements.
 // CHECK-LABEL: func.func @mean_wrong_result
 func.func @mean_wrong_result(%arg0: tensor<2x4x!t>) -> tensor<2x2x!t> {
@@ -171,24 +153,6 @@ func.func @mean_wrong_result(%arg0: tensor<2x4x!t>) -> tensor<2x2x!t> {
   }
   %q = quant.qcast %m : tensor<2x2xf32> to tensor<2x2x!t>
   return %q : tensor<2x2x!t>
-}
-
-// -----
-
-!t = !quant.uniform<i8:f32, 0.5:0>
-
-// A batch norm composite without its parameters.
-// CHECK-LABEL: func.func @batch_norm_no_parameters
-// CHECK: qfx.composite "torch.nn.BatchNorm2d"
-func.func @batch_norm_no_parameters(%arg0: tensor<1x2x2x2x!t>) -> tensor<1x2x2x2x!t> {
-  %x = quant.dcast %arg0 : tensor<1x2x2x2x!t> to tensor<1x2x2x2xf32>
-  // expected-remark @+1 {{runs in float: torch.nn.BatchNorm2d needs composite_attributes 'axis' (an axis of its operand) and 'eps' (a float)}}
-  %b = qfx.composite "torch.nn.BatchNorm2d" (%x) : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
-  ^bb0(%a: tensor<1x2x2x2xf32>):
-    qfx.yield %a : tensor<1x2x2x2xf32>
-  }
-  %q = quant.qcast %b : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!t>
-  return %q : tensor<1x2x2x2x!t>
 }
 
 // -----

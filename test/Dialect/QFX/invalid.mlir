@@ -564,7 +564,7 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // A 3-D transposed conv names its weight (operand 1) and bias (operand 2).
 func.func @f(%x: tensor<1x2x2x2x3xf32>, %w: tensor<4x1x1x1x3xf32>) -> tensor<1x2x2x2x4xf32> {
-  // expected-error @+1 {{'qfx.composite' op torch.nn.ConvTranspose3d expects (input, weight, bias) of ranks 5, 5 and 1}}
+  // expected-error @+1 {{'qfx.composite' op torch.nn.ConvTranspose3d expects 3 operands of ranks 5, 5, 1}}
   %0 = qfx.composite "torch.nn.ConvTranspose3d" (%x, %w) : (tensor<1x2x2x2x3xf32>, tensor<4x1x1x1x3xf32>) -> tensor<1x2x2x2x4xf32> {
   ^bb0(%a: tensor<1x2x2x2x3xf32>, %b: tensor<4x1x1x1x3xf32>):
     %c = "tosa.const"() <{values = dense<0.0> : tensor<1x2x2x2x4xf32>}> : () -> tensor<1x2x2x2x4xf32>
@@ -642,4 +642,46 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.tensor_operand' must be a unit attribute of a constant}}
   %0 = tosa.sigmoid %x {qfx.tensor_operand} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A registered composite's verifier checks its composite_attributes
+// (qfx/Config/Composites.h): a mean needs its axes.
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'qfx.composite' op torch.mean needs composite_attributes `axes` (array<i64: ...>)}}
+  %0 = qfx.composite "torch.mean" (%x) : (tensor<2x4xf32>) -> tensor<2x1xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %s = tosa.reduce_sum %a {axis = 1 : i32} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+    qfx.yield %s : tensor<2x1xf32>
+  }
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+// An attribute of the wrong kind.
+func.func @f(%x: tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'qfx.composite' op torch.nn.BatchNorm2d's `eps` must be a float, got 1 : i64}}
+  %0 = qfx.composite "torch.nn.BatchNorm2d" (%x) attributes {composite_attributes = {axis = 3 : i64, eps = 1 : i64, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  ^bb0(%a: tensor<1x2x2x2xf32>):
+    qfx.yield %a : tensor<1x2x2x2xf32>
+  }
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A name the registry lacks needs nothing but its body.
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = qfx.composite "my.Activation" (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    qfx.yield %a : tensor<2xf32>
+  }
+  // expected-error @+1 {{'qfx.composite' op needs the name of the PyTorch op}}
+  %1 = qfx.composite "" (%0) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    qfx.yield %a : tensor<2xf32>
+  }
+  return %1 : tensor<2xf32>
 }

@@ -146,65 +146,109 @@ LogicalResult FusedOp::verifyRegions() {
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }
 
-/// An embedding's weight [V, D] (operand 1) is PyTorch's, quantized per row;
-/// a 3-D transposed conv's (operand 1, bias operand 2) is PyTorch's
-/// [I, O, KD, KH, KW] as [O, KD, KH, KW, I], quantized per output channel.
+// The interface's answers for a composite are its registry entry's.
+
 std::optional<unsigned> CompositeOp::getWeightOperandIndex() {
-  return isEmbedding() || isConvTranspose3d() ? std::optional<unsigned>(1)
-                                              : std::nullopt;
+  const CompositeInfo *info = getInfo();
+  return info ? info->weight : std::nullopt;
 }
 
 std::optional<unsigned> CompositeOp::getBiasOperandIndex() {
-  return isConvTranspose3d() ? std::optional<unsigned>(2) : std::nullopt;
+  const CompositeInfo *info = getInfo();
+  return info ? info->bias : std::nullopt;
 }
 
 llvm::SmallVector<int64_t> CompositeOp::getWeightChannelAxes() {
-  return isEmbedding() || isConvTranspose3d() ? llvm::SmallVector<int64_t>{0}
-                                              : llvm::SmallVector<int64_t>{};
+  const CompositeInfo *info = getInfo();
+  return info ? llvm::to_vector(info->weightChannelAxes)
+              : llvm::SmallVector<int64_t>{};
 }
 
 llvm::SmallVector<int64_t> CompositeOp::getTorchWeightAxes() {
-  if (isConvTranspose3d())
-    return {4, 0, 1, 2, 3};
-  return isEmbedding() ? llvm::SmallVector<int64_t>{0, 1}
-                       : llvm::SmallVector<int64_t>{};
+  const CompositeInfo *info = getInfo();
+  return info ? llvm::to_vector(info->torchWeightAxes)
+              : llvm::SmallVector<int64_t>{};
 }
 
-/// The composite's int8 lowering, by its name (the table rows of
-/// lib/Config/BackendConfig.cpp name the same).
-llvm::StringRef CompositeOp::getInt8Lowering() {
-  if (isMean())
-    return "mean";
-  if (isEmbedding())
-    return "embedding";
-  if (isRecurrent())
-    return "dynamic_rnn";
-  if (isBatchNorm())
-    return "batch_norm";
-  if (isConvTranspose3d())
-    return "weighted_body";
-  // PyTorch's FX runs F.group_norm in float between a dequantize and a
-  // quantize; its quantized layer and instance norm are one kernel.
-  if (getName() == "torch.nn.GroupNorm")
-    return "float_kernel";
-  if (isNormalization())
-    return "normalization";
-  return "table";
+/// A name the registry lacks lowers as a table: its body decides whether it
+/// is elementwise.
+std::optional<LoweringKind> CompositeOp::getInt8Lowering() {
+  const CompositeInfo *info = getInfo();
+  return info ? info->lowering : LoweringKind::Table;
+}
+
+/// Whether `attr` holds a value of `kind`.
+static bool isOfKind(Attribute attr, CompositeAttrKind kind) {
+  switch (kind) {
+  case CompositeAttrKind::Integer:
+    return llvm::isa<mlir::IntegerAttr>(attr);
+  case CompositeAttrKind::Float:
+    return llvm::isa<mlir::FloatAttr>(attr);
+  case CompositeAttrKind::Bool:
+    return llvm::isa<mlir::BoolAttr>(attr);
+  case CompositeAttrKind::String:
+    return llvm::isa<mlir::StringAttr>(attr);
+  case CompositeAttrKind::IntegerArray:
+    return llvm::isa<mlir::DenseI64ArrayAttr>(attr);
+  case CompositeAttrKind::FloatElements: {
+    auto elements = llvm::dyn_cast<mlir::DenseFPElementsAttr>(attr);
+    return elements && elements.getElementType().isF32();
+  }
+  }
+  return false;
+}
+
+static StringRef describeKind(CompositeAttrKind kind) {
+  switch (kind) {
+  case CompositeAttrKind::Integer:
+    return "an integer";
+  case CompositeAttrKind::Float:
+    return "a float";
+  case CompositeAttrKind::Bool:
+    return "a bool";
+  case CompositeAttrKind::String:
+    return "a string";
+  case CompositeAttrKind::IntegerArray:
+    return "array<i64: ...>";
+  case CompositeAttrKind::FloatElements:
+    return "dense f32 elements";
+  }
+  return "";
 }
 
 LogicalResult CompositeOp::verifyRegions() {
   if (getName().empty())
     return emitOpError() << "needs the name of the PyTorch op";
-  if (isConvTranspose3d()) {
-    auto rankOf = [&](unsigned i) {
-      auto type =
-          llvm::dyn_cast<mlir::RankedTensorType>(getOperand(i).getType());
-      return type ? type.getRank() : -1;
-    };
-    if (getNumOperands() != 3 || rankOf(0) != 5 || rankOf(1) != 5 ||
-        rankOf(2) != 1)
-      return emitOpError() << "torch.nn.ConvTranspose3d expects (input, "
-                              "weight, bias) of ranks 5, 5 and 1";
+  if (const CompositeInfo *info = getInfo()) {
+    if (!info->operandRanks.empty()) {
+      bool ranksMatch = getNumOperands() == info->operandRanks.size();
+      for (auto [operand, rank] :
+           llvm::zip(getOperands(), info->operandRanks)) {
+        auto type = llvm::dyn_cast<mlir::RankedTensorType>(operand.getType());
+        ranksMatch = ranksMatch && type && type.getRank() == rank;
+      }
+      if (!ranksMatch) {
+        mlir::InFlightDiagnostic diag =
+            emitOpError() << getName() << " expects "
+                          << info->operandRanks.size() << " operands of ranks ";
+        llvm::interleaveComma(info->operandRanks, diag);
+        return diag;
+      }
+    }
+    mlir::DictionaryAttr attrs = getCompositeAttributesAttr();
+    for (const CompositeAttr &expected : info->attributes) {
+      Attribute attr = attrs ? attrs.get(expected.name) : Attribute();
+      if (!attr && !expected.required)
+        continue;
+      if (!attr)
+        return emitOpError()
+               << getName() << " needs composite_attributes `" << expected.name
+               << "` (" << describeKind(expected.kind) << ")";
+      if (!isOfKind(attr, expected.kind))
+        return emitOpError()
+               << getName() << "'s `" << expected.name << "` must be "
+               << describeKind(expected.kind) << ", got " << attr;
+    }
   }
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
 }

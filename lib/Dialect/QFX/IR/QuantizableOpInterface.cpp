@@ -50,34 +50,31 @@ qfx::getWeightChannelOf(QuantizableOpInterface op) {
 namespace {
 
 /// The row of an op with a weight (operand 1) and, if `hasBias`, a bias
-/// (operand 2): its weight's output-channel axes, PyTorch's weight axes in
-/// its TOSA layout, and its int8 lowering (empty: none yet).
+/// (operand 2): its weight's output-channel axes and PyTorch's weight axes in
+/// its TOSA layout. Its int8 lowering is a contraction.
 struct WeightedRow {
   bool hasBias;
   llvm::ArrayRef<int64_t> channelAxes, torchAxes;
-  const char *lowering;
 };
 
 constexpr int64_t kAxis0[] = {0}, kAxis2[] = {2}, kAxes23[] = {2, 3};
 // conv2d: PyTorch [O, I, KH, KW], TOSA [O, KH, KW, I].
 constexpr int64_t kConv2dTorch[] = {0, 3, 1, 2};
-constexpr WeightedRow kConv2d{true, kAxis0, kConv2dTorch, "conv2d"};
+constexpr WeightedRow kConv2d{true, kAxis0, kConv2dTorch};
 // depthwise_conv2d: PyTorch [C*M, 1, KH, KW], TOSA [KH, KW, C, M]; output
 // channel c * M + m.
 constexpr int64_t kDepthwiseTorch[] = {2, -1, 0, 1};
-constexpr WeightedRow kDepthwise{true, kAxes23, kDepthwiseTorch,
-                                 "depthwise_conv2d"};
+constexpr WeightedRow kDepthwise{true, kAxes23, kDepthwiseTorch};
 // conv3d: PyTorch [O, I, KD, KH, KW], TOSA [O, KD, KH, KW, I].
 constexpr int64_t kConv3dTorch[] = {0, 4, 1, 2, 3};
-constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch, "conv3d"};
+constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch};
 // transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I].
 constexpr int64_t kTransposeTorch[] = {3, 0, 1, 2};
-constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch,
-                                       "transpose_conv2d"};
+constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch};
 // matmul (a Linear): PyTorch [OUT, IN], TOSA [1, IN, OUT]; the bias is the
 // tosa.add that follows.
 constexpr int64_t kMatmulTorch[] = {2, 1};
-constexpr WeightedRow kMatmul{false, kAxis2, kMatmulTorch, "linear"};
+constexpr WeightedRow kMatmul{false, kAxis2, kMatmulTorch};
 
 template <typename OpT, const WeightedRow &Row>
 struct WeightedModel
@@ -94,25 +91,23 @@ struct WeightedModel
   llvm::SmallVector<int64_t> getTorchWeightAxes(mlir::Operation *) const {
     return llvm::to_vector(Row.torchAxes);
   }
-  llvm::StringRef getInt8Lowering(mlir::Operation *) const {
-    return Row.lowering;
+  std::optional<LoweringKind> getInt8Lowering(mlir::Operation *) const {
+    return LoweringKind::Contraction;
   }
 };
 
-/// An op without weights, lowered by the lowering `Name`.
-template <typename OpT, const char *Name>
+/// An op without weights, lowered by `Kind`.
+template <typename OpT, LoweringKind Kind>
 struct LoweredModel
-    : QuantizableOpInterface::ExternalModel<LoweredModel<OpT, Name>, OpT> {
-  llvm::StringRef getInt8Lowering(mlir::Operation *) const { return Name; }
+    : QuantizableOpInterface::ExternalModel<LoweredModel<OpT, Kind>, OpT> {
+  std::optional<LoweringKind> getInt8Lowering(mlir::Operation *) const {
+    return Kind;
+  }
 };
 
-constexpr char kAdd[] = "add", kMul[] = "mul", kMaxPool[] = "max_pool2d",
-               kAvgPool[] = "avg_pool2d", kCat[] = "cat", kTable[] = "table",
-               kDataMovement[] = "data_movement";
-
-template <const char *Name, typename... OpTs>
+template <LoweringKind Kind, typename... OpTs>
 void attach(mlir::MLIRContext *context) {
-  (OpTs::template attachInterface<LoweredModel<OpTs, Name>>(*context), ...);
+  (OpTs::template attachInterface<LoweredModel<OpTs, Kind>>(*context), ...);
 }
 
 } // namespace
@@ -130,17 +125,17 @@ void qfx::registerQuantizableOpInterfaceExternalModels(
         WeightedModel<tosa::TransposeConv2DOp, kTransposeConv2d>>(*context);
     tosa::MatMulOp::attachInterface<WeightedModel<tosa::MatMulOp, kMatmul>>(
         *context);
-    attach<kAdd, tosa::AddOp>(context);
-    attach<kMul, tosa::MulOp>(context);
-    attach<kMaxPool, tosa::MaxPool2dOp>(context);
-    attach<kAvgPool, tosa::AvgPool2dOp>(context);
-    attach<kCat, tosa::ConcatOp>(context);
+    attach<LoweringKind::Binary, tosa::AddOp, tosa::MulOp>(context);
+    attach<LoweringKind::Pool, tosa::MaxPool2dOp, tosa::AvgPool2dOp>(context);
+    attach<LoweringKind::Concat, tosa::ConcatOp>(context);
     // Unary elementwise ops: a 256-entry table of the float op.
-    attach<kTable, tosa::SigmoidOp, tosa::TanhOp, tosa::ClampOp, tosa::ExpOp,
-           tosa::LogOp, tosa::ErfOp, tosa::AbsOp, tosa::FloorOp, tosa::CeilOp,
-           tosa::NegateOp, tosa::ReciprocalOp, tosa::RsqrtOp>(context);
+    attach<LoweringKind::Table, tosa::SigmoidOp, tosa::TanhOp, tosa::ClampOp,
+           tosa::ExpOp, tosa::LogOp, tosa::ErfOp, tosa::AbsOp, tosa::FloorOp,
+           tosa::CeilOp, tosa::NegateOp, tosa::ReciprocalOp, tosa::RsqrtOp>(
+        context);
     // Ops that move elements without changing them.
-    attach<kDataMovement, tosa::ReshapeOp, tosa::TransposeOp, tosa::SliceOp,
-           tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(context);
+    attach<LoweringKind::DataMovement, tosa::ReshapeOp, tosa::TransposeOp,
+           tosa::SliceOp, tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(
+        context);
   });
 }

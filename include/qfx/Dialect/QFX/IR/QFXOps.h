@@ -7,6 +7,7 @@
 #ifndef QFX_DIALECT_QFX_IR_QFXOPS_H
 #define QFX_DIALECT_QFX_IR_QFXOPS_H
 
+#include "qfx/Config/Composites.h"
 #include "qfx/Dialect/QFX/IR/QFXAttrs.h"
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
 #include "qfx/Dialect/QFX/IR/QuantizableOpInterface.h"

@@ -169,6 +169,14 @@ def QFX_CompositeOp
     quantized on their own. `qfx-inline-composites` replaces composites by
     their bodies, for consumers that want plain TOSA.
 
+    What qfx knows of each name (its operand roles and weight axes, the
+    attributes it needs, its int8 lowering and its backend table row) is
+    one entry of the composite registry (`qfx/Config/Composites.h`); the
+    verifier checks a registered composite's operand ranks and the kinds of
+    its `composite_attributes`. A name the registry lacks is allowed: its
+    body alone says what it computes (an elementwise body lowers to a
+    table).
+
     The region is isolated from above; its block arguments must match the
     operands and the yielded values the results, in number and type.
   }];
@@ -182,54 +190,58 @@ def QFX_CompositeOp
   }];
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
-    /// True for an eval-mode batch norm, "torch.nn.BatchNorm1d" / "2d" /
-    /// "3d": a body that scales and shifts each channel, and attributes
-    /// `axis`, `eps`, `running_mean`, `running_var`, optional `weight` and
-    /// `bias`.
-    bool isBatchNorm() { return getName().starts_with("torch.nn.BatchNorm"); }
-    /// True for torch.mean / Tensor.mean: attributes `axes` (of the operand
-    /// as held) and `keepdim`.
-    bool isMean() { return getName() == "torch.mean"; }
-    /// True for torch.nn.Embedding and torch.nn.EmbeddingBag: operands
-    /// (indices, weight [V, D]); the weight is quantized per row.
+    /// The registry's entry of this composite's name (qfx/Config/
+    /// Composites.h), or null for a name qfx does not know (then only its
+    /// body says what it computes).
+    const ::qfx::CompositeInfo *getInfo() {
+      return ::qfx::lookupComposite(getName());
+    }
+    /// Whether the registry puts this composite in `family`.
+    bool isFamily(::qfx::CompositeFamily family) {
+      const ::qfx::CompositeInfo *info = getInfo();
+      return info && info->family == family;
+    }
+    /// An eval-mode batch norm: a body that scales and shifts each channel,
+    /// and attributes `axis`, `eps`, `running_mean`, `running_var`, optional
+    /// `weight` and `bias`.
+    bool isBatchNorm() { return isFamily(::qfx::CompositeFamily::BatchNorm); }
+    /// torch.mean / Tensor.mean: attributes `axes` (of the operand as held)
+    /// and `keepdim`.
+    bool isMean() { return isFamily(::qfx::CompositeFamily::Mean); }
+    /// torch.nn.Embedding and torch.nn.EmbeddingBag: operands (indices,
+    /// weight [V, D]); the weight is quantized per row.
     bool isEmbedding() {
-      return getName() == "torch.nn.Embedding" || isEmbeddingBag();
+      return isFamily(::qfx::CompositeFamily::Embedding) || isEmbeddingBag();
     }
-    /// True for torch.nn.LayerNorm: attributes `axes` (of the operand as
-    /// held), `eps` and, if the module has them, `weight` and `bias` (the
-    /// operand's shape with 1 off the axes).
-    bool isLayerNorm() { return getName() == "torch.nn.LayerNorm"; }
-    /// True for layer, group and instance norm (PyTorch's
-    /// quantized_normalize_kernel computes the quantized layer and instance
-    /// norm): group and instance norm have attributes `axis` (the channels,
-    /// as held), `groups`, `eps` and, if the module has them, `weight` and
-    /// `bias` (one value per channel).
+    /// torch.nn.EmbeddingBag: indices [bags, bag size], attribute `mode`
+    /// ("sum", "mean" or "max").
+    bool isEmbeddingBag() {
+      return isFamily(::qfx::CompositeFamily::EmbeddingBag);
+    }
+    /// torch.nn.LayerNorm: attributes `axes` (of the operand as held), `eps`
+    /// and, if the module has them, `weight` and `bias` (the operand's shape
+    /// with 1 off the axes).
+    bool isLayerNorm() { return isFamily(::qfx::CompositeFamily::LayerNorm); }
+    /// Layer, group and instance norm (PyTorch's quantized_normalize_kernel
+    /// computes the quantized layer and instance norm): group and instance
+    /// norm have attributes `axis` (the channels, as held), `groups`, `eps`
+    /// and, if the module has them, `weight` and `bias` (one value per
+    /// channel).
     bool isNormalization() {
-      return isLayerNorm() ||
-             llvm::is_contained({"torch.nn.GroupNorm", "torch.nn.InstanceNorm1d",
-                                 "torch.nn.InstanceNorm2d",
-                                 "torch.nn.InstanceNorm3d"},
-                                getName());
+      return isLayerNorm() || isFamily(::qfx::CompositeFamily::GroupNorm) ||
+             isFamily(::qfx::CompositeFamily::InstanceNorm);
     }
-    /// True for torch.nn.ConvTranspose3d: operands (input NDHWC, weight
+    /// torch.nn.ConvTranspose3d: operands (input NDHWC, weight
     /// [O, KD, KH, KW, I], bias [O]); the body is a tosa.conv3d over the
     /// zero-spread input with the kernel reversed (its only weighted op).
     bool isConvTranspose3d() {
-      return getName() == "torch.nn.ConvTranspose3d";
+      return isFamily(::qfx::CompositeFamily::ConvTranspose3d);
     }
-    /// True for torch.nn.EmbeddingBag: indices [bags, bag size], attribute
-    /// `mode` ("sum", "mean" or "max").
-    bool isEmbeddingBag() { return getName() == "torch.nn.EmbeddingBag"; }
-    /// True for a recurrent module (torch.nn.LSTM, GRU, LSTMCell, GRUCell,
-    /// RNNCell): its body's matmuls with constant weights are what a dynamic
-    /// qconfig quantizes, as PyTorch's quantized recurrent modules quantize
-    /// each projection.
-    bool isRecurrent() {
-      return llvm::is_contained({"torch.nn.LSTM", "torch.nn.GRU",
-                                 "torch.nn.LSTMCell",
-                                 "torch.nn.GRUCell", "torch.nn.RNNCell"},
-                                getName());
-    }
+    /// A recurrent module (torch.nn.LSTM, GRU, LSTMCell, GRUCell, RNNCell):
+    /// its body's matmuls with constant weights are what a dynamic qconfig
+    /// quantizes, as PyTorch's quantized recurrent modules quantize each
+    /// projection.
+    bool isRecurrent() { return isFamily(::qfx::CompositeFamily::Recurrent); }
   }];
 }
 

@@ -7,6 +7,8 @@
 #ifndef QFX_DIALECT_QFX_IR_QUANTIZABLEOPINTERFACE_H
 #define QFX_DIALECT_QFX_IR_QUANTIZABLEOPINTERFACE_H
 
+#include "qfx/Config/LoweringKind.h"
+
 #include "mlir/IR/OpDefinition.h"
 
 #include <functional>

@@ -49,9 +49,9 @@ def QFX_QuantizableOpInterface : OpInterface<"QuantizableOpInterface"> {
     InterfaceMethod<
       "The int8 lowering `qfx-lower` applies to a pattern whose main op this "
       "is, when the backend table names none (see docs/convert-and-lower.md "
-      "for the names); empty if there is none.",
-      "llvm::StringRef", "getInt8Lowering", (ins), "",
-      "return {};">,
+      "for the kinds); none if it has none.",
+      "std::optional<::qfx::LoweringKind>", "getInt8Lowering", (ins), "",
+      "return std::nullopt;">,
   ];
 }
 
