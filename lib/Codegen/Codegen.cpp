@@ -4,15 +4,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// qfx-codegen picks the target's kernels and replaces each int8 chain they
+// qfx-codegen picks the target's kernels and replaces each qfx.contract they
 // take (DotKernels.cpp: matmul and conv2d; DepthwiseKernels.cpp: depthwise
-// convolutions) with a call of a generated kernel; qfx-lower-intrinsic-calls
-// turns the kernels' intrinsic placeholders into LLVM intrinsics.
+// convolutions; FloatKernels.cpp: float ones) and each int8 max pool
+// (PoolKernels.cpp) with a call of a generated kernel;
+// qfx-lower-intrinsic-calls turns the kernels' intrinsic placeholders into
+// LLVM intrinsics.
 //
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Codegen/Passes.h"
-#include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
 
 #include "Kernels.h"
 
@@ -245,20 +247,13 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       return;
     std::vector<Chain> chains;
     module.walk([&](mlir::Operation *op) {
-      std::optional<Chain> whole = matchFloatStart(op);
-      if (!whole)
-        whole = matchMaxPool(op);
-      if (whole) {
-        chains.push_back(std::move(*whole));
-        return;
-      }
-      std::optional<Chain> start = matchDotStart(op);
-      if (!start)
-        start = matchDepthwiseStart(op);
-      if (!start)
-        return;
-      std::optional<Chain> chain = matchEpilogue(*start);
-      chains.push_back(chain ? std::move(*chain) : rawChain(std::move(*start)));
+      std::optional<Chain> chain;
+      if (auto contract = llvm::dyn_cast<ContractOp>(op))
+        chain = matchContract(contract);
+      else
+        chain = matchMaxPool(op);
+      if (chain)
+        chains.push_back(std::move(*chain));
     });
     mlir::SymbolTable symbols(module);
     KernelFunctions functions;

@@ -42,23 +42,6 @@ namespace {
 
 /// The chain's start: a depthwise_conv2d with a constant weight ([KH, KW,
 /// C, multiplier], i.e. [taps, output channels]) and bias.
-std::optional<Chain> matchStart(tosa::DepthwiseConv2DOp conv) {
-  std::vector<int64_t> weight;
-  std::optional<Chain> chain = matchConvStart(conv, weight);
-  if (!chain)
-    return std::nullopt;
-  auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
-  ConvGeometry &g = *chain->conv;
-  g.kh = wType.getDimSize(0);
-  g.kw = wType.getDimSize(1);
-  g.multiplier = wType.getDimSize(3);
-  if (chain->n != g.input[3] * g.multiplier)
-    return std::nullopt;
-  chain->k = g.kh * g.kw;
-  chain->weight.assign(weight.begin(), weight.end());
-  return chain;
-}
-
 /// Builds the kernel of one depthwise chain: globals for the weights
 /// ([taps][block][lane]) and the epilogue constants, and a function
 /// (input: memref<NxHxWxCxi8>, output: memref<NxOHxOWxOxi8>).
@@ -286,12 +269,6 @@ Kernel DepthwiseKernelBuilder::build() {
 }
 
 } // namespace
-
-std::optional<Chain> matchDepthwiseStart(Operation *op) {
-  if (auto conv = llvm::dyn_cast<tosa::DepthwiseConv2DOp>(op))
-    return matchStart(conv);
-  return std::nullopt;
-}
 
 Kernel buildDepthwiseKernel(mlir::ModuleOp module, const Chain &chain,
                             const KernelTarget &target, std::string name) {

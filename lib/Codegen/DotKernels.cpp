@@ -39,53 +39,6 @@ namespace {
 constexpr int64_t kTileRows = 16;
 constexpr int64_t kTileGroups = 16;
 
-/// The chain's start: a matmul with a constant weight.
-std::optional<Chain> matchStart(tosa::MatMulOp matmul) {
-  Chain chain;
-  auto aType = llvm::cast<RankedTensorType>(matmul.getA().getType());
-  auto bType = llvm::cast<RankedTensorType>(matmul.getB().getType());
-  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
-      !aType.getElementType().isInteger(8) ||
-      !bType.getElementType().isInteger(8) || aType.getDimSize(0) != 1 ||
-      bType.getDimSize(0) != 1)
-    return std::nullopt;
-  chain.start = matmul;
-  chain.m = aType.getDimSize(1);
-  chain.k = aType.getDimSize(2);
-  chain.n = bType.getDimSize(2);
-  std::optional<std::vector<int64_t>> weight = getInts(matmul.getB());
-  std::optional<int64_t> aZp = getScalar(matmul.getAZp());
-  std::optional<int64_t> bZp = getScalar(matmul.getBZp());
-  if (!weight || !aZp || !bZp || *bZp != 0)
-    return std::nullopt;
-  chain.inputZp = *aZp;
-  chain.weight.assign(weight->begin(), weight->end());
-  chain.accBias.assign(chain.n, 0);
-  chain.ops.push_back(matmul);
-  return chain;
-}
-
-/// The chain's start: a conv2d with a constant weight and bias, as a GEMM
-/// over its windows ([KH, KW, C] per output pixel, the weight's order).
-std::optional<Chain> matchStart(tosa::Conv2DOp conv) {
-  std::vector<int64_t> weight;
-  std::optional<Chain> chain = matchConvStart(conv, weight);
-  if (!chain)
-    return std::nullopt;
-  auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
-  chain->conv->kh = wType.getDimSize(1);
-  chain->conv->kw = wType.getDimSize(2);
-  chain->k = chain->conv->kh * chain->conv->kw * chain->conv->input[3];
-  // OHWI: weight[o][k] with k = (kh * KW + kw) * C + c; the GEMM wants
-  // [K, N].
-  chain->weight.resize(chain->k * chain->n);
-  for (int64_t o = 0; o < chain->n; ++o)
-    for (int64_t kk = 0; kk < chain->k; ++kk)
-      chain->weight[kk * chain->n + o] =
-          static_cast<int8_t>(weight[o * chain->k + kk]);
-  return chain;
-}
-
 /// Builds the kernel of one chain: globals for the packed weights and the
 /// epilogue constants, and a function (A: memref<1xMxKxi8>, O:
 /// memref<1xMxNxi8>).
@@ -734,14 +687,6 @@ Kernel KernelBuilder::build() {
 }
 
 } // namespace
-
-std::optional<Chain> matchDotStart(Operation *op) {
-  if (auto matmul = llvm::dyn_cast<tosa::MatMulOp>(op))
-    return matchStart(matmul);
-  if (auto conv = llvm::dyn_cast<tosa::Conv2DOp>(op))
-    return matchStart(conv);
-  return std::nullopt;
-}
 
 Kernel buildDotKernel(mlir::ModuleOp module, const Chain &chain,
                       const KernelTarget &target, std::string name) {

@@ -14,7 +14,10 @@
 
 #include "Kernels.h"
 
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXINT8CLAMPS
@@ -93,6 +96,10 @@ struct QFXInt8ClampsPass : qfx::impl::QFXInt8ClampsBase<QFXInt8ClampsPass> {
     });
     for (tosa::CastOp start : starts)
       fold(start);
+    // A clamp of a contraction's int8 result narrows its epilogue.
+    RewritePatternSet patterns(&getContext());
+    qfx::ContractOp::getCanonicalizationPatterns(patterns, &getContext());
+    mlir::walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 
   /// Replaces the chain from `start` (int8 to int32) if it ends in a cast

@@ -6,6 +6,7 @@
 
 #include "Kernels.h"
 
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Support/DenseValues.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -71,304 +72,160 @@ bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
   return true;
 }
 
-static Operation *singleUser(Value value) {
-  return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
-}
-
-ConvGeometry getConvGeometry(Operation *conv) {
+/// The geometry of a convolution contraction (not its kernel's size:
+/// `kh`, `kw`, `multiplier` unset).
+static ConvGeometry getConvGeometry(ContractOp op) {
   ConvGeometry g;
-  auto shape = [](Value v) {
-    return llvm::cast<RankedTensorType>(v.getType()).getShape();
-  };
-  g.input.assign(shape(conv->getOperand(0)).begin(),
-                 shape(conv->getOperand(0)).end());
-  g.output.assign(shape(conv->getResult(0)).begin(),
-                  shape(conv->getResult(0)).end());
-  auto ints = [&](llvm::StringRef attr) {
-    llvm::ArrayRef<int64_t> values =
-        llvm::cast<mlir::DenseI64ArrayAttr>(conv->getAttr(attr)).asArrayRef();
-    return llvm::SmallVector<int64_t, 4>(values);
-  };
-  g.pad = ints("pad");
-  g.stride.assign(ints("stride"));
-  g.dilation.assign(ints("dilation"));
+  g.input.assign(op.getInput().getType().getShape().begin(),
+                 op.getInput().getType().getShape().end());
+  g.output.assign(op.getOutput().getType().getShape().begin(),
+                  op.getOutput().getType().getShape().end());
+  g.pad.assign(op.getPad()->begin(), op.getPad()->end());
+  g.stride.assign(op.getStride()->begin(), op.getStride()->end());
+  g.dilation.assign(op.getDilation()->begin(), op.getDilation()->end());
   return g;
 }
 
-std::optional<Chain> matchConvStart(Operation *conv,
-                                    std::vector<int64_t> &weight) {
-  auto typeOf = [&](Value v) {
-    return llvm::cast<RankedTensorType>(v.getType());
-  };
-  RankedTensorType inType = typeOf(conv->getOperand(0)),
-                   wType = typeOf(conv->getOperand(1)),
-                   outType = typeOf(conv->getResult(0));
+std::optional<Chain> matchContract(ContractOp op) {
+  RankedTensorType inType = op.getInput().getType(),
+                   wType = op.getWeight().getType(),
+                   outType = op.getOutput().getType();
   if (!inType.hasStaticShape() || !wType.hasStaticShape() ||
-      !outType.hasStaticShape() || !inType.getElementType().isInteger(8) ||
-      !wType.getElementType().isInteger(8) ||
-      !outType.getElementType().isInteger(32))
-    return std::nullopt;
-  std::optional<std::vector<int64_t>> weights = getInts(conv->getOperand(1));
-  std::optional<std::vector<int64_t>> bias = getInts(conv->getOperand(2));
-  std::optional<int64_t> inZp = getScalar(conv->getOperand(3));
-  std::optional<int64_t> wZp = getScalar(conv->getOperand(4));
-  if (!weights || !bias || !inZp || !wZp || *wZp != 0)
+      !outType.hasStaticShape() || op.getWeightZp() != 0 ||
+      op.getKind() == ContractionKind::TransposeConv2d)
     return std::nullopt;
   Chain chain;
-  chain.start = conv;
-  chain.conv = getConvGeometry(conv);
-  const ConvGeometry &g = *chain.conv;
-  chain.m = g.output[0] * g.output[1] * g.output[2];
-  chain.n = g.output[3];
-  chain.inputZp = *inZp;
-  if (!broadcastTo(*bias, chain.n, chain.accBias))
-    return std::nullopt;
-  chain.ops.push_back(conv);
-  weight = std::move(*weights);
-  return chain;
-}
-
-/// Whether `value` is a constant whose elements are all 0.0.
-static bool isFloatZero(Value value) {
-  std::optional<std::vector<float>> values = getFloats(value);
-  return values && llvm::all_of(*values, [](float v) { return v == 0.0f; });
-}
-
-std::optional<Chain> matchFloatStart(Operation *op) {
-  auto isStaticF32 = [](Value v) {
-    auto type = llvm::cast<RankedTensorType>(v.getType());
-    return type.hasStaticShape() && type.getElementType().isF32();
+  chain.op = op;
+  chain.f32 = op.isFloat();
+  chain.n = op.getNumChannels();
+  chain.inputZp = op.getInputZp();
+  // The weights as [K, N]; the sums' bias.
+  std::vector<double> weight;
+  if (chain.f32) {
+    std::optional<std::vector<float>> values = getFloats(op.getWeight());
+    if (!values)
+      return std::nullopt;
+    weight.assign(values->begin(), values->end());
+  } else {
+    std::optional<std::vector<int64_t>> values = getInts(op.getWeight());
+    if (!values)
+      return std::nullopt;
+    weight.assign(values->begin(), values->end());
+  }
+  chain.accBias.assign(chain.n, 0);
+  chain.floatBias.assign(chain.n, 0.0f);
+  if (Value bias = op.getBias()) {
+    // A float matmul's sums start from 0.0 (as the generic lowering's
+    // fill), so its bias stays a separate add.
+    if (chain.f32 && op.getKind() == ContractionKind::Matmul)
+      return std::nullopt;
+    bool known = false;
+    if (chain.f32) {
+      std::optional<std::vector<float>> values = getFloats(bias);
+      known = values && broadcastFloats(*values, chain.n, chain.floatBias);
+    } else {
+      std::optional<std::vector<int64_t>> values = getInts(bias);
+      known = values && broadcastTo(*values, chain.n, chain.accBias);
+    }
+    if (!known)
+      return std::nullopt;
+  }
+  // [O, KH, KW, C] as [K, N]: weight[o][k] with k = (kh * KW + kw) * C + c.
+  auto transposed = [&]() {
+    std::vector<double> result(weight.size());
+    for (int64_t o = 0; o < chain.n; ++o)
+      for (int64_t kk = 0; kk < chain.k; ++kk)
+        result[kk * chain.n + o] = weight[o * chain.k + kk];
+    return result;
   };
-  Chain chain;
-  chain.f32 = true;
-  chain.start = chain.last = op;
-  chain.ops.push_back(op);
-  if (auto matmul = llvm::dyn_cast<tosa::MatMulOp>(op)) {
-    // [1, M, K] x [1, K, N], the weight constant: a Linear's matmul (its
-    // bias is a tosa.add after it, left alone). Sums start from 0.0, as
-    // the generic lowering's fill.
-    auto aType = llvm::cast<RankedTensorType>(matmul.getA().getType());
-    auto bType = llvm::cast<RankedTensorType>(matmul.getB().getType());
-    if (!isStaticF32(matmul.getA()) || !isStaticF32(matmul.getB()) ||
-        !isStaticF32(matmul.getOutput()) || aType.getDimSize(0) != 1 ||
-        bType.getDimSize(0) != 1 || !isFloatZero(matmul.getAZp()) ||
-        !isFloatZero(matmul.getBZp()))
+  switch (op.getKind()) {
+  case ContractionKind::Matmul:
+    // [1, M, K] x [1, K, N]: the weight is [K, N] already.
+    if (inType.getDimSize(0) != 1)
       return std::nullopt;
-    std::optional<std::vector<float>> weights = getFloats(matmul.getB());
-    if (!weights)
+    chain.m = inType.getDimSize(1);
+    chain.k = inType.getDimSize(2);
+    break;
+  case ContractionKind::Conv2d: {
+    chain.conv = getConvGeometry(op);
+    ConvGeometry &g = *chain.conv;
+    g.kh = wType.getDimSize(1);
+    g.kw = wType.getDimSize(2);
+    chain.m = g.output[0] * g.output[1] * g.output[2];
+    chain.k = g.kh * g.kw * g.input[3];
+    weight = transposed();
+    break;
+  }
+  case ContractionKind::DepthwiseConv2d: {
+    // [KH, KW, C, M]: taps of C * M output channels (int8 only: the float
+    // kernels are GEMMs).
+    if (chain.f32)
       return std::nullopt;
-    chain.m = aType.getDimSize(1);
-    chain.k = aType.getDimSize(2);
-    chain.n = bType.getDimSize(2);
-    chain.floatWeight = std::move(*weights);
-    chain.floatBias.assign(chain.n, 0.0f);
+    chain.conv = getConvGeometry(op);
+    ConvGeometry &g = *chain.conv;
+    g.kh = wType.getDimSize(0);
+    g.kw = wType.getDimSize(1);
+    g.multiplier = wType.getDimSize(3);
+    chain.m = g.output[0] * g.output[1] * g.output[2];
+    chain.k = g.kh * g.kw;
+    break;
+  }
+  case ContractionKind::TransposeConv2d:
+    return std::nullopt;
+  }
+  if (chain.f32)
+    chain.floatWeight.assign(weight.begin(), weight.end());
+  else
+    chain.weight.assign(weight.begin(), weight.end());
+
+  // The epilogue.
+  chain.bias.assign(chain.n, 0);
+  std::optional<Attribute> epilogue = op.getEpilogue();
+  chain.raw = !chain.f32 && !epilogue;
+  if (!epilogue)
+    return chain;
+  if (auto rescale = llvm::dyn_cast<RescaleAttr>(*epilogue)) {
+    auto ints = [](mlir::DenseI32ArrayAttr values) {
+      return std::vector<int64_t>(values.asArrayRef().begin(),
+                                  values.asArrayRef().end());
+    };
+    chain.fractionBits = rescale.getFractionBits();
+    if ((!rescale.getBias().empty() &&
+         !broadcastTo(ints(rescale.getBias()), chain.n, chain.bias)) ||
+        !broadcastTo(ints(rescale.getMultipliers()), chain.n,
+                     chain.multipliers) ||
+        !broadcastTo(ints(rescale.getShifts()), chain.n, chain.shifts))
+      return std::nullopt;
+    chain.outputZp = rescale.getOutputZp();
+    chain.lo = rescale.getMin();
+    chain.hi = rescale.getMax();
     return chain;
   }
-  auto conv = llvm::dyn_cast<tosa::Conv2DOp>(op);
-  if (!conv || !isStaticF32(conv.getInput()) ||
-      !isStaticF32(conv.getWeight()) || !isStaticF32(conv.getOutput()) ||
-      !isFloatZero(conv.getInputZp()) || !isFloatZero(conv.getWeightZp()))
-    return std::nullopt;
-  std::optional<std::vector<float>> weights = getFloats(conv.getWeight());
-  std::optional<std::vector<float>> bias = getFloats(conv.getBias());
-  if (!weights || !bias)
-    return std::nullopt;
-  auto wType = llvm::cast<RankedTensorType>(conv.getWeight().getType());
-  chain.conv = getConvGeometry(conv);
-  ConvGeometry &g = *chain.conv;
-  g.kh = wType.getDimSize(1);
-  g.kw = wType.getDimSize(2);
-  chain.m = g.output[0] * g.output[1] * g.output[2];
-  chain.n = g.output[3];
-  chain.k = g.kh * g.kw * g.input[3];
-  if (!broadcastFloats(*bias, chain.n, chain.floatBias))
-    return std::nullopt;
-  // OHWI: weight[o][k], k = (kh * KW + kw) * C + c; the kernel wants [K, N].
-  chain.floatWeight.resize(chain.k * chain.n);
-  for (int64_t o = 0; o < chain.n; ++o)
-    for (int64_t kk = 0; kk < chain.k; ++kk)
-      chain.floatWeight[kk * chain.n + o] = (*weights)[o * chain.k + kk];
-  return chain;
-}
-
-/// The float requantization from `cast` (int32 to f32) on, into `chain`.
-static bool matchFloatRequantization(Chain &chain, tosa::CastOp cast) {
-  auto elementOf = [](Value v) {
-    return llvm::cast<RankedTensorType>(v.getType()).getElementType();
+  auto requantize = llvm::cast<RequantizeAttr>(*epilogue);
+  auto floats = [](mlir::DenseF32ArrayAttr values) {
+    return std::vector<float>(values.asArrayRef().begin(),
+                              values.asArrayRef().end());
   };
-  if (!elementOf(cast.getInput()).isInteger(32) ||
-      !elementOf(cast.getOutput()).isF32())
-    return false;
   chain.floatEpilogue = true;
-  chain.ops.push_back(cast);
-  Value current = cast.getOutput();
-  // An elementwise op of `current` and a constant: the constant's floats.
-  auto constantOperand =
-      [&](Operation *op) -> std::optional<std::vector<float>> {
-    Value other =
-        op->getOperand(0) == current ? op->getOperand(1) : op->getOperand(0);
-    auto type = llvm::cast<RankedTensorType>(other.getType());
-    if (type.getRank() > 0 && type.getShape().back() != chain.n &&
-        type.getNumElements() != 1)
-      return std::nullopt;
-    return getFloats(other);
-  };
-  auto advance = [&](Operation *op) {
-    chain.ops.push_back(op);
-    current = op->getResult(0);
-    return singleUser(current);
-  };
-  Operation *next = singleUser(current);
-  chain.floatBias.assign(chain.n, 0.0f);
-  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
-    std::optional<std::vector<float>> bias = constantOperand(add);
-    if (!bias || !broadcastFloats(*bias, chain.n, chain.floatBias))
-      return false;
-    next = advance(add);
-  }
-  auto mul = llvm::dyn_cast_or_null<tosa::MulOp>(next);
-  if (!mul)
-    return false;
-  std::optional<std::vector<float>> multipliers = constantOperand(mul);
-  if (!multipliers ||
-      !broadcastFloats(*multipliers, chain.n, chain.floatMultipliers))
-    return false;
-  next = advance(mul);
-  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
-    std::optional<std::vector<float>> zp = constantOperand(add);
-    if (!zp || zp->size() != 1)
-      return false;
-    chain.floatZp = zp->front();
-    next = advance(add);
-  }
-  auto clamp = llvm::dyn_cast_or_null<tosa::ClampOp>(next);
-  if (!clamp)
-    return false;
-  auto lo = llvm::dyn_cast<mlir::FloatAttr>(clamp.getMinValAttr());
-  auto hi = llvm::dyn_cast<mlir::FloatAttr>(clamp.getMaxValAttr());
-  if (!lo || !hi)
-    return false;
-  chain.floatLo = static_cast<float>(lo.getValueAsDouble());
-  chain.floatHi = static_cast<float>(hi.getValueAsDouble());
-  next = advance(clamp);
-  auto toInt = llvm::dyn_cast_or_null<tosa::CastOp>(next);
-  if (!toInt)
-    return false;
-  chain.outputZp = 0;
-  if (elementOf(toInt.getOutput()).isInteger(32)) {
-    auto add = llvm::dyn_cast_or_null<tosa::AddOp>(advance(toInt));
-    std::optional<int64_t> zp;
-    if (add)
-      zp = getScalar(add->getOperand(0) == toInt.getOutput()
-                         ? add->getOperand(1)
-                         : add->getOperand(0));
-    if (!zp)
-      return false;
-    chain.outputZp = *zp;
-    toInt = llvm::dyn_cast_or_null<tosa::CastOp>(advance(add));
-    if (!toInt || !elementOf(toInt.getInput()).isInteger(32))
-      return false;
-  }
-  // The clamp keeps the result within int8 (tosa.cast to i8 saturates from
-  // float, wraps from int32).
-  if (!elementOf(toInt.getOutput()).isInteger(8) ||
-      !(chain.floatLo >= -128 - chain.outputZp) ||
-      !(chain.floatHi <= 127 - chain.outputZp) ||
-      !(chain.floatLo <= chain.floatHi))
-    return false;
-  chain.ops.push_back(toInt);
-  chain.last = toInt;
-  return true;
-}
-
-std::optional<Chain> matchEpilogue(Chain chain) {
-  Operation *start = chain.start;
-  Value current = start->getResult(0);
-  Operation *next = singleUser(current);
-  if (auto mul = llvm::dyn_cast_or_null<tosa::MulOp>(next)) {
-    Value other =
-        mul.getInput1() == current ? mul.getInput2() : mul.getInput1();
-    std::optional<int64_t> factor = getScalar(other);
-    std::optional<int64_t> shift = getScalar(mul.getShift());
-    if (!factor || !shift || *shift != 0 || *factor <= 0 ||
-        !llvm::isPowerOf2_64(*factor) || *factor > (1 << 16))
-      return std::nullopt;
-    chain.fractionBits = llvm::Log2_64(*factor);
-    chain.ops.push_back(mul);
-    current = mul.getResult();
-    next = singleUser(current);
-  }
-  chain.bias.assign(chain.n, 0);
-  if (auto add = llvm::dyn_cast_or_null<tosa::AddOp>(next)) {
-    Value other =
-        add.getInput1() == current ? add.getInput2() : add.getInput1();
-    std::optional<std::vector<int64_t>> bias = getInts(other);
-    auto otherType = llvm::cast<RankedTensorType>(other.getType());
-    if (!bias ||
-        otherType.getNumElements() != static_cast<int64_t>(bias->size()) ||
-        (otherType.getRank() > 0 && otherType.getShape().back() != chain.n &&
-         bias->size() != 1) ||
-        !broadcastTo(*bias, chain.n, chain.bias))
-      return std::nullopt;
-    chain.ops.push_back(add);
-    current = add.getResult();
-    next = singleUser(current);
-  }
-  if (auto cast = llvm::dyn_cast_or_null<tosa::CastOp>(next)) {
-    if (chain.fractionBits != 0 || !matchFloatRequantization(chain, cast))
-      return std::nullopt;
-    current = chain.last->getResult(0);
-  } else {
-    auto rescale = llvm::dyn_cast_or_null<tosa::RescaleOp>(next);
-    if (!rescale || !rescale.getScale32() ||
-        rescale.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND ||
-        rescale.getInputUnsigned() || rescale.getOutputUnsigned() ||
-        !llvm::cast<RankedTensorType>(rescale.getType())
-             .getElementType()
-             .isInteger(8))
-      return std::nullopt;
-    std::optional<std::vector<int64_t>> multipliers =
-        getInts(rescale.getMultiplier());
-    std::optional<std::vector<int64_t>> shifts = getInts(rescale.getShift());
-    std::optional<int64_t> inZp = getScalar(rescale.getInputZp());
-    std::optional<int64_t> outZp = getScalar(rescale.getOutputZp());
-    if (!multipliers || !shifts || !inZp || *inZp != 0 || !outZp ||
-        !broadcastTo(*multipliers, chain.n, chain.multipliers) ||
-        !broadcastTo(*shifts, chain.n, chain.shifts) ||
-        llvm::any_of(chain.shifts, [](int32_t s) { return s < 1 || s > 62; }))
-      return std::nullopt;
-    chain.outputZp = *outZp;
-    chain.ops.push_back(rescale);
-    chain.last = rescale;
-    current = rescale.getResult();
-  }
-  if (auto clamp = llvm::dyn_cast_or_null<tosa::ClampOp>(singleUser(current))) {
-    auto lo = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMinValAttr());
-    auto hi = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMaxValAttr());
-    if (lo && hi) {
-      chain.lo = std::max<int64_t>(chain.lo, lo.getInt());
-      chain.hi = std::min<int64_t>(chain.hi, hi.getInt());
-      chain.ops.push_back(clamp);
-      chain.last = clamp;
-    }
-  }
+  if ((!requantize.getBias().empty() &&
+       !broadcastFloats(floats(requantize.getBias()), chain.n,
+                        chain.floatBias)) ||
+      !broadcastFloats(floats(requantize.getMultipliers()), chain.n,
+                       chain.floatMultipliers))
+    return std::nullopt;
+  chain.floatZp = requantize.getZeroPoint().convertToFloat();
+  chain.floatLo = requantize.getMin().convertToFloat();
+  chain.floatHi = requantize.getMax().convertToFloat();
+  chain.outputZp = requantize.getOutputZp();
   return chain;
 }
 
 /// The element type of a chain's input and output.
 static Type getElementType(const Chain &chain, bool output) {
-  mlir::MLIRContext *context = chain.start->getContext();
+  mlir::MLIRContext *context = chain.op->getContext();
   return chain.f32 ? Type(mlir::Float32Type::get(context))
                    : Type(mlir::IntegerType::get(context,
                                                  output && chain.raw ? 32 : 8));
-}
-
-Chain rawChain(Chain chain) {
-  chain.raw = true;
-  chain.bias.assign(chain.n, 0);
-  chain.ops.assign({chain.start});
-  chain.last = chain.start;
-  return chain;
 }
 
 MemRefType getInputType(const Chain &chain) {
@@ -384,11 +241,12 @@ MemRefType getOutputType(const Chain &chain) {
 }
 
 void replaceChain(const Chain &chain, const Kernel &kernel) {
-  OpBuilder b(chain.last);
-  Location loc = chain.last->getLoc();
+  Operation *op = chain.op;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
   llvm::SmallVector<Value> arguments;
   arguments.push_back(mlir::bufferization::ToBufferOp::create(
-      b, loc, getInputType(chain), chain.start->getOperand(0),
+      b, loc, getInputType(chain), op->getOperand(0),
       /*read_only=*/true));
   Value out = mlir::memref::AllocOp::create(b, loc, getOutputType(chain));
   arguments.push_back(out);
@@ -396,17 +254,16 @@ void replaceChain(const Chain &chain, const Kernel &kernel) {
     arguments.push_back(mlir::memref::GetGlobalOp::create(
         b, loc, global.getType(), global.getSymName()));
   mlir::func::CallOp::create(b, loc, kernel.func, arguments);
-  auto resultType =
-      llvm::cast<RankedTensorType>(chain.last->getResult(0).getType());
+  auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
   Value result = mlir::bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-  // The kernel's output stands for the chain's: keep what the last op said
-  // it quantizes to (quant-run --compare reads it).
-  if (Attribute quantized = chain.last->getAttr("qfx.quantized"))
-    result.getDefiningOp()->setAttr("qfx.quantized", quantized);
-  chain.last->getResult(0).replaceAllUsesWith(result);
-  for (Operation *op : llvm::reverse(chain.ops))
-    op->erase();
+  // The kernel's output stands for the op's: keep what the op said it
+  // quantizes to (quant-run --compare reads it).
+  if (Attribute quantized = op->getAttr(QFXDialect::getQuantizedAttrName()))
+    result.getDefiningOp()->setAttr(QFXDialect::getQuantizedAttrName(),
+                                    quantized);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
 }
 
 KernelBuilderBase::KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,

@@ -5,12 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What the kernels of qfx-codegen share: the int8 TOSA chains they replace
-// (a matmul, conv2d or depthwise_conv2d with constant weights, then
-// tosa.rescale's requantization) and the float conv2d and matmul ops, the
-// targets' instructions, and the pieces of every kernel (constant globals,
-// the requantizing epilogue, the direct convolution's padded input, the
-// tiles and the loops that run on threads).
+// What the kernels of qfx-codegen share: what they replace (a qfx.contract,
+// read into a Chain, or an int8 max pool), the targets' instructions, and
+// the pieces of every kernel (constant globals, the requantizing epilogue,
+// the direct convolution's padded input, the tiles and the loops that run on
+// threads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +29,10 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace qfx {
+class ContractOp;
+} // namespace qfx
 
 namespace qfx::codegen {
 
@@ -203,16 +206,16 @@ struct ConvGeometry {
   int64_t multiplier = 0;
 };
 
-/// An int8 chain (or a float op, `f32`) and what its kernel needs of it:
-/// the matmul as a GEMM
+/// A contraction (qfx.contract: int8 with its epilogue, or `f32`) or an int8
+/// max pool, and what its kernel needs of it: the matmul as a GEMM
 /// ([M, K] x [K, N]), a conv2d as a GEMM over im2col rows (M = N * OH * OW,
 /// K = KH * KW * C), a depthwise convolution as M output pixels of N
 /// channels, K taps each.
 struct Chain {
-  /// The matmul or convolution: its first operand is A ([1, M, K] i8, or
-  /// the NHWC input), read when the chain is replaced (an earlier chain's
-  /// replacement may have changed it).
-  mlir::Operation *start = nullptr;
+  /// The op the kernel replaces: its first operand is A ([1, M, K], or the
+  /// NHWC input), read when it is replaced (an earlier replacement may have
+  /// changed it).
+  mlir::Operation *op = nullptr;
   std::optional<ConvGeometry> conv;
   int64_t m = 0, n = 0, k = 0;
   int64_t inputZp = 0;
@@ -222,25 +225,22 @@ struct Chain {
   std::vector<int32_t> bias;        // [N], zero without a bias
   std::vector<int32_t> multipliers; // [N]
   std::vector<int32_t> shifts;      // [N]
-  /// A float requantization (PyTorch's engines, as qfx-lower writes it)
-  /// instead of tosa.rescale's: x = float(acc) + floatBias[n], times
+  /// A float requantization (#qfx.requantize, PyTorch's engines) instead of
+  /// tosa.rescale's: x = float(acc) + floatBias[n], times
   /// floatMultipliers[n], plus floatZp, clamped to [floatLo, floatHi],
   /// rounded half to even, plus outputZp.
   bool floatEpilogue = false;
-  /// No requantization the kernels take follows the start (a global
-  /// average pool's rounding division, ...): the kernel stores the int32
-  /// sums with the conv bias, the start's own result, and the ops after it
-  /// stay (see rawChain).
+  /// No epilogue: the kernel stores the int32 sums with the accumulator
+  /// bias (what follows stays, as a global average pool's rounding
+  /// division).
   bool raw = false;
   std::vector<float> floatBias;        // [N]
   std::vector<float> floatMultipliers; // [N]
   float floatZp = 0, floatLo = 0, floatHi = 0;
   int64_t outputZp = 0;
   int64_t lo = -128, hi = 127;
-  mlir::Operation *last = nullptr;
-  llvm::SmallVector<mlir::Operation *> ops;
-  /// A float conv2d or matmul (FloatKernels.cpp): f32 input, weight, bias
-  /// and output, no epilogue; `floatWeight` [K, N] and `floatBias` [N] (a
+  /// A float contraction (FloatKernels.cpp): f32 input, weight, bias and
+  /// output, no epilogue; `floatWeight` [K, N] and `floatBias` [N] (a
   /// matmul's zeros) hold its constants.
   bool f32 = false;
   std::vector<float> floatWeight;
@@ -258,38 +258,14 @@ std::optional<int64_t> getScalar(mlir::Value value);
 /// Per-channel values: one per channel, or one for all.
 bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
                  std::vector<int32_t> &out);
-/// The geometry of a conv2d or depthwise_conv2d, read from its types and
-/// attributes (not its weight's layout: `kh`, `kw`, `multiplier` unset).
-ConvGeometry getConvGeometry(mlir::Operation *conv);
 
-/// What a conv2d's and a depthwise_conv2d's chains start with (operands
-/// input, weight, bias, input zero point, weight zero point): static shapes,
-/// int8 input and weight, an int32 result, constant weight and bias, a
-/// constant input zero point and a weight zero point of 0. The chain has its
-/// start, geometry (without the kernel's size), M (output pixels), N (output
-/// channels), input zero point and bias; `weight` the weight's values.
-std::optional<Chain> matchConvStart(mlir::Operation *conv,
-                                    std::vector<int64_t> &weight);
-
-/// The chain's start: a matmul or conv2d (DotKernels.cpp), a
-/// depthwise_conv2d (DepthwiseKernels.cpp), if `op` is one the kernels take.
-std::optional<Chain> matchDotStart(mlir::Operation *op);
-std::optional<Chain> matchDepthwiseStart(mlir::Operation *op);
+/// The chain of a qfx.contract the kernels take: static shapes, a constant
+/// weight with zero point 0 (and constant bias), a matmul of one batch, a
+/// conv2d or depthwise_conv2d; int8 with its epilogue or without (the int32
+/// sums), or float32 (matmul and conv2d).
+std::optional<Chain> matchContract(ContractOp op);
 /// A max pool's chain (PoolKernels.cpp), the pool alone.
 std::optional<Chain> matchMaxPool(mlir::Operation *op);
-/// A float conv2d or matmul the float kernels take (FloatKernels.cpp):
-/// static shapes, f32 throughout, a constant weight (and a conv2d's bias),
-/// zero points of 0. The chain is the op alone.
-std::optional<Chain> matchFloatStart(mlir::Operation *op);
-/// The requantizing epilogue after the chain's start: [tosa.mul by 2^f]
-/// [tosa.add of a constant], then tosa.rescale, or the float requantization
-/// tosa.cast to f32, [tosa.add of a constant], tosa.mul by a constant,
-/// [tosa.add of a scalar], tosa.clamp, tosa.cast to i8 (or to i32, tosa.add
-/// of a scalar, tosa.cast to i8); then [tosa.clamp].
-std::optional<Chain> matchEpilogue(Chain chain);
-
-/// The chain of `start` alone, for a kernel that stores its int32 result.
-Chain rawChain(Chain start);
 
 /// The types of the kernel's arguments: A (or the NHWC input) and the output.
 mlir::MemRefType getInputType(const Chain &chain);

@@ -41,8 +41,7 @@ std::optional<Chain> matchStart(tosa::MaxPool2dOp pool) {
       !outType.getElementType().isInteger(8))
     return std::nullopt;
   Chain chain;
-  chain.start = chain.last = pool;
-  chain.ops.push_back(pool);
+  chain.op = pool;
   chain.maxPool = true;
   ConvGeometry &g = chain.conv.emplace();
   g.input.assign(inType.getShape().begin(), inType.getShape().end());

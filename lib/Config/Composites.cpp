@@ -106,7 +106,10 @@ constexpr StringLiteral kConvTranspose3dOps[] = {"torch.nn.ConvTranspose3d"};
 /// An entry of `family` lowered by `lowering`.
 CompositeInfo entry(StringLiteral name, CompositeFamily family,
                     std::optional<LoweringKind> lowering) {
-  CompositeInfo info{name, family, lowering};
+  CompositeInfo info;
+  info.name = name;
+  info.family = family;
+  info.lowering = lowering;
   return info;
 }
 

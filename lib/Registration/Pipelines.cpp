@@ -43,9 +43,12 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
                                        : "qfx-lower-observers") +
          ",symbol-dce,qfx-inline-fused,func.func(qfx-float-island-tables),"
          "qfx-inline-composites,func.func(qfx-int8-clamps,qfx-sink-concats),"
-         "qfx-codegen{target=" +
+         // Every contraction as qfx.contract for the kernels; what they do
+         // not take back to TOSA for the generic lowering.
+         "qfx-tosa-to-contract,qfx-codegen{target=" +
          getNativeTargetInfo(options.target).name.str() + "}" +
          (options.emulateAmx ? ",qfx-emulate-amx" : "") +
+         ",qfx-contract-to-tosa" +
          // tosa.transpose_conv2d has no linalg form: a conv2d of the
          // reversed weight on the zero-inserted input (after the quant casts
          // are lowered: the pass's greedy driver folds ops).

@@ -1,12 +1,12 @@
-// RUN: quant-opt %s --qfx-codegen=target=x86-64-avx512vnni --split-input-file | FileCheck %s
-// RUN: quant-opt %s --qfx-codegen=target=none --split-input-file | FileCheck %s --check-prefix=NONE
-// RUN: quant-opt %s --qfx-codegen=target=x86-64-avx512vnni --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=INTR
-// RUN: not quant-opt %s --qfx-codegen=target=riscv 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: quant-opt %s --qfx-codegen=target=aarch64-dotprod --split-input-file | FileCheck %s --check-prefix=SDOT
-// RUN: quant-opt %s --qfx-codegen=target=x86-64-avx2 --split-input-file | FileCheck %s --check-prefix=AVX2
-// RUN: quant-opt %s --qfx-codegen=target=aarch64-i8mm --split-input-file | FileCheck %s --check-prefix=I8MM
-// RUN: quant-opt %s --qfx-codegen=target=x86-64-amx --split-input-file | FileCheck %s --check-prefix=AMX
-// RUN: quant-opt %s --qfx-codegen=target=x86-64-amx --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=AMXASM
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=x86-64-avx512vnni --split-input-file | FileCheck %s
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=none --split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=x86-64-avx512vnni --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=INTR
+// RUN: not quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=riscv 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=aarch64-dotprod --split-input-file | FileCheck %s --check-prefix=SDOT
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=x86-64-avx2 --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=aarch64-i8mm --split-input-file | FileCheck %s --check-prefix=I8MM
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=x86-64-amx --split-input-file | FileCheck %s --check-prefix=AMX
+// RUN: quant-opt %s --qfx-tosa-to-contract --qfx-codegen=target=x86-64-amx --qfx-lower-intrinsic-calls --split-input-file | FileCheck %s --check-prefix=AMXASM
 
 // A Linear's int8 chain becomes a call of a VNNI kernel. The weights
 // [[1, 2], [3, 4], [5, 6]] (K = 3, N = 2) are packed per 16-column block and
@@ -116,8 +116,7 @@
 // AMXASM-NOT: @qfx.syscall
 // AMXASM: llvm.inline_asm has_side_effects asm_dialect = att "syscall", "={ax},{ax},{di},{si},~{rcx},~{r11},~{memory},~{dirflag},~{fpsr},~{flags}" %c158_i64, %c4131_i64, %c18_i64 : (i64, i64, i64) -> i64
 // NONE-LABEL: func.func @linear
-// NONE: tosa.matmul
-// NONE: tosa.rescale
+// NONE: qfx.contract matmul
 // INTR-NOT: func.func private @qfx.intrinsic
 // INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // The target is an enum option whose values are the registry's names
@@ -125,16 +124,7 @@
 // BAD: for the --target option: Cannot find option named 'riscv'!
 func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6]]]> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
-  %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x2x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
-  %b = "tosa.const"() <{values = dense<[[[100, -100]]]> : tensor<1x1x2xi32>}> : () -> tensor<1x1x2xi32>
-  %s = tosa.add %acc, %b : (tensor<1x2x2xi32>, tensor<1x1x2xi32>) -> tensor<1x2x2xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %s, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  %r = qfx.contract matmul %a, %w {input_zp = 2 : i64, epilogue = #qfx.rescale<fraction_bits = 0, bias = [100, -100], multipliers = [1073741824], shifts = [33], output_zp = -5, min = -128, max = 127>} : (tensor<1x2x3xi8>, tensor<1x3x2xi8>) -> tensor<1x2x2xi8>
   return %r : tensor<1x2x2xi8>
 }
 
@@ -157,23 +147,11 @@ func.func @linear(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
 // CHECK-NOT: func.func private @qfx_vnni_matmul_1(
 func.func @shared(%a: tensor<1x2x2xi8>) -> tensor<1x2x3xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4]]]> : tensor<1x2x2xi8>}> : () -> tensor<1x2x2xi8>
-  %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x2x2xi8>, tensor<1x2x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  %r = qfx.contract matmul %a, %w {input_zp = 2 : i64, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = -5, min = -128, max = 127>} : (tensor<1x2x2xi8>, tensor<1x2x2xi8>) -> tensor<1x2x2xi8>
   %w1 = "tosa.const"() <{values = dense<[[[5, -6], [7, 8]]]> : tensor<1x2x2xi8>}> : () -> tensor<1x2x2xi8>
-  %azp1 = "tosa.const"() <{values = dense<-7> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc1 = tosa.matmul %r, %w1, %azp1, %wzp : (tensor<1x2x2xi8>, tensor<1x2x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
-  %ozp1 = "tosa.const"() <{values = dense<9> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r1 = tosa.rescale %acc1, %m, %sh, %izp, %ozp1 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
-  %c1 = tosa.clamp %r1 {min_val = -128 : i8, max_val = 100 : i8} : (tensor<1x2x2xi8>) -> tensor<1x2x2xi8>
+  %c1 = qfx.contract matmul %r, %w1 {input_zp = -7 : i64, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 9, min = -128, max = 100>} : (tensor<1x2x2xi8>, tensor<1x2x2xi8>) -> tensor<1x2x2xi8>
   %w2 = "tosa.const"() <{values = dense<1> : tensor<1x2x3xi8>}> : () -> tensor<1x2x3xi8>
-  %acc2 = tosa.matmul %c1, %w2, %azp, %wzp : (tensor<1x2x2xi8>, tensor<1x2x3xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3xi32>
-  %r2 = tosa.rescale %acc2, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x3xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x3xi8>
+  %r2 = qfx.contract matmul %c1, %w2 {input_zp = 2 : i64, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = -5, min = -128, max = 127>} : (tensor<1x2x2xi8>, tensor<1x2x3xi8>) -> tensor<1x2x3xi8>
   return %r2 : tensor<1x2x3xi8>
 }
 
@@ -205,20 +183,7 @@ func.func @shared(%a: tensor<1x2x2xi8>) -> tensor<1x2x3xi8> {
 // AVX2-NEXT: arith.fptosi
 func.func @float_requantization(%a: tensor<1x1x4xi8>) -> tensor<1x1x2xi8> {
   %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4], [5, 6], [7, 8]]]> : tensor<1x4x2xi8>}> : () -> tensor<1x4x2xi8>
-  %azp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x1x4xi8>, tensor<1x4x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x2xi32>
-  %fa = tosa.cast %acc : (tensor<1x1x2xi32>) -> tensor<1x1x2xf32>
-  %fb = "tosa.const"() <{values = dense<[[[0.5, -1.5]]]> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
-  %fbiased = tosa.add %fa, %fb : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
-  %fm = "tosa.const"() <{values = dense<[[[0.25]]]> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
-  %s0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %fscaled = tosa.mul %fbiased, %fm, %s0 : (tensor<1x1x2xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<1x1x2xf32>
-  %fz = "tosa.const"() <{values = dense<10.0> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
-  %fzp = tosa.add %fscaled, %fz : (tensor<1x1x2xf32>, tensor<1x1x1xf32>) -> tensor<1x1x2xf32>
-  %fc = tosa.clamp %fzp {min_val = -128.0 : f32, max_val = 127.0 : f32} : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
-  %r = tosa.cast %fc : (tensor<1x1x2xf32>) -> tensor<1x1x2xi8>
-  %c = tosa.clamp %r {min_val = 10 : i8, max_val = 127 : i8} : (tensor<1x1x2xi8>) -> tensor<1x1x2xi8>
+  %c = qfx.contract matmul %a, %w {input_zp = 3 : i64, epilogue = #qfx.requantize<bias = [0.5, -1.5], multipliers = [0.25], zero_point = 10.0, min = 10.0, max = 127.0, output_zp = 0>} : (tensor<1x1x4xi8>, tensor<1x4x2xi8>) -> tensor<1x1x2xi8>
   return %c : tensor<1x1x2xi8>
 }
 
@@ -226,17 +191,10 @@ func.func @float_requantization(%a: tensor<1x1x4xi8>) -> tensor<1x1x2xi8> {
 
 // A weight zero point other than 0 is left to the generic lowering.
 // CHECK-LABEL: func.func @weight_zero_point
-// CHECK: tosa.matmul
+// CHECK: qfx.contract matmul
 func.func @weight_zero_point(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
   %w = "tosa.const"() <{values = dense<1> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
-  %azp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x2x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2xi8>
+  %r = qfx.contract matmul %a, %w {weight_zp = 3 : i64, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 0, min = -128, max = 127>} : (tensor<1x2x3xi8>, tensor<1x3x2xi8>) -> tensor<1x2x2xi8>
   return %r : tensor<1x2x2xi8>
 }
 
@@ -296,14 +254,7 @@ func.func @weight_zero_point(%a: tensor<1x2x3xi8>) -> tensor<1x2x2xi8> {
 func.func @depthwise(%a: tensor<1x3x3x16xi8>) -> tensor<1x2x2x32xi8> {
   %w = "tosa.const"() <{values = dense<3> : tensor<2x2x16x2xi8>}> : () -> tensor<2x2x16x2xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<32xi32>}> : () -> tensor<32xi32>
-  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.depthwise_conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 2, 2>} : (tensor<1x3x3x16xi8>, tensor<2x2x16x2xi8>, tensor<32xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x32xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x2x32xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2x32xi8>
+  %r = qfx.contract depthwise_conv2d %a, %w bias(%b) {input_zp = 5 : i64, dilation = array<i64: 1, 1>, pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 2, 2>, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 0, min = -128, max = 127>} : (tensor<1x3x3x16xi8>, tensor<2x2x16x2xi8>, tensor<32xi32>) -> tensor<1x2x2x32xi8>
   return %r : tensor<1x2x2x32xi8>
 }
 
@@ -324,9 +275,7 @@ func.func @depthwise(%a: tensor<1x3x3x16xi8>) -> tensor<1x2x2x32xi8> {
 // CHECK: memref.store {{.*}} : memref<1x4xi32>
 func.func @window_sum(%a: tensor<1x2x2x4xi8>) -> tensor<1x1x1x4xi32> {
   %w = "tosa.const"() <{values = dense<1> : tensor<2x2x4x1xi8>}> : () -> tensor<2x2x4x1xi8>
-  %b = "tosa.const"() <{values = dense<0> : tensor<4xi32>}> : () -> tensor<4xi32>
-  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.depthwise_conv2d %a, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x2x2x4xi8>, tensor<2x2x4x1xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x4xi32>
+  %acc = qfx.contract depthwise_conv2d %a, %w {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x2x2x4xi8>, tensor<2x2x4x1xi8>) -> tensor<1x1x1x4xi32>
   %two = "tosa.const"() <{values = dense<2> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
   %sum = tosa.add %acc, %two : (tensor<1x1x1x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x1x4xi32>
   return %sum : tensor<1x1x1x4xi32>
@@ -356,14 +305,7 @@ func.func @window_sum(%a: tensor<1x2x2x4xi8>) -> tensor<1x1x1x4xi32> {
 func.func @conv(%a: tensor<1x3x3x3xi8>) -> tensor<1x3x3x1xi8> {
   %w = "tosa.const"() <{values = dense<[[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]]> : tensor<1x2x2x3xi8>}> : () -> tensor<1x2x2x3xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 0, 1>, stride = array<i64: 1, 1>} : (tensor<1x3x3x3xi8>, tensor<1x2x2x3xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x3x1xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x3x3x1xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x3x3x1xi8>
+  %r = qfx.contract conv2d %a, %w bias(%b) {input_zp = 5 : i64, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 0, 1>, stride = array<i64: 1, 1>, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 0, min = -128, max = 127>} : (tensor<1x3x3x3xi8>, tensor<1x2x2x3xi8>, tensor<1xi32>) -> tensor<1x3x3x1xi8>
   return %r : tensor<1x3x3x1xi8>
 }
 
@@ -381,14 +323,7 @@ func.func @conv(%a: tensor<1x3x3x3xi8>) -> tensor<1x3x3x1xi8> {
 func.func @pointwise_conv(%a: tensor<1x2x3x4xi8>) -> tensor<1x2x3x1xi8> {
   %w = "tosa.const"() <{values = dense<[[[[1, 2, 3, 4]]]]> : tensor<1x1x1x4xi8>}> : () -> tensor<1x1x1x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x3x4xi8>, tensor<1x1x1x4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3x1xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x2x3x1xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x3x1xi8>
+  %r = qfx.contract conv2d %a, %w bias(%b) {input_zp = 5 : i64, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 0, min = -128, max = 127>} : (tensor<1x2x3x4xi8>, tensor<1x1x1x4xi8>, tensor<1xi32>) -> tensor<1x2x3x1xi8>
   return %r : tensor<1x2x3x1xi8>
 }
 
@@ -413,14 +348,7 @@ func.func @pointwise_conv(%a: tensor<1x2x3x4xi8>) -> tensor<1x2x3x1xi8> {
 func.func @tail_rows(%a: tensor<1x7x7x832xi8>) -> tensor<1x7x7x384xi8> {
   %w = "tosa.const"() <{values = dense<3> : tensor<384x1x1x832xi8>}> : () -> tensor<384x1x1x832xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<384xi32>}> : () -> tensor<384xi32>
-  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x7x7x832xi8>, tensor<384x1x1x832xi8>, tensor<384xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x7x7x384xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<40> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x7x7x384xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x7x7x384xi8>
+  %r = qfx.contract conv2d %a, %w bias(%b) {input_zp = 5 : i64, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [40], output_zp = 0, min = -128, max = 127>} : (tensor<1x7x7x832xi8>, tensor<384x1x1x832xi8>, tensor<384xi32>) -> tensor<1x7x7x384xi8>
   return %r : tensor<1x7x7x384xi8>
 }
 
@@ -445,14 +373,7 @@ func.func @tail_rows(%a: tensor<1x7x7x832xi8>) -> tensor<1x7x7x384xi8> {
 func.func @conv_row_taps(%a: tensor<1x4x4x1xi8>) -> tensor<1x4x4x1xi8> {
   %w = "tosa.const"() <{values = dense<[[[[1], [2], [3]], [[4], [5], [6]], [[7], [8], [9]]]]> : tensor<1x3x3x1xi8>}> : () -> tensor<1x3x3x1xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %azp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.conv2d %a, %w, %b, %azp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x1xi8>, tensor<1x3x3x1xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x1xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x4x4x1xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x1xi8>
+  %r = qfx.contract conv2d %a, %w bias(%b) {input_zp = 5 : i64, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 0, min = -128, max = 127>} : (tensor<1x4x4x1xi8>, tensor<1x3x3x1xi8>, tensor<1xi32>) -> tensor<1x4x4x1xi8>
   return %r : tensor<1x4x4x1xi8>
 }
 
@@ -477,13 +398,7 @@ func.func @conv_row_taps(%a: tensor<1x4x4x1xi8>) -> tensor<1x4x4x1xi8> {
 func.func @grouped_conv(%a: tensor<1x4x4x8xi8>) -> tensor<1x4x4x32xi8> {
   %w = "tosa.const"() <{values = dense<[[[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[1, 1, 1, 1, 0, 0, 0, 0]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]], [[[0, 0, 0, 0, 1, 1, 1, 1]]]]> : tensor<32x1x1x8xi8>}> : () -> tensor<32x1x1x8xi8>
   %b = "tosa.const"() <{values = dense<0> : tensor<32xi32>}> : () -> tensor<32xi32>
-  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %acc = tosa.conv2d %a, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x8xi8>, tensor<32x1x1x8xi8>, tensor<32xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x32xi32>
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %sh = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %r = tosa.rescale %acc, %m, %sh, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x4x4x32xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x32xi8>
+  %r = qfx.contract conv2d %a, %w bias(%b) {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1073741824], shifts = [33], output_zp = 0, min = -128, max = 127>} : (tensor<1x4x4x8xi8>, tensor<32x1x1x8xi8>, tensor<32xi32>) -> tensor<1x4x4x32xi8>
   return %r : tensor<1x4x4x32xi8>
 }
 
@@ -507,7 +422,7 @@ func.func @grouped_conv(%a: tensor<1x4x4x8xi8>) -> tensor<1x4x4x32xi8> {
 // CHECK-NOT: math.fma
 // CHECK: memref.store %{{.*}} : memref<9x3xf32>
 // NONE-LABEL: func.func @float_conv
-// NONE: tosa.conv2d
+// NONE: qfx.contract conv2d
 // AVX2-LABEL: func.func @float_conv
 // AVX2: call @qfx_avx2_f32_0
 // AVX2: memref.global "private" constant @qfx_avx2_f32_0_bias : memref<1x8xf32>

@@ -37,6 +37,7 @@ constexpr const char *kPipelines[] = {
     "qfx-prepare",
     "qfx-convert",
     "func.func(qfx-lower)",
+    "qfx-contract-to-tosa",
     "qfx-lower-quant-to-linalg",
     "qfx-codegen{target=x86-64-avx512vnni}",
     "qfx-codegen{target=aarch64-dotprod}",

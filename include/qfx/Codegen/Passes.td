@@ -10,30 +10,32 @@
 include "mlir/Pass/PassBase.td"
 
 def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
-  let summary = "Replaces int8 TOSA matmul, conv2d and depthwise_conv2d "
-                "chains with native int8 kernels (AVX-512 VNNI, AVX2, "
-                "AArch64 SDOT and SMMLA), float conv2d and matmul with "
-                "float kernels, and int8 max_pool2d with max pooling kernels";
+  let summary = "Replaces qfx.contract ops (int8 with their requantization, "
+                "and float) and int8 max_pool2d with native kernels (AVX-512 "
+                "VNNI, AMX, AVX2, AArch64 SDOT and SMMLA)";
   let description = [{
-    Turns the int8 TOSA that `qfx-lower` produces for a Linear layer (or a
-    Conv2d: `tosa.conv2d` instead of `tosa.matmul`, run as a GEMM whose rows
-    are the input's windows, read tap by tap from a copy of the input padded
-    with its zero point; SMMLA kernels copy the im2col rows),
+    Turns each `qfx.contract` that `qfx-lower` writes for a Linear layer or a
+    Conv2d (`qfx-tosa-to-contract` writes a float model's contractions so
+    too),
 
     ```mlir
-    %acc = tosa.matmul %x, %w, %x_zp, %w_zp      // i8 x i8 -> i32, %w constant
-    %s = tosa.mul %acc, %two_to_f, %shift         // optional: bias fraction bits
-    %b = tosa.add %s, %bias                       // optional: int32 bias
-    %r = tosa.rescale %b, %multiplier, %shift ... // -> i8, per tensor or channel
-    %c = tosa.clamp %r                            // optional
+    %y = qfx.contract matmul %x, %w {input_zp = -3 : i64,   // %w constant
+           epilogue = #qfx.rescale<fraction_bits = 0, bias = [...],
+                                   multipliers = [...], shifts = [...],
+                                   output_zp = 5, min = -128, max = 127>}
+         : (tensor<1x8x64xi8>, tensor<1x64x32xi8>) -> tensor<1x8x32xi8>
     ```
 
     into a call of a generated kernel function that computes the same
     integers bit for bit: the weights are packed at compile time into the
     layout the microkernel reads, the zero-point terms and the bias are folded
-    into one int32 constant per output channel, and the epilogue is
-    `tosa.rescale`'s arithmetic (64-bit multiply, rounding add, shift, output
-    zero point, clamp) fused with the clamp.
+    into one int32 constant per output channel, and the epilogue is the
+    op's: `tosa.rescale`'s arithmetic (64-bit multiply, rounding add, shift,
+    output zero point, clamp) for `#qfx.rescale`, PyTorch's float
+    requantization for `#qfx.requantize`; without an epilogue the kernel
+    stores the int32 sums. A conv2d runs as a GEMM whose rows are the
+    input's windows, read tap by tap from a copy of the input padded with
+    its zero point (SMMLA and AMX kernels copy the im2col rows).
 
     Targets:
     - `x86-64-avx512vnni`: an 8x32 microkernel of `vpdpbusd` (unsigned x
@@ -44,7 +46,7 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
       packed weights (and A copied into a zero-padded buffer when K is not a
       multiple of 4); the last rows use a shorter tile and a partial last
       column block is stored lane by lane.
-    - `x86-64-amx`: matmul and conv2d chains get a dispatch that asks Linux
+    - `x86-64-amx`: matmul and conv2d contractions get a dispatch that asks Linux
       once per process for AMX tile data (`arch_prctl(ARCH_REQ_XCOMP_PERM,
       XFEATURE_XTILEDATA)`, an inline `syscall`; the answer is kept in a
       global) and then calls a tile kernel, or the VNNI kernel when Linux
@@ -69,19 +71,21 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
       shuffles before the same epilogue. Plain loops.
     - `host`: `x86-64-avx512vnni` if this machine has AVX-512 VNNI, else
       `x86-64-avx2` if it has AVX2, else `aarch64-i8mm` if it has I8MM, else
-      `aarch64-dotprod` if it has the dot-product extension, else nothing (the TOSA stays for the generic
-      lowering).
+      `aarch64-dotprod` if it has the dot-product extension, else nothing
+      (the contractions stay for the generic lowering).
     - `none`: nothing.
 
     On x86, for GEMMs of at least 2^22 multiply-adds (smaller ones run on
     one thread: a fork and join would cost more), the tiles and the copy of
     A are `scf.parallel` loops that the lowering (`convert-scf-to-openmp`)
     runs on OpenMP threads: column-block pairs are split across threads, or
-    rows when the packed weights fit in L2 (256 KB). Chains whose weight zero point is not 0,
-    whose weights are not constant or whose rescale is not single-rounding
-    int32 -> int8 are left alone.
+    rows when the packed weights fit in L2 (256 KB). Contractions whose
+    weight zero point is not 0, whose weights are not constant, whose shapes
+    are not static, a matmul of more than one batch, a transpose_conv2d and
+    a float depthwise_conv2d are left alone (`qfx-contract-to-tosa` expands
+    them for the generic lowering).
 
-    A `tosa.depthwise_conv2d` chain (the same epilogue) becomes a direct
+    A `depthwise_conv2d` contraction (the same epilogues) becomes a direct
     convolution over the NHWC input, vectorized over blocks of output
     channels (the target's lanes): for each output pixel and block, the sum
     over the taps inside the input of `(x - input zero point) * w` in int32
@@ -92,22 +96,18 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     divides the lanes, else lane by lane. Output pixels run on OpenMP threads
     under the same rule as the GEMMs, a depthwise multiply-add counted as 8.
 
-    Float ops get kernels too (`<prefix>f32_N`): a `tosa.conv2d` on f32 with
-    a constant weight and bias and a `tosa.matmul` on f32 with a constant
-    weight (zero points 0; an observed model's convolutions and Linears,
-    which calibration runs), as the same GEMMs on float vectors (16 lanes on
+    Float contractions get kernels too (`<prefix>f32_N`): a conv2d on f32
+    with a constant weight and bias and a matmul on f32 with a constant
+    weight (an observed model's convolutions and Linears, which calibration
+    runs), as the same GEMMs on float vectors (16 lanes on
     AVX-512, 8 on AVX2, 4 on NEON) in 8x2 tiles (4x2 on AVX2). Each sum
     starts from the bias (a matmul's from 0.0) and adds the products in k
     order with a multiply and an add each (no fused multiply-add): the
     generic lowering's floats, bit for bit.
 
-    A matmul, conv2d or depthwise_conv2d whose int32 result goes on to ops
-    other than a requantization the kernels take (a global average pool's
-    rounding division: the window sum doubled, a bias, a division) still
-    gets its kernel: it stores the int32 sums with the conv bias (the
-    op's own result) and the ops after it stay (mobilenet_v3_large's nine
-    squeeze-and-excitation pools took 0.5 of its 4.7 ms in the generic
-    lowering's loops).
+    A contraction without epilogue (a global average pool's window sums,
+    which PyTorch's rounding division follows; a dynamic Linear's sums) gets
+    a kernel that stores the int32 sums with the accumulator bias.
 
     An int8 `tosa.max_pool2d` with static shapes becomes a max pooling
     kernel (`<prefix>maxpool_N`): for each output pixel (on threads under
@@ -120,10 +120,9 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     A kernel's constants are module globals (`<kernel>_weights`, `_bias`,
     `_scalars`: the output and input zero points, the clamp and the float
     requantization's zero point and bounds, ...) that the call passes as
-    arguments after the input and the output: chains of the same geometry
-    and epilogue structure build the same function, and every chain after
-    the first calls the first one with its own globals (resnet50: 54 chains,
-    24 kernel functions, so LLVM compiles less than half the code).
+    arguments after the input and the output: contractions of the same
+    geometry and epilogue structure build the same function, and every one
+    after the first calls the first one with its own globals.
   }];
   let options = [
     Option<"target", "target", "::qfx::NativeTarget",
@@ -361,9 +360,10 @@ def QFXInt8Clamps : Pass<"qfx-int8-clamps", "::mlir::func::FuncOp"> {
     (no intermediate leaving int32, every result in int8 range); if the
     results are the input clamped to `[lo, hi]`, the chain becomes
     `tosa.clamp %x {min_val = lo, max_val = hi}` on int8 (keeping the last
-    cast's location and `qfx.quantized`), which `qfx-codegen` then fuses into
-    the producing kernel's epilogue. Other chains are left alone. Runs in
-    `qfx-lower-to-native` before `qfx-codegen`.
+    cast's location and `qfx.quantized`). Other chains are left alone. A
+    `tosa.clamp` of a `qfx.contract`'s only use then narrows the
+    contraction's epilogue (the op's canonicalization), so the kernel clamps.
+    Runs in `qfx-lower-to-native` before `qfx-codegen`.
 
     ```mlir
     %0 = tosa.cast %x : (tensor<1x112x112x96xi8>) -> tensor<1x112x112x96xi32>

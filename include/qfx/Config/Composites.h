@@ -96,8 +96,8 @@ struct CompositeAttr {
 
 /// One composite name and what qfx knows of it.
 struct CompositeInfo {
-  llvm::StringLiteral name;
-  CompositeFamily family;
+  llvm::StringLiteral name = "";
+  CompositeFamily family = CompositeFamily::Elementwise;
   /// qfx-lower's lowering of a pattern whose main op it is; none: it has no
   /// int8 form and stays float.
   std::optional<LoweringKind> lowering;

@@ -9,6 +9,67 @@
 
 include "mlir/Pass/PassBase.td"
 
+def QFXContractToTosa : Pass<"qfx-contract-to-tosa"> {
+  let summary = "Expands qfx.contract into plain TOSA";
+  let description = [{
+    Each `qfx.contract` becomes the TOSA op of its kind (`tosa.matmul`,
+    `tosa.conv2d`, `tosa.depthwise_conv2d`, `tosa.transpose_conv2d`, with its
+    zero points; an accumulator bias is the convolution's bias operand, or a
+    `tosa.add` after a matmul) and its epilogue's arithmetic:
+
+    - `#qfx.rescale`: `tosa.mul` by `2^fraction_bits` (when not 0),
+      `tosa.add` of the int32 bias (when given), `tosa.rescale` (single
+      rounding, 32-bit multipliers), `tosa.clamp` (when narrower than int8);
+    - `#qfx.requantize`: `tosa.cast` to f32, `tosa.add` of the float bias
+      (when given), `tosa.mul` by the multipliers, `tosa.add` of the float
+      zero point (when not 0), `tosa.clamp` to the float bounds, `tosa.cast`
+      (rounding half to even) to int8, or to int32, `tosa.add` of the
+      integer zero point and `tosa.cast` to int8.
+
+    These compute exactly the op's integers. `qfx-lower` writes contractions
+    as `qfx.contract` and runs this expansion itself with `emit-tosa=true`;
+    `qfx-lower-to-native` runs it after `qfx-codegen`, on the contractions
+    the target's kernels did not take. The patterns are
+    `populateQFXContractToTosaPatterns`
+    (`qfx/Conversion/ContractToTosa/ContractToTosa.h`).
+
+    ```mlir
+    %y = qfx.contract matmul %x, %w {epilogue = #qfx.rescale<fraction_bits = 0,
+           bias = [], multipliers = [1518500250], shifts = [38], output_zp = -3,
+           min = -128, max = 127>} : (tensor<1x2x16xi8>, tensor<1x16x8xi8>) -> tensor<1x2x8xi8>
+    // becomes
+    %acc = tosa.matmul %x, %w, %xzp, %wzp : ... -> tensor<1x2x8xi32>
+    %y = tosa.rescale %acc, %multiplier, %shift, %zp0, %zpm3 {...} : ... -> tensor<1x2x8xi8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
+def QFXTosaToContract : Pass<"qfx-tosa-to-contract"> {
+  let summary = "Writes TOSA contractions as qfx.contract";
+  let description = [{
+    A `tosa.matmul`, `tosa.conv2d` or `tosa.depthwise_conv2d` with int8
+    operands and int32 sums, or float32 throughout, and constant zero points
+    (float ones 0) becomes the `qfx.contract` without epilogue that computes
+    the same (a convolution's bias of one value for all channels becomes one
+    per channel). `qfx-lower` writes its contractions as `qfx.contract`
+    already; this pass gives `qfx-codegen` the others (a float model's
+    convolutions and Linears, int8 TOSA from another producer), one op for
+    one op. `qfx-lower-to-native` runs it before `qfx-codegen`; the patterns
+    are `populateQFXTosaToContractPatterns`
+    (`qfx/Conversion/TosaToContract/TosaToContract.h`).
+
+    ```mlir
+    %y = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, ...}
+        : (...) -> tensor<1x8x8x4xf32>
+    // becomes
+    %y = qfx.contract conv2d %x, %w bias(%b) {dilation = ..., pad = ..., stride = ...}
+        : (...) -> tensor<1x8x8x4xf32>
+    ```
+  }];
+  let dependentDialects = ["::qfx::QFXDialect"];
+}
+
 def QFXLowerQuantToLinalg : Pass<"qfx-lower-quant-to-linalg"> {
   let summary = "Lowers quantize/dequantize casts to linalg with PyTorch's "
                 "numerics";
@@ -215,6 +276,9 @@ def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
     Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
            "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
            "qnnpack, onednn, tosa): only its patterns are lowered">,
+    Option<"emitTosa", "emit-tosa", "bool", /*default=*/"false",
+           "Expand each qfx.contract into plain TOSA (qfx-contract-to-tosa), "
+           "for consumers that take only TOSA">,
     Option<"requantizationOption", "requantization", "std::string",
            /*default=*/"\"\"",
            "How convolutions, Linears, adds and muls requantize: onednn, "

@@ -11,8 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qfx/Conversion/ContractToTosa/ContractToTosa.h"
 #include "qfx/Conversion/FloatQParams.h"
 #include "qfx/Conversion/Passes.h"
+#include "qfx/Conversion/Utils/TosaBuilders.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Quantize.h"
 #include "qfx/Support/DenseValues.h"
@@ -26,6 +28,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -42,10 +45,12 @@ namespace qfx {
 #include "qfx/Conversion/Passes.h.inc"
 } // namespace qfx
 
+using mlir::DenseI64ArrayAttr;
 using mlir::RankedTensorType;
 namespace quant = mlir::quant;
 namespace tosa = mlir::tosa;
 using namespace qfx;
+using namespace qfx::tosa_builders;
 
 namespace {
 
@@ -233,7 +238,6 @@ private:
                      ArrayRef<int64_t> shape);
 
   // Building blocks.
-  Value zeroPoint(OpBuilder &b, Location loc, Type element, int64_t zp);
   Lowered<Value> rescale(OpBuilder &b, Location loc, Value input,
                          ArrayRef<double> scales, int64_t inputZp,
                          int64_t outputZp, Type outputElement,
@@ -241,15 +245,14 @@ private:
                          bool outputUnsigned = false);
   Lowered<Value> requantize(OpBuilder &b, Location loc, Act act,
                             const ActQuant &out);
-  /// An int32 accumulator of a weighted op requantized in float32 as
-  /// PyTorch's onednn or qnnpack engine does (with onednn, `bias` is added
-  /// in float), clamped to the int8-domain `range`.
-  Value requantizeInFloat(OpBuilder &b, Location loc, Value acc,
-                          Requantization mode, double inputScale,
-                          ArrayRef<double> weightScales,
-                          const std::optional<std::vector<double>> &bias,
-                          const ActQuant &out,
-                          std::pair<int64_t, int64_t> range);
+  /// The epilogue that requantizes a weighted op's int32 accumulator of
+  /// `channels` in float32 as PyTorch's onednn or qnnpack engine does (with
+  /// onednn, `bias` is added in float), clamped to the int8-domain `range`.
+  RequantizeAttr getFloatRequantization(
+      MLIRContext *context, Requantization mode, int64_t channels,
+      double inputScale, ArrayRef<double> weightScales,
+      const std::optional<std::vector<double>> &bias, const ActQuant &out,
+      std::pair<int64_t, int64_t> range);
   Lowered<std::pair<int64_t, int64_t>> getClampRange(ArrayRef<Operation *> ops,
                                                      const ActQuant &out);
   Value clamp(OpBuilder &b, Location loc, Value value,
@@ -531,51 +534,10 @@ Value Lowering::int8Constant(OpBuilder &b, Location loc, const QConst &weight,
 // Building blocks
 //===----------------------------------------------------------------------===//
 
-Value Lowering::zeroPoint(OpBuilder &b, Location loc, Type element,
-                          int64_t zp) {
-  return *tosa::createZeroPointTensor(b, loc, element, zp);
-}
-
-template <typename T>
-Value constant1D(OpBuilder &b, Location loc, ArrayRef<T> values,
-                 unsigned width) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    b.getIntegerType(width));
-  return tosa::ConstOp::create(b, loc, type,
-                               mlir::DenseElementsAttr::get(type, values));
-}
-
-/// The zero shift operand of an integer tosa.mul.
-Value noShift(OpBuilder &b, Location loc) {
-  auto type = RankedTensorType::get({1}, b.getIntegerType(8));
-  return tosa::ConstOp::create(b, loc, type,
-                               mlir::DenseElementsAttr::get(type, int8_t{0}));
-}
-
-/// A tosa.const_shape of `shape`.
-Value constShape(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
-  return tosa::ConstShapeOp::create(
-      b, loc, tosa::shapeType::get(b.getContext(), shape.size()),
-      b.getIndexTensorAttr(shape));
-}
-
-/// `value` reshaped to `shape` (itself if it has that shape).
-Value reshapeTo(OpBuilder &b, Location loc, Value value,
-                ArrayRef<int64_t> shape) {
-  auto type = llvm::cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
-    return value;
-  return tosa::ReshapeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-      constShape(b, loc, shape));
-}
-
-Lowered<Value> Lowering::rescale(OpBuilder &b, Location loc, Value input,
-                                 ArrayRef<double> scales, int64_t inputZp,
-                                 int64_t outputZp, Type outputElement,
-                                 bool inputUnsigned, bool outputUnsigned) {
-  SmallVector<int32_t> multipliers;
-  SmallVector<int8_t> shifts;
+/// tosa.rescale's 32-bit multipliers and shifts of `scales`.
+Lowered<std::pair<SmallVector<int32_t>, SmallVector<int32_t>>>
+getMultipliers(ArrayRef<double> scales) {
+  std::pair<SmallVector<int32_t>, SmallVector<int32_t>> result;
   for (double scale : scales) {
     int32_t multiplier = 0, shift = 0;
     if (!(scale > 0) ||
@@ -584,19 +546,37 @@ Lowered<Value> Lowering::rescale(OpBuilder &b, Location loc, Value input,
       return unsupported("the requantization scale " +
                          llvm::formatv("{0:e}", scale).str() +
                          " is outside tosa.rescale's range");
-    multipliers.push_back(multiplier);
-    shifts.push_back(static_cast<int8_t>(shift));
+    result.first.push_back(multiplier);
+    result.second.push_back(shift);
   }
-  Type inputElement = mlir::getElementTypeOrSelf(input.getType());
-  Value result = tosa::RescaleOp::create(
-      b, loc, withElement(input.getType(), outputElement), input,
-      constant1D<int32_t>(b, loc, multipliers, 32),
-      constant1D<int8_t>(b, loc, shifts, 8),
-      zeroPoint(b, loc, inputElement, inputZp),
-      zeroPoint(b, loc, outputElement, outputZp), /*scale32=*/true,
-      tosa::RoundingMode::SINGLE_ROUND, /*per_channel=*/scales.size() > 1,
-      inputUnsigned, outputUnsigned);
   return result;
+}
+
+/// `values` as a float32 array attribute, one value if all are equal.
+mlir::DenseF32ArrayAttr perChannelAttr(MLIRContext *context,
+                                       SmallVector<float> values) {
+  if (!values.empty() && llvm::all_equal(values))
+    values.resize(1);
+  return mlir::DenseF32ArrayAttr::get(context, values);
+}
+
+mlir::DenseI32ArrayAttr perChannelAttr(MLIRContext *context,
+                                       SmallVector<int32_t> values) {
+  if (!values.empty() && llvm::all_equal(values))
+    values.resize(1);
+  return mlir::DenseI32ArrayAttr::get(context, values);
+}
+
+Lowered<Value> Lowering::rescale(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<double> scales, int64_t inputZp,
+                                 int64_t outputZp, Type outputElement,
+                                 bool inputUnsigned, bool outputUnsigned) {
+  auto multipliers = getMultipliers(scales);
+  if (!multipliers)
+    return multipliers.takeError();
+  return tosa_builders::rescale(b, loc, input, multipliers->first,
+                                multipliers->second, inputZp, outputZp,
+                                outputElement, inputUnsigned, outputUnsigned);
 }
 
 Lowered<Value> Lowering::requantize(OpBuilder &b, Location loc, Act act,
@@ -847,26 +827,67 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     biasInt[c] = static_cast<int32_t>(q);
   }
 
+  MLIRContext *context = b.getContext();
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
-  auto accType = llvm::cast<RankedTensorType>(withElement(resultType, i32));
-  Value inputZp = zeroPoint(b, loc, i8, input->quant.zeroPoint);
-  Value weightZp = zeroPoint(b, loc, i8, weightQuant.zeroPoint);
-  // A convolution adds a whole-number bias itself.
-  bool biasInConv = !llvm::isa<tosa::MatMulOp>(main) && fractionBits == 0;
-  Value convBias = constant1D<int32_t>(
-      b, loc, biasInConv ? biasInt : SmallVector<int32_t>(channels, 0), 32);
-  Value acc;
-  if (auto conv = llvm::dyn_cast<tosa::Conv2DOp>(main)) {
-    acc = tosa::Conv2DOp::create(b, loc, accType, input->value, rhs, convBias,
-                                 inputZp, weightZp, conv.getPad(),
-                                 conv.getStride(), conv.getDilation(), i32);
-  } else if (auto conv = llvm::dyn_cast<tosa::DepthwiseConv2DOp>(main)) {
-    acc = tosa::DepthwiseConv2DOp::create(
-        b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
-        conv.getPad(), conv.getStride(), conv.getDilation(), i32);
-  } else if (auto conv = llvm::dyn_cast<tosa::Conv3DOp>(main)) {
+  // The epilogue: PyTorch's float requantization, or tosa.rescale's with the
+  // bias added after the fraction bits.
+  Attribute epilogue;
+  if (mode != Requantization::Integer) {
+    std::optional<std::vector<double>> floatBias;
+    if (mode == Requantization::OneDnn)
+      floatBias = bias;
+    epilogue =
+        getFloatRequantization(context, mode, channels, input->quant.scale,
+                               weightQuant.scales, floatBias, out, *range);
+  } else {
+    SmallVector<double> scales;
+    for (size_t c = 0; c < weightQuant.scales.size(); ++c)
+      scales.push_back(input->quant.scale * weightQuant.scales[c] /
+                       (out.scale * (1 << fractionBits)));
+    auto multipliers = getMultipliers(scales);
+    if (!multipliers)
+      return multipliers.takeError();
+    epilogue = RescaleAttr::get(
+        context, fractionBits,
+        perChannelAttr(context, bias && fractionBits > 0
+                                    ? biasInt
+                                    : SmallVector<int32_t>()),
+        mlir::DenseI32ArrayAttr::get(context, multipliers->first),
+        mlir::DenseI32ArrayAttr::get(context, multipliers->second),
+        out.zeroPoint, range->first, range->second);
+  }
+  // The integer bias goes into the accumulator unless fraction bits come
+  // first (onednn adds the whole bias in float).
+  Value accBias;
+  if (bias && mode != Requantization::OneDnn && fractionBits == 0)
+    accBias = constant1D(b, loc, biasInt, 32);
+
+  auto contract = [&](ContractionKind kind, Value in, Value weightOperand,
+                      RankedTensorType type, DenseI64ArrayAttr pad,
+                      DenseI64ArrayAttr stride, DenseI64ArrayAttr dilation) {
+    return ContractOp::create(b, loc, type.clone(i8), kind, in, weightOperand,
+                              accBias, input->quant.zeroPoint,
+                              weightQuant.zeroPoint, pad, stride, dilation,
+                              epilogue);
+  };
+  if (auto conv = llvm::dyn_cast<tosa::Conv2DOp>(main))
+    return contract(ContractionKind::Conv2d, input->value, rhs, resultType,
+                    conv.getPadAttr(), conv.getStrideAttr(),
+                    conv.getDilationAttr())
+        .getResult();
+  if (auto conv = llvm::dyn_cast<tosa::DepthwiseConv2DOp>(main))
+    return contract(ContractionKind::DepthwiseConv2d, input->value, rhs,
+                    resultType, conv.getPadAttr(), conv.getStrideAttr(),
+                    conv.getDilationAttr())
+        .getResult();
+  if (auto conv = llvm::dyn_cast<tosa::TransposeConv2DOp>(main))
+    return contract(ContractionKind::TransposeConv2d, input->value, rhs,
+                    resultType, conv.getOutPadAttr(), conv.getStrideAttr(),
+                    nullptr)
+        .getResult();
+  if (auto conv = llvm::dyn_cast<tosa::Conv3DOp>(main)) {
     // As a conv2d over the depth taps side by side (stackDepthTaps): the
-    // accumulator and epilogue are [N * OD, OH, OW, O], reshaped at the end.
+    // contraction is [N * OD, OH, OW, O], reshaped at the end.
     ArrayRef<int64_t> out = resultType.getShape(), pad = conv.getPad(),
                       stride = conv.getStride(), dilation = conv.getDilation();
     int64_t taps = ws[1], c = ws[4], plane = ws[2] * ws[3];
@@ -883,61 +904,20 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
     }
     auto weightType =
         RankedTensorType::get({ws[0], ws[2], ws[3], taps * c}, i8);
-    rhs = tosa::ConstOp::create(
+    Value stackedWeight = tosa::ConstOp::create(
         b, loc, weightType,
         mlir::DenseElementsAttr::get(weightType, ArrayRef<int8_t>(values)));
-    accType =
+    auto type =
         RankedTensorType::get({out[0] * out[1], out[2], out[3], out[4]}, i32);
-    acc = tosa::Conv2DOp::create(
-        b, loc, accType, stacked, rhs, convBias, inputZp, weightZp,
-        b.getDenseI64ArrayAttr(pad.drop_front(2)),
-        b.getDenseI64ArrayAttr(stride.drop_front()),
-        b.getDenseI64ArrayAttr(dilation.drop_front()), i32);
-  } else if (auto conv = llvm::dyn_cast<tosa::TransposeConv2DOp>(main)) {
-    acc = tosa::TransposeConv2DOp::create(
-        b, loc, accType, input->value, rhs, convBias, inputZp, weightZp,
-        conv.getOutPad(), conv.getStride(), i32);
-  } else {
-    acc = tosa::MatMulOp::create(b, loc, accType, input->value, rhs, inputZp,
-                                 weightZp);
+    Value result = contract(ContractionKind::Conv2d, stacked, stackedWeight,
+                            type, b.getDenseI64ArrayAttr(pad.drop_front(2)),
+                            b.getDenseI64ArrayAttr(stride.drop_front()),
+                            b.getDenseI64ArrayAttr(dilation.drop_front()));
+    return reshapeTo(b, loc, result, resultType.getShape());
   }
-  if (bias && mode != Requantization::OneDnn && !biasInConv) {
-    SmallVector<int64_t> shape(accType.getRank(), 1);
-    if (fractionBits > 0) {
-      auto type = RankedTensorType::get(shape, i32);
-      Value factor = tosa::ConstOp::create(
-          b, loc, type,
-          mlir::DenseElementsAttr::get(type, int32_t{1} << fractionBits));
-      acc = tosa::MulOp::create(b, loc, accType, acc, factor, noShift(b, loc));
-    }
-    shape.back() = channels;
-    auto type = RankedTensorType::get(shape, i32);
-    Value biasConst = tosa::ConstOp::create(
-        b, loc, type,
-        mlir::DenseElementsAttr::get(type, ArrayRef<int32_t>(biasInt)));
-    acc = tosa::AddOp::create(b, loc, accType, acc, biasConst);
-  }
-  // The int8 result in the op's shape (a conv3d's was computed as 4-D).
-  auto inShape = [&](Value value) {
-    return reshapeTo(b, loc, value, resultType.getShape());
-  };
-  if (mode != Requantization::Integer) {
-    std::optional<std::vector<double>> floatBias;
-    if (mode == Requantization::OneDnn)
-      floatBias = bias;
-    return inShape(requantizeInFloat(b, loc, acc, mode, input->quant.scale,
-                                     weightQuant.scales, floatBias, out,
-                                     *range));
-  }
-
-  SmallVector<double> scales;
-  for (size_t c = 0; c < weightQuant.scales.size(); ++c)
-    scales.push_back(input->quant.scale * weightQuant.scales[c] /
-                     (out.scale * (1 << fractionBits)));
-  Lowered<Value> result = rescale(b, loc, acc, scales, 0, out.zeroPoint, i8);
-  if (!result)
-    return result.takeError();
-  return inShape(clamp(b, loc, *result, *range));
+  return contract(ContractionKind::Matmul, input->value, rhs, resultType,
+                  nullptr, nullptr, nullptr)
+      .getResult();
 }
 
 /// A composite whose body is data movement around one weighted op (a 3-D
@@ -973,53 +953,14 @@ Lowered<Value> Lowering::lowerWeightedBody(OpBuilder &b, PatternBody &body,
   return lowerConvOrMatmul(b, inner, out);
 }
 
-/// A constant of `rank` dimensions broadcast along the last: [1, ..., 1, C],
-/// or [1, ..., 1] when all values are equal.
-template <typename T>
-Value channelConstant(OpBuilder &b, Location loc, int64_t rank,
-                      SmallVector<T> values, Type element) {
-  if (llvm::all_equal(values))
-    values.resize(1);
-  SmallVector<int64_t> shape(rank, 1);
-  shape.back() = static_cast<int64_t>(values.size());
-  auto type = RankedTensorType::get(shape, element);
-  return tosa::ConstOp::create(
-      b, loc, type, mlir::DenseElementsAttr::get(type, ArrayRef<T>(values)));
-}
-
-/// float32 `value` rounded half to even into the int8 domain: clamped to
-/// `range` less `intZp` (rounding keeps integer bounds), tosa.cast (which
-/// rounds half to even), plus the integer zero point `intZp`.
-Value roundToInt8(OpBuilder &b, Location loc, Value value, int64_t intZp,
-                  std::pair<int64_t, int64_t> range) {
-  auto floatType = llvm::cast<RankedTensorType>(value.getType());
-  Type f32 = b.getF32Type(), i32 = b.getIntegerType(32);
-  value = tosa::ClampOp::create(
-      b, loc, floatType, value,
-      b.getFloatAttr(f32, static_cast<double>(range.first - intZp)),
-      b.getFloatAttr(f32, static_cast<double>(range.second - intZp)));
-  auto i8Type = withElement(floatType, b.getIntegerType(8));
-  if (intZp == 0)
-    return tosa::CastOp::create(b, loc, i8Type, value);
-  auto intType = withElement(floatType, i32);
-  value = tosa::CastOp::create(b, loc, intType, value);
-  value = tosa::AddOp::create(
-      b, loc, intType, value,
-      channelConstant(b, loc, floatType.getRank(),
-                      SmallVector<int32_t>{static_cast<int32_t>(intZp)}, i32));
-  return tosa::CastOp::create(b, loc, i8Type, value);
-}
-
 /// `q - zp` of an int8-domain value, as float32 (exact).
 Value centeredAsFloat(OpBuilder &b, Location loc, const Act &act) {
   auto type = withElement(act.value.getType(), b.getF32Type());
   Value value = tosa::CastOp::create(b, loc, type, act.value);
-  return tosa::SubOp::create(
-      b, loc, type, value,
-      channelConstant(
-          b, loc, type.getRank(),
-          SmallVector<float>{static_cast<float>(act.quant.zeroPoint)},
-          b.getF32Type()));
+  return tosa::SubOp::create(b, loc, type, value,
+                             channelConstant(b, loc, type.getRank(),
+                                             ArrayRef<float>{static_cast<float>(
+                                                 act.quant.zeroPoint)}));
 }
 
 /// PyTorch's vectorized dequantization (its AVX2 / AVX-512 kernels):
@@ -1046,8 +987,7 @@ Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act) {
   Value k = centeredAsFloat(b, loc, act);
   auto type = llvm::cast<RankedTensorType>(k.getType());
   auto scalar = [&](float v) {
-    return channelConstant(b, loc, type.getRank(), SmallVector<float>{v},
-                           b.getF32Type());
+    return channelConstant(b, loc, type.getRank(), ArrayRef<float>{v});
   };
   auto mul = [&](Value v, float c) -> Value {
     return tosa::MulOp::create(b, loc, type, v, scalar(c), noShift(b, loc));
@@ -1063,13 +1003,11 @@ Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act) {
   return tosa::AddOp::create(b, loc, type, x, u);
 }
 
-Value Lowering::requantizeInFloat(
-    OpBuilder &b, Location loc, Value acc, Requantization mode,
+RequantizeAttr Lowering::getFloatRequantization(
+    MLIRContext *context, Requantization mode, int64_t channels,
     double inputScale, ArrayRef<double> weightScales,
     const std::optional<std::vector<double>> &bias, const ActQuant &out,
     std::pair<int64_t, int64_t> range) {
-  auto accType = llvm::cast<RankedTensorType>(acc.getType());
-  int64_t channels = accType.getShape().back();
   auto scaleOf = [&](int64_t c) {
     return weightScales[weightScales.size() == 1 ? 0 : c];
   };
@@ -1095,28 +1033,18 @@ Value Lowering::requantizeInFloat(
       accBias.push_back(static_cast<float>((*bias)[bias->size() == 1 ? 0 : c]) *
                         siw);
   }
-  Type f32 = b.getF32Type();
-  auto floatType = withElement(accType, f32);
-  int64_t rank = accType.getRank();
-  Value value = tosa::CastOp::create(b, loc, floatType, acc);
-  if (!accBias.empty())
-    value = tosa::AddOp::create(b, loc, floatType, value,
-                                channelConstant(b, loc, rank, accBias, f32));
-  value = tosa::MulOp::create(b, loc, floatType, value,
-                              channelConstant(b, loc, rank, multipliers, f32),
-                              noShift(b, loc));
   // onednn adds the stored type's zero point (u8 or s8) before rounding,
   // qnnpack after: then it is the int8 domain's, as an integer.
-  int64_t intZp = out.zeroPoint;
+  int64_t intZp = out.zeroPoint, storedZp = 0;
   if (mode == Requantization::OneDnn) {
-    int64_t storedZp = out.zeroPoint + (out.isUnsigned ? 128 : 0);
-    value = tosa::AddOp::create(
-        b, loc, floatType, value,
-        channelConstant(b, loc, rank,
-                        SmallVector<float>{static_cast<float>(storedZp)}, f32));
+    storedZp = out.zeroPoint + (out.isUnsigned ? 128 : 0);
     intZp = out.zeroPoint - storedZp;
   }
-  return roundToInt8(b, loc, value, intZp, range);
+  auto bound = [](int64_t v) { return llvm::APFloat(static_cast<float>(v)); };
+  return RequantizeAttr::get(context, perChannelAttr(context, accBias),
+                             perChannelAttr(context, multipliers),
+                             bound(storedZp), bound(range.first - intZp),
+                             bound(range.second - intZp), intZp);
 }
 
 Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
@@ -1187,9 +1115,11 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
   }
   auto resultType = llvm::cast<RankedTensorType>(main->getResult(0).getType());
   auto accType = resultType.clone(i32);
-  Value acc = tosa::MatMulOp::create(
-      b, loc, accType, q, int8Constant(b, loc, *weight, weightType.getShape()),
-      zeroPoint(b, loc, i8, 0), zeroPoint(b, loc, i8, cq->zeroPoint));
+  Value acc = ContractOp::create(
+      b, loc, accType, ContractionKind::Matmul, q,
+      int8Constant(b, loc, *weight, weightType.getShape()), /*bias=*/nullptr,
+      /*input_zp=*/0, cq->zeroPoint, nullptr, nullptr, nullptr,
+      /*epilogue=*/nullptr);
 
   // Subtract z * sum_k (w - wz), the zero-point term, per output channel.
   SmallVector<int32_t> columnSums(channels, 0);
@@ -1315,11 +1245,11 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
           tosa::AddOp::create(b, loc, floatType, dequantizeAsFma(b, loc, *lhs),
                               dequantizeAsFma(b, loc, *rhs));
     }
-    Value scaled = tosa::MulOp::create(
-        b, loc, floatType, sum,
-        channelConstant(b, loc, floatType.getRank(),
-                        SmallVector<float>{multiplier}, b.getF32Type()),
-        noShift(b, loc));
+    Value scaled =
+        tosa::MulOp::create(b, loc, floatType, sum,
+                            channelConstant(b, loc, floatType.getRank(),
+                                            ArrayRef<float>{multiplier}),
+                            noShift(b, loc));
     return roundToInt8(b, loc, scaled, out.zeroPoint, *range);
   }
   // add: both onto twice the larger scale with 20 fractional bits (TFLite's
@@ -1431,7 +1361,7 @@ Lowered<Value> Lowering::lowerScalarAddOrMul(OpBuilder &b, PatternBody &body,
     return input.value;
   Location loc = body.root->getLoc();
   return tosa::TableOp::create(b, loc, input.value.getType(), input.value,
-                               constant1D<int8_t>(b, loc, table, 8))
+                               constant1D(b, loc, ArrayRef<int8_t>(table)))
       .getResult();
 }
 
@@ -1503,7 +1433,8 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
                                                tosa::AvgPool2dOp avg,
                                                const Act &input,
                                                const ActQuant &out) {
-  // The window sums of x - zero point: a depthwise convolution with ones.
+  // The window sums of x - zero point: a depthwise convolution with ones,
+  // requantized with the window's size where the scales differ.
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
   ArrayRef<int64_t> kernel = avg.getKernel();
   int64_t channels =
@@ -1513,17 +1444,29 @@ Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
   Value ones = tosa::ConstOp::create(
       b, loc, onesType,
       mlir::DenseElementsAttr::get(onesType, b.getIntegerAttr(i8, 1)));
-  SmallVector<int32_t> zeros(channels, 0);
-  auto sumType = withElement(avg.getType(), i32);
-  Value sum = tosa::DepthwiseConv2DOp::create(
-      b, loc, sumType, input.value, ones,
-      constant1D<int32_t>(b, loc, zeros, 32),
-      zeroPoint(b, loc, i8, input.quant.zeroPoint), zeroPoint(b, loc, i8, 0),
-      avg.getPad(), avg.getStride(), ArrayRef<int64_t>{1, 1}, i32);
   int64_t count = kernel[0] * kernel[1];
-  if (input.quant.scale != out.scale)
-    return rescale(b, loc, sum, {input.quant.scale / (count * out.scale)}, 0,
-                   out.zeroPoint, i8);
+  Attribute epilogue;
+  Type resultElement = i32;
+  if (input.quant.scale != out.scale) {
+    auto multipliers =
+        getMultipliers({input.quant.scale / (count * out.scale)});
+    if (!multipliers)
+      return multipliers.takeError();
+    MLIRContext *context = b.getContext();
+    epilogue = RescaleAttr::get(
+        context, 0, mlir::DenseI32ArrayAttr::get(context, {}),
+        mlir::DenseI32ArrayAttr::get(context, multipliers->first),
+        mlir::DenseI32ArrayAttr::get(context, multipliers->second),
+        out.zeroPoint, kInt8Min, kInt8Max);
+    resultElement = i8;
+  }
+  Value sum = ContractOp::create(
+      b, loc, withElement(avg.getType(), resultElement),
+      ContractionKind::DepthwiseConv2d, input.value, ones, /*bias=*/nullptr,
+      input.quant.zeroPoint, 0, avg.getPadAttr(), avg.getStrideAttr(),
+      b.getDenseI64ArrayAttr({1, 1}), epilogue);
+  if (epilogue)
+    return sum;
   // Same scale: (x - zp) averaged, rounded half to even, plus zp, as
   // PyTorch's quantized average pooling (|x - zp| <= 255).
   return rescale(b, loc, roundedQuotient(b, loc, sum, count, /*bound=*/256),
@@ -1723,8 +1666,7 @@ Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
   Value scaled = tosa::MulOp::create(
       b, loc, type, *result,
       channelConstant(b, loc, type.getRank(),
-                      SmallVector<float>{1.0f / static_cast<float>(out.scale)},
-                      b.getF32Type()),
+                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
       noShift(b, loc));
   return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
 }
@@ -2191,7 +2133,7 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
   if (std::optional<Value> line =
           lookUpAsLines(b, loc, input->value, std::nullopt, tables))
     return *line;
-  Value tableConst = constant1D<int8_t>(b, loc, tables, 8);
+  Value tableConst = constant1D(b, loc, tables);
   return tosa::TableOp::create(b, loc, inputType, input->value, tableConst);
 }
 
@@ -3102,6 +3044,11 @@ struct QFXLowerReferencePass
     packFourBitWeights(block);
     foldHalfWeights(block);
     eraseDeadOps(block);
+    if (emitTosa) {
+      RewritePatternSet patterns(&getContext());
+      populateQFXContractToTosaPatterns(patterns);
+      mlir::walkAndApplyPatterns(func, std::move(patterns));
+    }
   }
 };
 

@@ -25,8 +25,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 C_TYPES = {"int8": "int8_t", "float32": "float"}
 INSTRUCTIONS = {"aarch64-dotprod": "sdot", "aarch64-i8mm": "smmla"}
 PREFIXES = {"aarch64-dotprod": "qfx_sdot_", "aarch64-i8mm": "qfx_i8mm_"}
-# The ops qfx-codegen's kernels replace; the first two with the instruction.
-KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d", "tosa.max_pool2d")
+# The ops qfx-codegen's kernels replace (TOSA contractions once written as
+# qfx.contract).
+KERNEL_OPS = ("qfx.contract", "tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d",
+              "tosa.max_pool2d")
 
 DRIVER = """#include <stdio.h>
 #include "model.h"
@@ -66,7 +68,8 @@ def main() -> int:
         subprocess.run([quant_compile, str(model), f"--target={target}", "--name=model",
                         "-o", str(work / "model.o"), f"--header={work / 'model.h'}"], check=True)
         source = model.read_text()
-        lowered = subprocess.run([quant_opt, str(model), f"--qfx-codegen=target={target}"],
+        lowered = subprocess.run([quant_opt, str(model), "--qfx-tosa-to-contract",
+                                  f"--qfx-codegen=target={target}"],
                                  check=True, capture_output=True, text=True).stdout
         if len(case) == 1 and any(op in lowered for op in KERNEL_OPS):
             print(f"{name}: qfx-codegen did not replace every kernel op")

@@ -16,8 +16,10 @@ import sys
 
 import numpy as np
 
-# The ops qfx-codegen's kernels replace.
-KERNEL_OPS = ("tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d", "tosa.max_pool2d")
+# The ops qfx-codegen's kernels replace (TOSA contractions once written as
+# qfx.contract).
+KERNEL_OPS = ("qfx.contract", "tosa.matmul", "tosa.conv2d", "tosa.depthwise_conv2d",
+              "tosa.max_pool2d")
 
 
 def main() -> int:
@@ -31,7 +33,8 @@ def main() -> int:
     failures = 0
     for name in cases:
         model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
-        lowered = subprocess.run([quant_opt, str(model), f"--qfx-codegen=target={target}"],
+        lowered = subprocess.run([quant_opt, str(model), "--qfx-tosa-to-contract",
+                                  f"--qfx-codegen=target={target}"],
                                  check=True, capture_output=True, text=True).stdout
         if prefix not in lowered or any(op in lowered for op in KERNEL_OPS):
             print(f"{name}: qfx-codegen did not use the {target} kernels")

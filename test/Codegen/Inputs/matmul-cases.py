@@ -1,24 +1,24 @@
 #!/usr/bin/env python3
-"""Writes random int8 TOSA matmul, conv2d and depthwise_conv2d chains (the
-shapes qfx-lower gives a Linear and a Conv2d: tosa.matmul / tosa.conv2d /
-tosa.depthwise_conv2d with a constant weight, then either the integer
-requantization (optionally tosa.mul by 2^f and tosa.add of an int32 bias,
-tosa.rescale to int8) or the float one of PyTorch's engines (tosa.cast to
-f32, optionally tosa.add of a float bias, tosa.mul, optionally tosa.add of a
-float zero point, tosa.clamp, tosa.cast to int8 directly or through int32
-and an integer zero point), optionally tosa.clamp) and random inputs, for
-comparing qfx-codegen's kernels with the generic lowering.
+"""Writes random qfx.contract ops as qfx-lower writes them for a Linear and
+a Conv2d (matmul, conv2d and depthwise_conv2d with a constant weight and an
+epilogue: TOSA's integer requantization, #qfx.rescale, with or without
+fraction bits and a bias; or the float one of PyTorch's engines,
+#qfx.requantize, per tensor or per channel, onednn's and qnnpack's forms),
+optionally followed by an int8 tosa.clamp (which qfx-int8-clamps folds into
+the epilogue), and random inputs, for comparing qfx-codegen's kernels with
+the generic lowering of the same op (qfx-contract-to-tosa).
 
 Usage: matmul-cases.py OUTDIR  -> OUTDIR/NAME.mlir, OUTDIR/NAME.npy; prints
 the case names, one per line: each shape with the integer requantization
 (caseN, convN, depthwiseN, groupedN) and with the float one (caseNf, ...);
-float matmuls and convolutions, for the float kernels (fcaseN, fconvN, and
-fgroupedN with block-diagonal weights, whose zero ends they skip); and
-programs of two chains of the same shape, one after the other, each with its
-own weights, zero points and requantization (sharedN, sharedNf), which
-qfx-codegen runs with one kernel; and chains whose requantization the
-kernels do not take (rawcaseN, rawconvN, rawdepthwiseN), whose kernels
-store the int32 sums; and int8 max pools (poolN).
+float TOSA matmuls and convolutions, which qfx-tosa-to-contract gives the
+float kernels (fcaseN, fconvN, and fgroupedN with block-diagonal weights,
+whose zero ends they skip); and programs of two contractions of the same
+shape, one after the other, each with its own weights, zero points and
+requantization (sharedN, sharedNf), which qfx-codegen runs with one kernel;
+and contractions without epilogue followed by TOSA's requantization of
+their doubled sums (rawcaseN, rawconvN, rawdepthwiseN), whose kernels store
+the int32 sums; and int8 max pools (poolN).
 """
 
 import pathlib
@@ -96,11 +96,10 @@ def finish(rng: np.random.Generator, shape: str, clamp: bool) -> list:
     return lines + [f"  return {value} : tensor<{shape}xi8>", "}"]
 
 
-def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str,
-             depth: int) -> list:
+def tosa_epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str) -> list:
     """tosa.mul by 2^f, tosa.add of a bias, tosa.rescale, tosa.clamp on the
-    int32 VALUE of type tensor<SHAPExi32> with N channels, by INDEX (DEPTH,
-    the products summed per output, is unused)."""
+    int32 VALUE of type tensor<SHAPExi32> with N channels, by INDEX: the
+    TOSA that follows a contraction without epilogue."""
     rank = shape.count("x") + 1
     ones = "x".join(["1"] * rank)
     bias_shape = "x".join(["1"] * (rank - 1) + [str(n)])
@@ -110,44 +109,61 @@ def epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: st
     shifts = rng.integers(30, 46, size=channels)
     out_zp = int(rng.integers(-128, 128))
     fraction = [0, 0, 3, 8][index % 4]
-    with_bias = index % 3 != 2
-    clamp = index % 4 in (1, 2)
     lines = []
     if fraction:
         lines.append(f'  %f = "tosa.const"() <{{values = dense<{1 << fraction}> : tensor<{ones}xi32>}}> : () -> tensor<{ones}xi32>')
         lines.append('  %s0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
         lines.append(f"  %scaled = tosa.mul {value}, %f, %s0 : (tensor<{shape}xi32>, tensor<{ones}xi32>, tensor<1xi8>) -> tensor<{shape}xi32>")
         value = "%scaled"
-    if with_bias:
-        bias = rng.integers(-(1 << 20), 1 << 20, size=n, dtype=np.int64)
-        lines.append(f'  %b = "tosa.const"() <{{values = {dense(bias.reshape([1] * (rank - 1) + [n]), "i32")}}}> : () -> tensor<{bias_shape}xi32>')
-        lines.append(f"  %biased = tosa.add {value}, %b : (tensor<{shape}xi32>, tensor<{bias_shape}xi32>) -> tensor<{shape}xi32>")
-        value = "%biased"
+    bias = rng.integers(-(1 << 20), 1 << 20, size=n, dtype=np.int64)
+    lines.append(f'  %b = "tosa.const"() <{{values = {dense(bias.reshape([1] * (rank - 1) + [n]), "i32")}}}> : () -> tensor<{bias_shape}xi32>')
+    lines.append(f"  %biased = tosa.add {value}, %b : (tensor<{shape}xi32>, tensor<{bias_shape}xi32>) -> tensor<{shape}xi32>")
     lines.append(f'  %mult = "tosa.const"() <{{values = {dense(multipliers, "i32")}}}> : () -> tensor<{channels}xi32>')
     lines.append(f'  %shift = "tosa.const"() <{{values = {dense(shifts, "i8")}}}> : () -> tensor<{channels}xi8>')
     lines.append('  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>')
     lines.append(f'  %ozp = "tosa.const"() <{{values = dense<{out_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
     per = "true" if per_channel else "false"
-    lines.append(f"  %r = tosa.rescale {value}, %mult, %shift, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = {per}, rounding_mode = SINGLE_ROUND, scale32 = true}} : (tensor<{shape}xi32>, tensor<{channels}xi32>, tensor<{channels}xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<{shape}xi8>")
-    return lines + finish(rng, shape, clamp)
+    lines.append(f"  %r = tosa.rescale %biased, %mult, %shift, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = {per}, rounding_mode = SINGLE_ROUND, scale32 = true}} : (tensor<{shape}xi32>, tensor<{channels}xi32>, tensor<{channels}xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<{shape}xi8>")
+    return lines + finish(rng, shape, index % 4 in (1, 2))
 
 
-def float_epilogue(rng: np.random.Generator, index: int, shape: str, n: int,
-                   value: str, depth: int) -> list:
-    """The float requantization on the int32 VALUE of type tensor<SHAPExi32>
-    with N channels, by INDEX: onednn's with a u8 zero point (float zero
-    point, then -128 as an integer), onednn's with an s8 zero point (cast to
-    i8 directly), qnnpack's (no float zero point, an integer one after
-    rounding); per-channel or per-tensor multipliers scaled to the spread of
-    a sum of DEPTH int8 products, some powers of two with a whole-number
-    bias (so that results fall on exact halves, which round to even)."""
-    rank = shape.count("x") + 1
-    ones = "x".join(["1"] * rank)
-    per_shape = "x".join(["1"] * (rank - 1) + [str(n)])
-    form = ["u8", "s8", "qnnpack"][index % 3]
+def ints(values) -> str:
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def f32s(values) -> str:
+    return "[" + ", ".join(f"{float(v):.9e}" for v in values) + "]"
+
+
+def epilogue(rng: np.random.Generator, index: int, n: int, depth: int) -> tuple:
+    """A #qfx.rescale epilogue for N channels, by INDEX (per channel or per
+    tensor, fraction bits 0, 3 or 8, with or without a bias), and whether a
+    tosa.clamp follows (DEPTH, the products summed per output, is
+    unused)."""
     per_channel = index % 2 == 0
     channels = n if per_channel else 1
-    mult_shape = per_shape if per_channel else ones
+    multipliers = rng.integers(1 << 30, (1 << 31) - 1, size=channels)
+    shifts = rng.integers(30, 46, size=channels)
+    out_zp = int(rng.integers(-128, 128))
+    fraction = [0, 0, 3, 8][index % 4]
+    bias = rng.integers(-(1 << 20), 1 << 20, size=n) if index % 3 != 2 else []
+    attr = (f"#qfx.rescale<fraction_bits = {fraction}, bias = {ints(bias)}, "
+            f"multipliers = {ints(multipliers)}, shifts = {ints(shifts)}, "
+            f"output_zp = {out_zp}, min = -128, max = 127>")
+    return attr, index % 4 in (1, 2)
+
+
+def float_epilogue(rng: np.random.Generator, index: int, n: int, depth: int) -> tuple:
+    """A #qfx.requantize epilogue for N channels, by INDEX: onednn's with a
+    u8 zero point (a float zero point, then -128 as an integer), onednn's
+    with an s8 zero point (no integer one), qnnpack's (no float zero point,
+    an integer one after rounding); per-channel or per-tensor multipliers
+    scaled to the spread of a sum of DEPTH int8 products, some powers of two
+    with a whole-number bias (so that results fall on exact halves, which
+    round to even); its bounds narrowed at random. And whether a tosa.clamp
+    follows."""
+    form = ["u8", "s8", "qnnpack"][index % 3]
+    channels = n if index % 2 == 0 else 1
     # About 40 steps of output per standard deviation of the accumulator.
     spread = 40 / (74 * 74 * np.sqrt(depth))
     ties = index % 4 == 0
@@ -155,54 +171,53 @@ def float_epilogue(rng: np.random.Generator, index: int, shape: str, n: int,
         multipliers = 2.0 ** np.round(np.log2(spread) + rng.integers(-1, 2, size=channels))
     else:
         multipliers = spread * rng.uniform(0.3, 3, size=channels)
-    multipliers = multipliers.astype(np.float32).reshape([1] * (rank - 1) + [channels])
-    clamp = index % 4 in (1, 2)
-
-    def fdense(values: np.ndarray, shape_text: str) -> str:
-        shape = [int(d) for d in shape_text.split("x")]
-        body = np.array2string(values.reshape(shape), separator=", ", threshold=1 << 30,
-                               max_line_width=1 << 30,
-                               formatter={"float_kind": lambda v: f"{v:.9e}"})
-        return f"dense<{body}> : tensor<{shape_text}xf32>"
-
-    lines = [f"  %fa = tosa.cast {value} : (tensor<{shape}xi32>) -> tensor<{shape}xf32>"]
-    value = "%fa"
+    multipliers = multipliers.astype(np.float32)
+    bias = []
     if form != "qnnpack" and index % 5 != 4:
         bias = rng.uniform(-1, 1, size=n) * 74 * 74 * np.sqrt(depth)
         bias = (np.round(bias) if ties else bias).astype(np.float32)
-        lines.append(f'  %fb = "tosa.const"() <{{values = {fdense(bias, per_shape)}}}> : () -> tensor<{per_shape}xf32>')
-        lines.append(f"  %fbiased = tosa.add {value}, %fb : (tensor<{shape}xf32>, tensor<{per_shape}xf32>) -> tensor<{shape}xf32>")
-        value = "%fbiased"
-    lines.append(f'  %fm = "tosa.const"() <{{values = {fdense(multipliers, mult_shape)}}}> : () -> tensor<{mult_shape}xf32>')
-    lines.append('  %s0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-    lines.append(f"  %fscaled = tosa.mul {value}, %fm, %s0 : (tensor<{shape}xf32>, tensor<{mult_shape}xf32>, tensor<1xi8>) -> tensor<{shape}xf32>")
-    value = "%fscaled"
     int_zp = {"u8": -128, "s8": 0, "qnnpack": int(rng.integers(-128, 128))}[form]
+    zp = 0
     if form != "qnnpack":
         zp = int(rng.integers(0, 256)) if form == "u8" else int(rng.integers(-128, 128))
-        lines.append(f'  %fz = "tosa.const"() <{{values = dense<{float(zp):.1f}> : tensor<{ones}xf32>}}> : () -> tensor<{ones}xf32>')
-        lines.append(f"  %fzp = tosa.add {value}, %fz : (tensor<{shape}xf32>, tensor<{ones}xf32>) -> tensor<{shape}xf32>")
-        value = "%fzp"
     lo, hi = -128 - int_zp, 127 - int_zp
-    if clamp:
+    if index % 4 in (1, 2):
         lo, hi = sorted(int(x) for x in rng.integers(lo, hi + 1, size=2))
-    lines.append(f"  %fc = tosa.clamp {value} {{min_val = {float(lo):.1f} : f32, max_val = {float(hi):.1f} : f32}} : (tensor<{shape}xf32>) -> tensor<{shape}xf32>")
-    if int_zp == 0:
-        lines.append(f"  %r = tosa.cast %fc : (tensor<{shape}xf32>) -> tensor<{shape}xi8>")
-    else:
-        lines.append(f"  %fi = tosa.cast %fc : (tensor<{shape}xf32>) -> tensor<{shape}xi32>")
-        lines.append(f'  %iz = "tosa.const"() <{{values = dense<{int_zp}> : tensor<{ones}xi32>}}> : () -> tensor<{ones}xi32>')
-        lines.append(f"  %fmoved = tosa.add %fi, %iz : (tensor<{shape}xi32>, tensor<{ones}xi32>) -> tensor<{shape}xi32>")
-        lines.append(f"  %r = tosa.cast %fmoved : (tensor<{shape}xi32>) -> tensor<{shape}xi8>")
-    return lines + finish(rng, shape, index % 3 == 1)
+    attr = (f"#qfx.requantize<bias = {f32s(bias)}, multipliers = {f32s(multipliers)}, "
+            f"zero_point = {float(zp):.1f}, min = {float(lo):.1f}, max = {float(hi):.1f}, "
+            f"output_zp = {int_zp}>")
+    return attr, index % 3 == 1
 
 
-def conv_chain(rng: np.random.Generator, conv: tuple, index: int, op: str, o: int,
+def contract(kind: str, a_zp: int, attrs: str, epilogue_attr: str, operands: str,
+             types: str, out: str) -> str:
+    """A qfx.contract of KIND with the input zero point, further ATTRS and
+    EPILOGUE_ATTR as %r, or without one (the int32 sums) as %acc."""
+    fields = [f"input_zp = {a_zp} : i64"] + ([attrs] if attrs else [])
+    if epilogue_attr:
+        fields.append(f"epilogue = {epilogue_attr}")
+    name, element = ("%r", "i8") if epilogue_attr else ("%acc", "i32")
+    return (f"  {name} = qfx.contract {kind} {operands} {{{', '.join(fields)}}} : "
+            f"({types}) -> tensor<{out}x{element}>")
+
+
+def tail_of(rng: np.random.Generator, tail, index: int, shape: str, n: int, depth: int) -> list:
+    """The contraction's epilogue and the lines after it: TAIL is epilogue
+    or float_epilogue (an epilogue attribute, maybe a tosa.clamp), or
+    raw_epilogue (no attribute; TOSA on the doubled int32 sums)."""
+    if tail is raw_epilogue:
+        return None, raw_epilogue(rng, index, shape, n, "%acc")
+    attr, clamp = tail(rng, index, n, depth)
+    return attr, finish(rng, shape, clamp)
+
+
+def conv_chain(rng: np.random.Generator, conv: tuple, index: int, kind: str, o: int,
                weight_shape: tuple, tail=epilogue, draw=None) -> tuple:
-    """A tosa.OP chain (conv2d or depthwise_conv2d) on an N x H x W x C input
-    with O output channels and a random constant weight of WEIGHT_SHAPE, and
-    its input shape. Draws the weight, the bias, the input zero point, then
-    the epilogue's values from RNG, in that order."""
+    """A qfx.contract of KIND (conv2d or depthwise_conv2d) on an N x H x W x
+    C input with O output channels, a random constant weight of
+    WEIGHT_SHAPE and an int32 bias, and its input shape. Draws the weight,
+    the bias, the input zero point, then the epilogue's values from RNG, in
+    that order."""
     n, h, w, c, _, kh, kw, stride, pad, dilation = conv
     oh = (h + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
     ow = (w + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
@@ -216,11 +231,13 @@ def conv_chain(rng: np.random.Generator, conv: tuple, index: int, op: str, o: in
     lines = [f"func.func @main(%a: tensor<{inp}xi8>) -> tensor<{out}xi8> {{"]
     lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<{wt}xi8>')
     lines.append(f'  %cb = "tosa.const"() <{{values = {dense(bias, "i32")}}}> : () -> tensor<{o}xi32>')
-    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
-    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-    lines.append(f"  %acc = tosa.{op} %a, %w, %cb, %azp, %wzp {{acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : (tensor<{inp}xi8>, tensor<{wt}xi8>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<{out}xi32>")
-    lines += tail(rng, index, out, o, "%acc", kh * kw * (c if op == "conv2d" else 1))
-    return "\n".join(lines) + "\n", (n, h, w, c)
+    attr, after = tail_of(rng, tail, index, out, o, kh * kw * (c if kind == "conv2d" else 1))
+    geometry = (f"dilation = array<i64: {dilation[0]}, {dilation[1]}>, "
+                f"pad = array<i64: {', '.join(map(str, pad))}>, "
+                f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    lines.append(contract(kind, a_zp, geometry, attr, "%a, %w bias(%cb)",
+                          f"tensor<{inp}xi8>, tensor<{wt}xi8>, tensor<{o}xi32>", out))
+    return "\n".join(lines + after) + "\n", (n, h, w, c)
 
 
 def conv_case(rng: np.random.Generator, conv: tuple, index: int, tail) -> tuple:
@@ -294,14 +311,13 @@ RAW = [("rawcase", (3, 17, 5)), ("rawcase", (9, 33, 67)), ("rawconv", CONVS[1]),
        ("rawdepthwise", (1, 7, 7, 20, 1, 7, 7, (7, 7), (0, 0, 0, 0), (1, 1)))]
 
 
-def raw_epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str,
-                 depth: int) -> list:
-    """epilogue() after the sums are doubled (a global average pool's
-    rounding division starts so), which the kernels do not take: their
-    int32 sums are stored and the rest runs as TOSA."""
+def raw_epilogue(rng: np.random.Generator, index: int, shape: str, n: int, value: str) -> list:
+    """tosa_epilogue() after the int32 sums VALUE are doubled (a global
+    average pool's rounding division starts so): the contraction has no
+    epilogue, its kernel stores the sums and the rest runs as TOSA."""
     lines = [f"  %dbl = tosa.add {value}, {value} : (tensor<{shape}xi32>, tensor<{shape}xi32>) "
              f"-> tensor<{shape}xi32>"]
-    return lines + epilogue(rng, index, shape, n, "%dbl", depth)
+    return lines + tosa_epilogue(rng, index, shape, n, "%dbl")
 
 
 # What poolN max-pools (N, H, W, C, KH, KW, stride, pad [t, b, l, r]):
@@ -375,15 +391,15 @@ def float_matmul_case(rng: np.random.Generator, m: int, n: int, k: int) -> str:
 
 
 def case(rng: np.random.Generator, m: int, n: int, k: int, index: int, tail=epilogue) -> str:
+    """A qfx.contract matmul of [1, M, K] by a random constant [1, K, N]."""
     weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
     a_zp = int(rng.integers(-128, 128))
     lines = [f"func.func @main(%a: tensor<1x{m}x{k}xi8>) -> tensor<1x{m}x{n}xi8> {{"]
     lines.append(f'  %w = "tosa.const"() <{{values = {dense(weight, "i8")}}}> : () -> tensor<1x{k}x{n}xi8>')
-    lines.append(f'  %azp = "tosa.const"() <{{values = dense<{a_zp}> : tensor<1xi8>}}> : () -> tensor<1xi8>')
-    lines.append('  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
-    lines.append(f"  %acc = tosa.matmul %a, %w, %azp, %wzp : (tensor<1x{m}x{k}xi8>, tensor<1x{k}x{n}xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x{m}x{n}xi32>")
-    lines += tail(rng, index, f"1x{m}x{n}", n, "%acc", k)
-    return "\n".join(lines) + "\n"
+    attr, after = tail_of(rng, tail, index, f"1x{m}x{n}", n, k)
+    lines.append(contract("matmul", a_zp, "", attr, "%a, %w",
+                          f"tensor<1x{m}x{k}xi8>, tensor<1x{k}x{n}xi8>", f"1x{m}x{n}"))
+    return "\n".join(lines + after) + "\n"
 
 
 def main() -> None:

@@ -28,9 +28,9 @@
 
 // LOWERED: qfx.composite "torch.nn.RNNCell"
 // LOWERED: qfx.choose_qparams
-// LOWERED: tosa.matmul {{.*}} : (tensor<1x2x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+// LOWERED: qfx.contract matmul {{.*}} : (tensor<1x2x3xi8>, tensor<1x3x2xi8>) -> tensor<1x2x2xi32>
 // LOWERED: qfx.choose_qparams
-// LOWERED: tosa.matmul {{.*}} : (tensor<1x2x2xi8>, tensor<1x2x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+// LOWERED: qfx.contract matmul {{.*}} : (tensor<1x2x2xi8>, tensor<1x2x2xi8>) -> tensor<1x2x2xi32>
 // LOWERED: tosa.tanh {{.*}} : (tensor<2x2xf32>) -> tensor<2x2xf32>
 // LOWERED-NOT: xf32>, tensor<1x3x2xf32>
 // LOWERED-NOT: quant.dcast

@@ -1,10 +1,10 @@
-// RUN: quant-opt %s --qfx-lower --split-input-file --verify-diagnostics --mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s
-// RUN: quant-opt %s --qfx-lower=requantization=integer --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=RESCALE
-// RUN: quant-opt %s --qfx-lower=requantization=qnnpack --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=QNN
+// RUN: quant-opt %s --qfx-lower=emit-tosa=true --split-input-file --verify-diagnostics --mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s
+// RUN: quant-opt %s --qfx-lower="requantization=integer emit-tosa=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=RESCALE
+// RUN: quant-opt %s --qfx-lower="requantization=qnnpack emit-tosa=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=QNN
 // With requantization=integer, the result is TOSA's integer profile; with
 // PyTorch's engines' requantization, the integer and float profiles:
-// RUN: quant-opt %s --qfx-lower=requantization=integer --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int --tosa-validate -o /dev/null
-// RUN: quant-opt %s --qfx-lower --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int,pro_fp --tosa-validate -o /dev/null
+// RUN: quant-opt %s --qfx-lower="requantization=integer emit-tosa=true" --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int --tosa-validate -o /dev/null
+// RUN: quant-opt %s --qfx-lower=emit-tosa=true --split-input-file | quant-opt --split-input-file --tosa-attach-target=profiles=pro_int,pro_fp --tosa-validate -o /dev/null
 // RUN: not quant-opt %s --qfx-lower=requantization=fbgemm --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: qfx-lower: requantization 'fbgemm' is none of onednn, qnnpack, integer
 

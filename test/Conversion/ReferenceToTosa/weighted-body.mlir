@@ -4,7 +4,7 @@
 // integers with the input's zero point (0.0 exactly), the kernel reversed in
 // the int8 constant, the conv3d requantized with the composite's output
 // qparams. A body with other float arithmetic stays float.
-// RUN: quant-opt %s --qfx-lower --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --qfx-lower=emit-tosa=true --split-input-file --verify-diagnostics | FileCheck %s
 
 !t = !quant.uniform<i8:f32, 0.5:3>
 !w = !quant.uniform<i8:f32, 0.25>

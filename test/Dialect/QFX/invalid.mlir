@@ -685,3 +685,70 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+// An epilogue makes the result int8; without one it is the int32 sums.
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x4xi8>) -> tensor<1x5x4xi8> {
+  // expected-error @+1 {{'qfx.contract' op expected an 'i32' result without an epilogue, got 'i8'}}
+  %0 = qfx.contract matmul %a, %m : (tensor<1x5x16xi8>, tensor<1x16x4xi8>) -> tensor<1x5x4xi8>
+  return %0 : tensor<1x5x4xi8>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x15x4xi8>) -> tensor<1x5x4xi32> {
+  // expected-error @+1 {{'qfx.contract' op expected [B, M, K] x [B, K, N] -> [B, M, N], got 'tensor<1x5x16xi8>', 'tensor<1x15x4xi8>' -> 'tensor<1x5x4xi32>'}}
+  %0 = qfx.contract matmul %a, %m : (tensor<1x5x16xi8>, tensor<1x15x4xi8>) -> tensor<1x5x4xi32>
+  return %0 : tensor<1x5x4xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>) -> tensor<1x8x8x4xi32> {
+  // expected-error @+1 {{'qfx.contract' op conv2d needs `dilation` (2 values)}}
+  %0 = qfx.contract conv2d %x, %w {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>) -> tensor<1x8x8x4xi32>
+  return %0 : tensor<1x8x8x4xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>) -> tensor<1x8x8x4xi32> {
+  // expected-error @+1 {{'qfx.contract' op expected an output of 6 along spatial axis 0, got 8}}
+  %0 = qfx.contract conv2d %x, %w {pad = array<i64: 0, 0, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>) -> tensor<1x8x8x4xi32>
+  return %0 : tensor<1x8x8x4xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x3xi8>, %w: tensor<3x3x3x2xi8>) -> tensor<1x8x8x4xi32> {
+  // expected-error @+1 {{'qfx.contract' op the weight 'tensor<3x3x3x2xi8>' does not fit the input 'tensor<1x8x8x3xi8>' and result 'tensor<1x8x8x4xi32>'}}
+  %0 = qfx.contract depthwise_conv2d %x, %w {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x3xi8>, tensor<3x3x3x2xi8>) -> tensor<1x8x8x4xi32>
+  return %0 : tensor<1x8x8x4xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x4xi8>) -> tensor<1x5x4xi8> {
+  // expected-error @+1 {{'qfx.contract' op the epilogue's `multipliers` has 3 values for 4 channels}}
+  %0 = qfx.contract matmul %a, %m {epilogue = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1, 2, 3], shifts = [30, 30, 30], output_zp = 0, min = -128, max = 127>} : (tensor<1x5x16xi8>, tensor<1x16x4xi8>) -> tensor<1x5x4xi8>
+  return %0 : tensor<1x5x4xi8>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xf32>, %m: tensor<1x16x4xf32>) -> tensor<1x5x4xf32> {
+  // expected-error @+1 {{'qfx.contract' op a float contraction has no zero points and no epilogue}}
+  %0 = qfx.contract matmul %a, %m {input_zp = 3 : i64} : (tensor<1x5x16xf32>, tensor<1x16x4xf32>) -> tensor<1x5x4xf32>
+  return %0 : tensor<1x5x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{shifts must be in [2, 62], got 70}}
+#r = #qfx.rescale<fraction_bits = 0, bias = [], multipliers = [1], shifts = [70], output_zp = 0, min = -128, max = 127>
+
+// -----
+
+// expected-error @+1 {{expected whole numbers -128 - output_zp <= min <= max <= 127 - output_zp, got [-1.280000e+02, 1.270000e+02] with output_zp -128}}
+#q = #qfx.requantize<bias = [], multipliers = [0.5], zero_point = 128.0, min = -128.0, max = 127.0, output_zp = -128>

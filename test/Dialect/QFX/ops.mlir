@@ -158,3 +158,21 @@ func.func @annotations(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = tosa.tanh %0 {qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax>, weight = #qfx.observer<minmax, dtype = qint8, qscheme = per_tensor_symmetric>>} : (tensor<4xf32>) -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// Contractions: int8 with TOSA's integer requantization, PyTorch's float one,
+// or none (the int32 sums); float32; a dynamic number of rows.
+// CHECK-LABEL: func.func @contract
+func.func @contract(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>,
+                    %a: tensor<1x5x16xi8>, %m: tensor<1x16x4xi8>, %d: tensor<3x3x3x2xi8>,
+                    %f: tensor<?x5x16xf32>, %fm: tensor<?x16x4xf32>)
+    -> (tensor<1x8x8x4xi8>, tensor<1x5x4xi8>, tensor<1x8x8x6xi32>, tensor<?x5x4xf32>) {
+  // CHECK: qfx.contract conv2d %{{.*}}, %{{.*}} bias(%{{.*}}) {dilation = array<i64: 1, 1>, epilogue = #qfx.requantize<bias = [], multipliers = [1.230000e-02], zero_point = 1.280000e+02, min = 0.000000e+00, max = 2.550000e+02, output_zp = -128>, input_zp = -3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}
+  %0 = qfx.contract conv2d %x, %w bias(%b) {input_zp = -3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, epilogue = #qfx.requantize<bias = [], multipliers = [0.0123], zero_point = 128.0, min = 0.0, max = 255.0, output_zp = -128>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x8x8x4xi8>
+  // CHECK: qfx.contract matmul %{{.*}}, %{{.*}} {epilogue = #qfx.rescale<fraction_bits = 2, bias = [1, 2, 3, 4], multipliers = [1518500250], shifts = [38], output_zp = -3, min = -128, max = 100>}
+  %1 = qfx.contract matmul %a, %m {epilogue = #qfx.rescale<fraction_bits = 2, bias = [1, 2, 3, 4], multipliers = [1518500250], shifts = [38], output_zp = -3, min = -128, max = 100>} : (tensor<1x5x16xi8>, tensor<1x16x4xi8>) -> tensor<1x5x4xi8>
+  // CHECK: qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = 7 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x3xi8>, tensor<3x3x3x2xi8>) -> tensor<1x8x8x6xi32>
+  %2 = qfx.contract depthwise_conv2d %x, %d {input_zp = 7 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x3xi8>, tensor<3x3x3x2xi8>) -> tensor<1x8x8x6xi32>
+  // CHECK: qfx.contract matmul %{{.*}}, %{{.*}} : (tensor<?x5x16xf32>, tensor<?x16x4xf32>) -> tensor<?x5x4xf32>
+  %3 = qfx.contract matmul %f, %fm : (tensor<?x5x16xf32>, tensor<?x16x4xf32>) -> tensor<?x5x4xf32>
+  return %0, %1, %2, %3 : tensor<1x8x8x4xi8>, tensor<1x5x4xi8>, tensor<1x8x8x6xi32>, tensor<?x5x4xf32>
+}

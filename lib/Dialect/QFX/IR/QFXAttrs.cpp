@@ -67,6 +67,24 @@ static void printF32List(AsmPrinter &printer, mlir::DenseF32ArrayAttr values) {
   printer << ']';
 }
 
+/// Parses `[i, i, ...]` into an int32 array attribute.
+static ParseResult parseI32List(AsmParser &parser,
+                                mlir::DenseI32ArrayAttr &values) {
+  SmallVector<int32_t> parsed;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+        return parser.parseInteger(parsed.emplace_back());
+      }))
+    return failure();
+  values = mlir::DenseI32ArrayAttr::get(parser.getContext(), parsed);
+  return success();
+}
+
+static void printI32List(AsmPrinter &printer, mlir::DenseI32ArrayAttr values) {
+  printer << '[';
+  llvm::interleaveComma(values.asArrayRef(), printer);
+  printer << ']';
+}
+
 static void printF64(AsmPrinter &printer, double value) {
   printer.printFloat(llvm::APFloat(value));
 }
@@ -421,8 +439,60 @@ Attribute qfx::getObserverStatsAttr(MLIRContext *context, ObserverKind kind,
 }
 
 //===----------------------------------------------------------------------===//
+// Contraction epilogues
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+RescaleAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                    int64_t fractionBits, mlir::DenseI32ArrayAttr bias,
+                    mlir::DenseI32ArrayAttr multipliers,
+                    mlir::DenseI32ArrayAttr shifts, int64_t outputZp,
+                    int64_t min, int64_t max) {
+  if (fractionBits < 0 || fractionBits > 16)
+    return emitError() << "fraction_bits must be in [0, 16], got "
+                       << fractionBits;
+  if (multipliers.empty() || multipliers.size() != shifts.size())
+    return emitError() << "expected as many shifts as multipliers (at least "
+                          "one), got "
+                       << shifts.size() << " and " << multipliers.size();
+  for (int32_t shift : shifts.asArrayRef())
+    if (shift < 2 || shift > 62)
+      return emitError() << "shifts must be in [2, 62], got " << shift;
+  if (outputZp < -128 || outputZp > 127)
+    return emitError() << "output_zp must be an int8, got " << outputZp;
+  if (min < -128 || max > 127 || min > max)
+    return emitError() << "expected -128 <= min <= max <= 127, got [" << min
+                       << ", " << max << "]";
+  (void)bias;
+  return success();
+}
+
+LogicalResult
+RequantizeAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                       mlir::DenseF32ArrayAttr bias,
+                       mlir::DenseF32ArrayAttr multipliers,
+                       llvm::APFloat zeroPoint, llvm::APFloat min,
+                       llvm::APFloat max, int64_t outputZp) {
+  if (multipliers.empty())
+    return emitError() << "expected at least one multiplier";
+  if (outputZp < -128 || outputZp > 127)
+    return emitError() << "output_zp must be an int8, got " << outputZp;
+  double lo = min.convertToDouble(), hi = max.convertToDouble();
+  if (!(lo >= -128 - outputZp && lo <= hi && hi <= 127 - outputZp) ||
+      lo != std::floor(lo) || hi != std::floor(hi))
+    return emitError() << "expected whole numbers -128 - output_zp <= min <= "
+                          "max <= 127 - output_zp, got ["
+                       << lo << ", " << hi << "] with output_zp " << outputZp;
+  (void)bias;
+  (void)zeroPoint;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Generated definitions
 //===----------------------------------------------------------------------===//
+
+#include "qfx/Dialect/QFX/IR/QFXEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "qfx/Dialect/QFX/IR/QFXAttrs.cpp.inc"

@@ -7,8 +7,10 @@
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace qfx;
@@ -251,6 +253,229 @@ LogicalResult CompositeOp::verifyRegions() {
     }
   }
   return verifyBody(*this, getBody().front(), getInputs().getTypes());
+}
+
+//===----------------------------------------------------------------------===//
+// ContractOp
+//===----------------------------------------------------------------------===//
+
+/// Whether `type` has `element` elements.
+static bool isOf(mlir::ShapedType type, Type element) {
+  return type.getElementType() == element;
+}
+
+/// Checks that `attr` is given with `size` values, as `kind` needs.
+static LogicalResult verifyGeometry(ContractOp op, StringRef name,
+                                    std::optional<ArrayRef<int64_t>> attr,
+                                    size_t size) {
+  if (!attr)
+    return op.emitOpError()
+           << stringifyContractionKind(op.getKind()) << " needs `" << name
+           << "` (" << size << " values)";
+  if (attr->size() != size)
+    return op.emitOpError() << "`" << name << "` must have " << size
+                            << " values, got " << attr->size();
+  return success();
+}
+
+/// `size` if static, else -1 (compatible with anything).
+static int64_t dim(mlir::RankedTensorType type, unsigned d) {
+  return type.isDynamicDim(d) ? -1 : type.getDimSize(d);
+}
+
+/// Whether two sizes can be equal (either dynamic, or the same).
+static bool compatible(int64_t a, int64_t b) {
+  return a < 0 || b < 0 || a == b;
+}
+
+LogicalResult ContractOp::verify() {
+  mlir::RankedTensorType input = getInput().getType(),
+                         weight = getWeight().getType(),
+                         output = getOutput().getType();
+  mlir::MLIRContext *context = getContext();
+  Type f32 = mlir::Float32Type::get(context),
+       i8 = mlir::IntegerType::get(context, 8),
+       i32 = mlir::IntegerType::get(context, 32);
+  std::optional<Attribute> epilogue = getEpilogue();
+  bool isFloat = isOf(input, f32);
+  Type biasElement = isFloat ? f32 : i32;
+  if (isFloat) {
+    if (!isOf(weight, f32) || !isOf(output, f32))
+      return emitOpError() << "a float contraction has f32 operands and "
+                              "result";
+    if (getInputZp() != 0 || getWeightZp() != 0 || epilogue)
+      return emitOpError() << "a float contraction has no zero points and "
+                              "no epilogue";
+  } else {
+    if (!isOf(input, i8) || !isOf(weight, i8))
+      return emitOpError() << "expected i8 (or f32) input and weight";
+    Type expected = epilogue ? i8 : i32;
+    if (!isOf(output, expected))
+      return emitOpError() << "expected an " << expected << " result "
+                           << (epilogue ? "with" : "without")
+                           << " an epilogue, got " << output.getElementType();
+    for (int64_t zp : {getInputZp(), getWeightZp()})
+      if (zp < -128 || zp > 127)
+        return emitOpError() << "zero points must be int8, got " << zp;
+  }
+
+  // Ranks and sizes.
+  ContractionKind kind = getKind();
+  bool isMatmul = kind == ContractionKind::Matmul;
+  int64_t rank = isMatmul ? 3 : 4;
+  if (input.getRank() != rank || weight.getRank() != rank ||
+      output.getRank() != rank)
+    return emitOpError() << stringifyContractionKind(kind) << " expects rank-"
+                         << rank << " input, weight and result";
+  int64_t channels = dim(output, rank - 1);
+  if (isMatmul) {
+    if (!compatible(dim(input, 0), dim(weight, 0)) ||
+        !compatible(dim(input, 0), dim(output, 0)) ||
+        !compatible(dim(input, 2), dim(weight, 1)) ||
+        !compatible(dim(input, 1), dim(output, 1)) ||
+        !compatible(dim(weight, 2), channels))
+      return emitOpError() << "expected [B, M, K] x [B, K, N] -> [B, M, N], "
+                              "got "
+                           << input << ", " << weight << " -> " << output;
+    if (getPad() || getStride() || getDilation())
+      return emitOpError() << "a matmul takes no pad, stride or dilation";
+  } else {
+    bool isTranspose = kind == ContractionKind::TransposeConv2d;
+    if (failed(verifyGeometry(*this, "pad", getPad(), 4)) ||
+        failed(verifyGeometry(*this, "stride", getStride(), 2)))
+      return failure();
+    if (isTranspose
+            ? getDilation().has_value()
+            : failed(verifyGeometry(*this, "dilation", getDilation(), 2))) {
+      if (isTranspose)
+        return emitOpError() << "a transpose_conv2d takes no dilation";
+      return failure();
+    }
+    bool isDepthwise = kind == ContractionKind::DepthwiseConv2d;
+    // Kernel size, input channels, output channels of the weight.
+    int64_t kh = isDepthwise ? dim(weight, 0) : dim(weight, 1),
+            kw = isDepthwise ? dim(weight, 1) : dim(weight, 2),
+            c = isDepthwise ? dim(weight, 2) : dim(weight, 3);
+    int64_t o = isDepthwise
+                    ? (c < 0 || dim(weight, 3) < 0 ? -1 : c * dim(weight, 3))
+                    : dim(weight, 0);
+    if (!compatible(dim(input, 3), c) || !compatible(o, channels) ||
+        !compatible(dim(input, 0), dim(output, 0)))
+      return emitOpError() << "the weight " << weight
+                           << " does not fit the input " << input
+                           << " and result " << output;
+    ArrayRef<int64_t> pad = *getPad(), stride = *getStride();
+    for (unsigned axis : {0u, 1u}) {
+      int64_t size = dim(input, 1 + axis), k = axis ? kw : kh;
+      int64_t expected = -1;
+      if (size >= 0 && k >= 0) {
+        int64_t padded = pad[2 * axis] + pad[2 * axis + 1];
+        if (isTranspose) {
+          expected = (size - 1) * stride[axis] + padded + k;
+        } else {
+          int64_t extent = ((*getDilation())[axis]) * (k - 1) + 1;
+          expected = (size + padded - extent) / stride[axis] + 1;
+        }
+      }
+      if (!compatible(expected, dim(output, 1 + axis)))
+        return emitOpError()
+               << "expected an output of " << expected << " along spatial axis "
+               << axis << ", got " << dim(output, 1 + axis);
+    }
+  }
+
+  if (Value bias = getBias()) {
+    auto type = llvm::cast<mlir::RankedTensorType>(bias.getType());
+    if (type.getRank() != 1 || !isOf(type, biasElement) ||
+        !compatible(dim(type, 0), channels))
+      return emitOpError() << "expected a bias of one " << biasElement
+                           << " per output channel, got " << type;
+  }
+
+  // Each per-channel array of the epilogue: none, one, or one per channel.
+  auto checkChannels = [&](StringRef name, size_t size,
+                           bool mayBeEmpty) -> LogicalResult {
+    if ((size == 0 && mayBeEmpty) || size == 1 ||
+        static_cast<int64_t>(size) == channels || channels < 0)
+      return success();
+    return emitOpError() << "the epilogue's `" << name << "` has " << size
+                         << " values for " << channels << " channels";
+  };
+  if (auto rescale = llvm::dyn_cast_if_present<RescaleAttr>(
+          epilogue.value_or(Attribute())))
+    return success(
+        succeeded(checkChannels("bias", rescale.getBias().size(), true)) &&
+        succeeded(checkChannels("multipliers", rescale.getMultipliers().size(),
+                                false)));
+  if (auto requantize = llvm::dyn_cast_if_present<RequantizeAttr>(
+          epilogue.value_or(Attribute())))
+    return success(
+        succeeded(checkChannels("bias", requantize.getBias().size(), true)) &&
+        succeeded(checkChannels("multipliers",
+                                requantize.getMultipliers().size(), false)));
+  return success();
+}
+
+namespace {
+
+/// An int8 tosa.clamp of a contraction's only use narrows its epilogue's
+/// clamp: with TOSA's integer requantization the bounds clamp; with the
+/// float one, clamping `round(x) + zp` to [lo, hi] is clamping x to the
+/// epilogue's bounds clamped to [lo - zp, hi - zp] (rounding is monotone and
+/// keeps integer bounds).
+struct FoldClampIntoContract : mlir::OpRewritePattern<mlir::tosa::ClampOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(mlir::tosa::ClampOp clamp,
+                                PatternRewriter &rewriter) const override {
+    auto contract = clamp.getInput().getDefiningOp<ContractOp>();
+    auto lo = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMinValAttr());
+    auto hi = llvm::dyn_cast<mlir::IntegerAttr>(clamp.getMaxValAttr());
+    if (!contract || !contract->hasOneUse() || !contract.getEpilogue() || !lo ||
+        !hi)
+      return rewriter.notifyMatchFailure(clamp, "not an int8 clamp of a "
+                                                "contraction's only use");
+    Attribute epilogue = *contract.getEpilogue();
+    auto within = [](auto value, auto low, auto high) {
+      return std::min(std::max(value, low), high);
+    };
+    MLIRContext *context = getContext();
+    if (auto rescale = llvm::dyn_cast<RescaleAttr>(epilogue)) {
+      epilogue = RescaleAttr::get(
+          context, rescale.getFractionBits(), rescale.getBias(),
+          rescale.getMultipliers(), rescale.getShifts(), rescale.getOutputZp(),
+          within(rescale.getMin(), lo.getInt(), hi.getInt()),
+          within(rescale.getMax(), lo.getInt(), hi.getInt()));
+    } else {
+      auto requantize = llvm::cast<RequantizeAttr>(epilogue);
+      double zp = static_cast<double>(requantize.getOutputZp());
+      double low = lo.getInt() - zp, high = hi.getInt() - zp;
+      auto bound = [&](const llvm::APFloat &value) {
+        return llvm::APFloat(
+            static_cast<float>(within(value.convertToDouble(), low, high)));
+      };
+      epilogue = RequantizeAttr::get(
+          context, requantize.getBias(), requantize.getMultipliers(),
+          requantize.getZeroPoint(), bound(requantize.getMin()),
+          bound(requantize.getMax()), requantize.getOutputZp());
+    }
+    rewriter.modifyOpInPlace(contract, [&] {
+      contract.setEpilogueAttr(epilogue);
+      // What the clamp said it quantizes to (quant-run --compare).
+      if (Attribute quantized =
+              clamp->getAttr(QFXDialect::getQuantizedAttrName()))
+        contract->setAttr(QFXDialect::getQuantizedAttrName(), quantized);
+    });
+    rewriter.replaceOp(clamp, contract.getOutput());
+    return success();
+  }
+};
+
+} // namespace
+
+void ContractOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                             MLIRContext *context) {
+  patterns.add<FoldClampIntoContract>(context);
 }
 
 //===----------------------------------------------------------------------===//

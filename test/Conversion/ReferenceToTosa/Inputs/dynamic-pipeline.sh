@@ -78,9 +78,9 @@ if [ -s "$base.lower.remarks" ]; then cat "$base.lower.remarks"; exit 1; fi
   --tosa-validate -o /dev/null
 "$quant_run" "$base.int8.mlir" --input="$models/$model.input.npy" -o "$base.int8.npy"
 if [ "$config" = dynamic ]; then
-  # Every Linear is an int8 matmul with int32 accumulators.
-  grep -q 'tosa.matmul .*xi8>.*-> tensor<[0-9x]*xi32>' "$base.int8.mlir"
-  if grep 'tosa.matmul .*xf32' "$base.int8.mlir"; then exit 1; fi
+  # Every Linear is an int8 matmul contraction with int32 accumulators.
+  grep -q 'qfx.contract matmul .*xi8>.*-> tensor<[0-9x]*xi32>' "$base.int8.mlir"
+  if grep -E '(tosa.matmul|qfx.contract) .*xf32' "$base.int8.mlir"; then exit 1; fi
   if [ "$engine" = qnnpack ]; then
     # qfx-lower quantizes and scales as QNNPACK does: bit-exact.
     "$python" "$src/utils/npy-compare.py" "$base.int8.npy" "$golden" --exact

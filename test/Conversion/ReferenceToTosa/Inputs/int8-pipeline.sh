@@ -21,7 +21,7 @@ mkdir -p "$out"
 if [ -s "$base.remarks" ]; then cat "$base.remarks"; exit 1; fi
 # No float op is left between the input's quantize and the output's
 # dequantize, and the TOSA is valid for the integer and float profiles.
-if grep -E 'tosa\.(conv2d|depthwise_conv2d|matmul|avg_pool2d|max_pool2d|sigmoid).*xf32' \
+if grep -E '(tosa\.(conv2d|depthwise_conv2d|matmul|avg_pool2d|max_pool2d|sigmoid)|qfx\.contract).*xf32' \
   "$base.int8.mlir"; then exit 1; fi
 "$quant_opt" "$base.int8.mlir" --tosa-attach-target=profiles=pro_int,pro_fp \
   --tosa-validate -o /dev/null

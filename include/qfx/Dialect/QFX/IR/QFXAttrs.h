@@ -14,6 +14,8 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "qfx/Dialect/QFX/IR/QFXEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "qfx/Dialect/QFX/IR/QFXAttrs.h.inc"
 

@@ -9,6 +9,7 @@
 
 include "qfx/Dialect/QFX/IR/QFXBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 
 class QFX_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<QFX_Dialect, name, traits> {
@@ -176,5 +177,95 @@ def QFX_HistogramAttr : QFX_Attr<"Histogram", "histogram"> {
 
 def QFX_ObserverStatsAttr : AnyAttrOf<[QFX_MinMaxAttr, QFX_PerChannelMinMaxAttr,
                                        QFX_HistogramAttr]>;
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def QFX_ContractionKind : I32EnumAttr<"ContractionKind",
+    "what a qfx.contract contracts", [
+  I32EnumAttrCase<"Matmul", 0, "matmul">,
+  I32EnumAttrCase<"Conv2d", 1, "conv2d">,
+  I32EnumAttrCase<"DepthwiseConv2d", 2, "depthwise_conv2d">,
+  I32EnumAttrCase<"TransposeConv2d", 3, "transpose_conv2d">]> {
+  let cppNamespace = "::qfx";
+}
+
+def QFX_RescaleAttr : QFX_Attr<"Rescale", "rescale"> {
+  let summary = "TOSA's integer requantization of a contraction's sums";
+  let description = [{
+    The epilogue of a `qfx.contract` with TOSA's integer arithmetic (qfx-lower's
+    `requantization=integer`, the `tosa` table): per output channel `n`,
+    `v = (acc << fraction_bits) + bias[n]` in int32 (wrapping as TOSA's int32
+    arithmetic does), then `tosa.rescale`'s single rounding with a 32-bit
+    `multipliers[n]` and `shifts[n]`, plus `output_zp`, clamped to
+    `[min, max]`. `bias`, `multipliers` and `shifts` hold one value per
+    channel or one for all (`bias` may be empty: none).
+
+    ```mlir
+    #qfx.rescale<fraction_bits = 2, bias = [12, -7], multipliers = [1518500250],
+                 shifts = [38], output_zp = -3, min = -128, max = 127>
+    ```
+
+    `fraction_bits` is in [0, 16], shifts are in [2, 62], and `min <= max`
+    lie in int8.
+  }];
+  let parameters = (ins
+    "int64_t":$fraction_bits,
+    "::mlir::DenseI32ArrayAttr":$bias,
+    "::mlir::DenseI32ArrayAttr":$multipliers,
+    "::mlir::DenseI32ArrayAttr":$shifts,
+    "int64_t":$output_zp,
+    "int64_t":$min,
+    "int64_t":$max
+  );
+  let assemblyFormat = [{
+    `<` `fraction_bits` `=` $fraction_bits `,`
+        `bias` `=` custom<I32List>($bias) `,`
+        `multipliers` `=` custom<I32List>($multipliers) `,`
+        `shifts` `=` custom<I32List>($shifts) `,`
+        `output_zp` `=` $output_zp `,` `min` `=` $min `,` `max` `=` $max `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def QFX_RequantizeAttr : QFX_Attr<"Requantize", "requantize"> {
+  let summary = "PyTorch's float32 requantization of a contraction's sums";
+  let description = [{
+    The epilogue of a `qfx.contract` as PyTorch's onednn and qnnpack engines
+    requantize, in float32 with each operation rounded on its own (no fused
+    multiply-add): per output channel `n`, `x = float(acc) + bias[n]`, times
+    `multipliers[n]`, plus `zero_point`, clamped to `[min, max]`, rounded
+    half to even, plus the integer `output_zp`, as int8. `bias` and
+    `multipliers` hold one value per channel or one for all (`bias` may be
+    empty: none).
+
+    ```mlir
+    #qfx.requantize<bias = [0.5, -1.25], multipliers = [0.0123], zero_point = 128.0,
+                    min = -128.0, max = 127.0, output_zp = -128>
+    ```
+
+    The bounds keep the result in int8: `-128 - output_zp <= min <= max <=
+    127 - output_zp`, whole numbers.
+  }];
+  let parameters = (ins
+    "::mlir::DenseF32ArrayAttr":$bias,
+    "::mlir::DenseF32ArrayAttr":$multipliers,
+    APFloatParameter<"the float zero point">:$zero_point,
+    APFloatParameter<"the lower bound">:$min,
+    APFloatParameter<"the upper bound">:$max,
+    "int64_t":$output_zp
+  );
+  let assemblyFormat = [{
+    `<` `bias` `=` custom<F32List>($bias) `,`
+        `multipliers` `=` custom<F32List>($multipliers) `,`
+        `zero_point` `=` custom<F32>($zero_point) `,`
+        `min` `=` custom<F32>($min) `,` `max` `=` custom<F32>($max) `,`
+        `output_zp` `=` $output_zp `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def QFX_EpilogueAttr : AnyAttrOf<[QFX_RescaleAttr, QFX_RequantizeAttr]>;
 
 #endif // QFX_DIALECT_QFX_IR_QFXATTRS_TD

@@ -24,6 +24,12 @@ def QFX_Dialect : Dialect {
     Static quantization parameters are not ours: they are upstream's
     `!quant.uniform` types, used with `quant.qcast` and `quant.dcast`.
 
+    Between `qfx-lower` and `qfx-codegen` one typed op stands for every
+    quantized contraction: `qfx.contract` (a matmul or convolution on int8
+    with its zero points, and its requantization epilogue,
+    `#qfx.rescale` or `#qfx.requantize`), which `qfx-contract-to-tosa`
+    expands into plain TOSA for other consumers.
+
     The attributes carry PyTorch's configuration inside a module: an observer
     with its constructor arguments (`#qfx.observer`), a QConfig
     (`#qfx.qconfig`), a dtype with the constraints of a backend's

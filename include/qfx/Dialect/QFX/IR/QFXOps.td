@@ -337,4 +337,83 @@ def QFX_DequantizeOp : QFX_Op<"dequantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// ContractOp
+//===----------------------------------------------------------------------===//
+
+def QFX_ContractOp : QFX_Op<"contract", [Pure]> {
+  let summary = "A quantized contraction with its requantization epilogue";
+  let description = [{
+    The one op between `qfx-lower` and `qfx-codegen`: a matmul or convolution
+    on int8 operands (with their zero points) accumulated in int32, and what
+    becomes of the sums, as one typed op. `qfx-lower` writes every quantized
+    contraction as one; `qfx-codegen` turns it into its target's kernels;
+    `qfx-contract-to-tosa` expands it into plain int8 TOSA (the ops
+    `tosa.matmul` / `tosa.conv2d` / ... and the epilogue's arithmetic) for
+    any other consumer. The same op with float32 operands and result (no
+    zero points, no epilogue) is a float contraction.
+
+    `kind` says what is contracted, with TOSA's layouts:
+    - `matmul`: input `[B, M, K]`, weight `[B, K, N]`, result `[B, M, N]`
+      (a Linear's weight has B = 1);
+    - `conv2d`: input NHWC, weight `[O, KH, KW, C]`, result NHWC, with
+      `pad` (top, bottom, left, right), `stride` and `dilation`;
+    - `depthwise_conv2d`: weight `[KH, KW, C, M]`, output channel `c * M +
+      m`, the same attributes;
+    - `transpose_conv2d`: weight `[O, KH, KW, C]`, `pad` the output padding
+      (TOSA's `out_pad`) and `stride`.
+
+    Per output channel `n`, `acc = sum (input - input_zp) * (weight -
+    weight_zp) + bias[n]` in int32 (wrapping), `bias` an optional `[N]`
+    int32 operand (float32 for a float contraction). Without `epilogue` the
+    result is `acc` (i32). With one, it is int8:
+    - `#qfx.rescale<...>`: TOSA's integer requantization (`tosa.rescale`);
+    - `#qfx.requantize<...>`: PyTorch's float32 requantization (its onednn
+      and qnnpack engines).
+
+    ```mlir
+    %y = qfx.contract conv2d %x, %w bias(%b) {
+           input_zp = -3 : i64, pad = array<i64: 1, 1, 1, 1>,
+           stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+           epilogue = #qfx.requantize<bias = [], multipliers = [0.0123],
+                                      zero_point = 128.0, min = 0.0,
+                                      max = 255.0, output_zp = -128>}
+         : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>)
+        -> tensor<1x8x8x4xi8>
+    ```
+
+    The verifier checks the ranks and sizes `kind` implies, the attributes
+    it needs, the element types (i8 operands and an i32 bias, an i8 result
+    with an epilogue and i32 without; or f32 throughout with zero points 0
+    and no epilogue), zero points in int8, and that each per-channel array
+    of the epilogue has one value or one per output channel.
+  }];
+  let arguments = (ins QFX_ContractionKind:$kind,
+      AnyRankedTensor:$input, AnyRankedTensor:$weight,
+      Optional<AnyRankedTensor>:$bias,
+      DefaultValuedAttr<I64Attr, "0">:$input_zp,
+      DefaultValuedAttr<I64Attr, "0">:$weight_zp,
+      OptionalAttr<DenseI64ArrayAttr>:$pad,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      OptionalAttr<DenseI64ArrayAttr>:$dilation,
+      OptionalAttr<QFX_EpilogueAttr>:$epilogue);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $kind $input `,` $weight (`bias` `(` $bias^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Whether the operands and result are float32.
+    bool isFloat() {
+      return getInput().getType().getElementType().isF32();
+    }
+    /// The number of output channels (the result's last dimension).
+    int64_t getNumChannels() {
+      return getOutput().getType().getShape().back();
+    }
+  }];
+}
+
 #endif // QFX_DIALECT_QFX_IR_QFXOPS_TD
