@@ -120,8 +120,9 @@ _CONST = re.compile(r"^\s*(%[\w.$#-]+) = \"tosa\.const\"\(\).*-> tensor<([0-9x]*
 
 
 def constant_bytes(text: str) -> dict[str, int]:
-    """Bytes of the tosa.const tensors that have a use, by element type, and
-    of per-channel scales of !quant.uniform types (float32 each)."""
+    """Bytes of the tosa.const tensors that have a use and of contraction
+    epilogues, by element type, and of per-channel scales of !quant.uniform
+    types (float32 each)."""
     lines = text.splitlines()
     sizes: dict[str, int] = {}
     for line in lines:
@@ -136,6 +137,19 @@ def constant_bytes(text: str) -> dict[str, int]:
         for d in filter(None, dims.split("x")):
             count *= int(d)
         sizes[dtype] = sizes.get(dtype, 0) + count * _DTYPE_BYTES.get(dtype, 4)
+    # A contraction's epilogue carries its bias and requantization constants
+    # as attributes: float32 each (#qfx.requantize), or int32 bias and
+    # multipliers and int8 shifts (#qfx.rescale).
+    epilogue_types = {
+        "requantize": {"bias": "f32", "multipliers": "f32"},
+        "rescale": {"bias": "i32", "multipliers": "i32", "shifts": "i8"},
+    }
+    for match in re.finditer(r"#qfx\.(requantize|rescale)<([^>]*)>", text):
+        for field, dtype in epilogue_types[match.group(1)].items():
+            values = re.search(rf"\b{field} = \[([^\]]*)\]", match.group(2))
+            if values and values.group(1).strip():
+                count = len(values.group(1).split(","))
+                sizes[dtype] = sizes.get(dtype, 0) + count * _DTYPE_BYTES[dtype]
     # A per-axis type prints its scales once per use; count each scast once.
     scales = 0
     for match in re.finditer(r"quant\.scast [^\n]*?!quant\.uniform<[^{}>]*\{([^}]*)\}", text):

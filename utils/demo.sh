@@ -69,7 +69,7 @@ show "$QUANT_OPT" "$OUT/reference.mlir" --qfx-lower=backend=x86 --mlir-print-deb
   2> "$OUT/lower-remarks.txt"
 cat "$OUT/lower-remarks.txt"
 float_ops=$(grep -c 'runs in float' "$OUT/lower-remarks.txt" || true)
-int8_gemms=$(grep -cE 'tosa\.(conv2d|matmul) .*xi32>' "$OUT/int8.mlir" || true)
+int8_gemms=$(grep -cE 'qfx\.contract (conv2d|depthwise_conv2d|transpose_conv2d|matmul) ' "$OUT/int8.mlir" || true)
 echo "   $int8_gemms int8 conv2d/matmul with int32 accumulators, requantized in float32" \
   "as PyTorch's onednn kernels; $float_ops op(s) left in float"
 

@@ -103,28 +103,39 @@ def test_quantized_model_is_pytorchs(pipeline):
 
 
 def test_int8_model_is_integer_tosa(pipeline):
-    # Every pattern lowers (no remark) to int8 TOSA: int8 convolutions and
-    # the matmul with int32 accumulators, requantized in float32 as
-    # PyTorch's onednn engine does (tosa.cast of the accumulator, add, mul,
-    # add, clamp, tosa.cast); the other float ops are the input's quantize
-    # and the output's dequantize (and the exporter's layout reshapes around
-    # them). With requantization=integer it is TOSA's integer profile:
-    # tosa.rescale and no float op besides those. Both compute what the
-    # reference model computes, to within one step (here: exactly).
-    result = subprocess.run([str(qfx.find_tool("quant-opt")), str(pipeline["reference"]),
-                             "--qfx-lower=backend=x86", "-o", "/dev/null"],
-                            capture_output=True, text=True)
+    # Every pattern lowers (no remark): the convolutions and the matmul are
+    # int8 contractions (qfx.contract) requantized in float32 as PyTorch's
+    # onednn engine does (#qfx.requantize); expanded to plain TOSA
+    # (emit-tosa), int8 convolutions and a matmul with int32 accumulators,
+    # then tosa.cast of the accumulator, add, mul, add, clamp, tosa.cast; the
+    # other float ops are the input's quantize and the output's dequantize
+    # (and the exporter's layout reshapes around them). With
+    # requantization=integer it is TOSA's integer profile: tosa.rescale and no
+    # float op besides those. Both compute what the reference model computes,
+    # to within one step (here: exactly).
+    quant_opt = str(qfx.find_tool("quant-opt"))
+    result = subprocess.run([quant_opt, str(pipeline["reference"]), "--qfx-lower=backend=x86",
+                             "-o", "/dev/null"], capture_output=True, text=True)
     assert result.returncode == 0 and "runs in float" not in result.stderr, result.stderr
     text = pipeline["int8"].read_text()
-    assert len(re.findall(r"tosa\.conv2d .*-> tensor<[0-9x]*xi32>", text)) == 3
-    assert len(re.findall(r"tosa\.matmul .*-> tensor<[0-9x]*xi32>", text)) == 1
+    assert len(re.findall(r"qfx\.contract conv2d .*#qfx\.requantize.*-> tensor<[0-9x]*xi8>",
+                          text)) == 3
+    assert len(re.findall(r"qfx\.contract matmul .*#qfx\.requantize.*-> tensor<[0-9x]*xi8>",
+                          text)) == 1
+    expanded = subprocess.run([quant_opt, str(pipeline["reference"]),
+                               "--qfx-lower=backend=x86 emit-tosa=true"],
+                              capture_output=True, text=True, check=True).stdout
+    assert len(re.findall(r"tosa\.conv2d .*-> tensor<[0-9x]*xi32>", expanded)) == 3
+    assert len(re.findall(r"tosa\.matmul .*-> tensor<[0-9x]*xi32>", expanded)) == 1
     assert len(re.findall(r"tosa\.cast %\S+ : \(tensor<[0-9x]*xi32>\) -> tensor<[0-9x]*xf32>",
-                          text)) == 4
-    float_ops = {m.group(1) for m in re.finditer(r"= ([\w.]+) .*-> tensor<[0-9x]*xf32>", text)}
-    assert float_ops <= {"tosa.reshape", "quant.dcast", "tosa.cast", "tosa.add", "tosa.mul",
-                         "tosa.clamp"}, float_ops
-    integer = subprocess.run([str(qfx.find_tool("quant-opt")), str(pipeline["reference"]),
-                              "--qfx-lower=backend=x86 requantization=integer"],
+                          expanded)) == 4
+    for program in (text, expanded):
+        float_ops = {m.group(1) for m in re.finditer(r"= ([\w.]+) .*-> tensor<[0-9x]*xf32>",
+                                                     program)}
+        assert float_ops <= {"tosa.reshape", "quant.dcast", "tosa.cast", "tosa.add", "tosa.mul",
+                             "tosa.clamp"}, float_ops
+    integer = subprocess.run([quant_opt, str(pipeline["reference"]),
+                              "--qfx-lower=backend=x86 requantization=integer emit-tosa=true"],
                              capture_output=True, text=True, check=True).stdout
     assert "tosa.rescale" in integer
     float_ops = {m.group(1) for m in re.finditer(r"= ([\w.]+) .*-> tensor<[0-9x]*xf32>", integer)}
@@ -227,7 +238,7 @@ def test_demo_script(tmp_path):
     assert "as qfx-codegen's native int8 kernels" in out
     # The per-layer comparison of the int8 model names the model's layers:
     # each pattern by its last op (conv1 + bn1 + relu1 computes relu1).
-    assert re.search(r"tosa.cast\s+relu1\n", out)
+    assert re.search(r"qfx.contract\s+relu1\n", out)
     assert not re.search(r"\s(conv1|bn1)\n", out)
 
 
@@ -268,11 +279,11 @@ def test_tutorial_command_line(tmp_path):
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.findall(r"^([0-9.]+)$", result.stdout, re.M) == ["99.44", "99.44", "99.44"]
-    assert re.search(r"tosa.cast\s+relu1\n", result.stdout)
+    assert re.search(r"qfx.contract\s+relu1\n", result.stdout)
     assert len(re.findall(r"^bench: ", result.stdout, re.M)) == 2
     # Every pattern lowers: qfx-lower prints no remark.
     assert "runs in float" not in result.stderr
-    assert "tosa.cast" in (tmp_path / "int8.mlir").read_text()
+    assert "qfx.contract conv2d" in (tmp_path / "int8.mlir").read_text()
     # The int8 program computes the reference model's logits.
     assert np.array_equal(np.load(tmp_path / "int8.npy"), np.load(tmp_path / "reference.npy"))
     # Every weight (3 convs, the Linear) has its per-channel observer.

@@ -202,12 +202,13 @@ def check_parity(quantized, torch_model, tests, scale, zero_point, float_model):
 
 
 def check_int8(quantized):
-    """The program the quantized model runs is integer TOSA: int8 tensors,
-    tosa.rescale, no float conv/matmul, nothing left in float."""
+    """The program the quantized model runs is integer: int8 tensors, int8
+    contractions (qfx.contract), no float conv/matmul, nothing left in
+    float."""
     int8 = quantized.mlir("int8")
-    assert "tosa.rescale" in int8 and re.search(r"tensor<[0-9x]*xi8>", int8)
+    assert re.search(r"tensor<[0-9x]*xi8>", int8)
     assert not re.search(r"tosa\.(conv2d|depthwise_conv2d|matmul|avg_pool2d)\b.*xf32", int8)
-    assert re.search(r"tosa\.(conv2d|matmul)\b.*-> tensor<[0-9x]*xi32>", int8)
+    assert re.search(r"qfx\.contract \w+ %\S+, %\S+.* : \(tensor<[0-9x]*xi8>", int8)
     assert quantized.float_ops == [] and quantized.remarks == ""
 
 
