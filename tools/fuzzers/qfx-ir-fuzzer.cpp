@@ -38,6 +38,7 @@ constexpr const char *kPipelines[] = {
     "qfx-convert",
     "func.func(qfx-lower)",
     "qfx-lower-quant-to-linalg",
+    "qfx-lower-gelu",
     "qfx-codegen{target=x86-64-avx512vnni}",
     "qfx-codegen{target=aarch64-dotprod}",
     "qfx-emulate-amx",

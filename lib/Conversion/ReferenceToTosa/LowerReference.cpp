@@ -14,6 +14,7 @@
 #include "qfx/Conversion/FloatQParams.h"
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
+#include "qfx/Numerics/Activations.h"
 #include "qfx/Numerics/Quantize.h"
 #include "qfx/Support/DenseValues.h"
 #include "qfx/Transforms/ConfigResolution.h"
@@ -1952,6 +1953,11 @@ std::optional<ElementwiseFunction> getUnaryFunction(Operation *op) {
     if (composite.getInputs().size() != 1 || op->getNumResults() != 1 ||
         composite.getInputs()[0].getType() != op->getResult(0).getType())
       return std::nullopt;
+    // PyTorch's float GELU rounds otherwise than the body's tosa.erf (as
+    // qfx-lower-gelu computes it in native code).
+    if (composite.getName() == "torch.nn.GELU")
+      return ElementwiseFunction{
+          [](float x, int64_t) { return geluAsPyTorch(x); }, std::nullopt};
     return getBodyFunction(composite.getBody().front());
   }
   if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
