@@ -122,20 +122,25 @@ struct QFXFloatIslandTablesPass
     table = quant::DequantizeCastOp::create(
         b, loc, RankedTensorType::get(levelsShape, floatType.getElementType()),
         table);
-    // The body on them.
-    Block &body = composite.getBody().front();
+    // The composite on them, its body retyped to their shape: still a
+    // composite, so that the pipeline computes it as it would the
+    // activation (qfx-lower-gelu, or its body once inlined).
+    auto onLevels = [&](Value value) {
+      value.setType(RankedTensorType::get(
+          levelsShape,
+          llvm::cast<RankedTensorType>(value.getType()).getElementType()));
+    };
     IRMapping mapping;
-    mapping.map(body.getArgument(0), table);
-    for (Operation &op : body.without_terminator()) {
-      Operation *copy = b.clone(op, mapping);
-      if (llvm::isa<tosa::ConstOp>(op))
-        continue;
-      for (OpResult result : copy->getResults())
-        result.setType(RankedTensorType::get(
-            levelsShape,
-            llvm::cast<RankedTensorType>(result.getType()).getElementType()));
-    }
-    table = mapping.lookup(body.getTerminator()->getOperand(0));
+    mapping.map(composite.getInputs()[0], table);
+    auto copy = llvm::cast<qfx::CompositeOp>(b.clone(*composite, mapping));
+    onLevels(copy->getResult(0));
+    Block &body = copy.getBody().front();
+    onLevels(body.getArgument(0));
+    for (Operation &op : body.without_terminator())
+      if (!llvm::isa<tosa::ConstOp>(op))
+        for (OpResult result : op.getResults())
+          onLevels(result);
+    table = copy->getResult(0);
     table = quant::QuantizeCastOp::create(
         b, loc, RankedTensorType::get(levelsShape, out), table);
     table = quant::StorageCastOp::create(b, loc, bytesType, table);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Config/Composites.h"
+#include "qfx/Numerics/Activations.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -152,7 +153,8 @@ std::vector<CompositeInfo> makeComposites() {
   // PyTorch 1.13's tables leave these float; a user's row lowers them as
   // tables.
   add(entry("torch.nn.SiLU", F::Elementwise, L::Table));
-  add(entry("torch.nn.GELU", F::Elementwise, L::Table));
+  add(entry("torch.nn.GELU", F::Elementwise, L::Table)).floatKernel =
+      geluAsPyTorch;
 
   // PyTorch's kernels that dequantize, compute in float and quantize: matmul
   // of two activations (a binary op to PyTorch, without a scalar operand;

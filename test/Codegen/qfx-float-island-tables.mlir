@@ -2,25 +2,34 @@
 // RUN: rm -rf %t && mkdir -p %t && %python %S/Inputs/float-island-tables.py write %t
 // RUN: quant-run %t/table.mlir --input=%t/x.npy -o %t/table.npy
 // RUN: quant-run %t/float.mlir --input=%t/x.npy -o %t/float.npy
+// RUN: quant-run %t/gelu-table.mlir --input=%t/x.npy -o %t/gelu-table.npy
+// RUN: quant-run %t/gelu-float.mlir --input=%t/x.npy -o %t/gelu-float.npy
 // RUN: %python %S/Inputs/float-island-tables.py check %t | FileCheck %s --check-prefix=SAME
 
 // In quant-run's pipeline, a SiLU between an int8 per-tensor dequantization
 // and quantization (a table) gives the same bytes as the same SiLU kept in
 // float (per-axis input qparams, equal on every channel), on every int8
-// value.
-// SAME: equal, {{[0-9]+}} distinct outputs
+// value; so does a GELU, whose table qfx-lower-gelu computes as it computes
+// the activation kept in float (PyTorch's kernel).
+// SAME: {{^}}equal, {{[0-9]+}} distinct outputs
+// SAME: gelu-equal, {{[0-9]+}} distinct outputs
 
-// The SiLU becomes the lookup of the activation's bytes in the body's values
-// on the 256 int8 values, computed as a [1, 1, 1, 256] tensor.
+// The SiLU becomes the lookup of the activation's bytes in the composite's
+// values on the 256 int8 values, computed as a [1, 1, 1, 256] tensor (the
+// composite and its body retyped to it).
 // CHECK-LABEL: func.func @silu
 // CHECK:      %[[IN:.*]] = quant.scast %arg0
 // CHECK:      %[[LEVELS:.*]] = "tosa.const"() <{values = dense<"0x808182{{[0-9A-F]*}}7D7E7F"> : tensor<1x1x1x256xi8>}>
 // CHECK-NEXT: %[[LQ:.*]] = quant.scast %[[LEVELS]] : tensor<1x1x1x256xi8> to tensor<1x1x1x256x!quant.uniform<u8:f32, 3.000000e-02:63>>
 // CHECK-NEXT: %[[LF:.*]] = quant.dcast %[[LQ]] : {{.*}} to tensor<1x1x1x256xf32>
-// CHECK-NEXT: %[[SIG:.*]] = tosa.sigmoid %[[LF]] : (tensor<1x1x1x256xf32>) -> tensor<1x1x1x256xf32>
+// CHECK-NEXT: %[[C:.*]] = qfx.composite "torch.nn.SiLU"(%[[LF]]) {{.*}}: (tensor<1x1x1x256xf32>) -> tensor<1x1x1x256xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<1x1x1x256xf32>):
+// CHECK-NEXT: %[[SIG:.*]] = tosa.sigmoid %[[A]] : (tensor<1x1x1x256xf32>) -> tensor<1x1x1x256xf32>
 // CHECK-NEXT: %[[SHIFT:.*]] = "tosa.const"
-// CHECK-NEXT: %[[MUL:.*]] = tosa.mul %[[LF]], %[[SIG]], %[[SHIFT]] : {{.*}} -> tensor<1x1x1x256xf32>
-// CHECK-NEXT: %[[OQ:.*]] = quant.qcast %[[MUL]] : tensor<1x1x1x256xf32> to tensor<1x1x1x256x!quant.uniform<u8:f32, 1.700000e-02:16>>
+// CHECK-NEXT: %[[MUL:.*]] = tosa.mul %[[A]], %[[SIG]], %[[SHIFT]] : {{.*}} -> tensor<1x1x1x256xf32>
+// CHECK-NEXT: qfx.yield %[[MUL]] : tensor<1x1x1x256xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[OQ:.*]] = quant.qcast %[[C]] : tensor<1x1x1x256xf32> to tensor<1x1x1x256x!quant.uniform<u8:f32, 1.700000e-02:16>>
 // CHECK-NEXT: %[[OB:.*]] = quant.scast %[[OQ]] : {{.*}} to tensor<1x1x1x256xi8>
 // CHECK:      %[[TABLE:.*]] = tosa.reshape %[[OB]], {{.*}} -> tensor<256xi8>
 // CHECK-NEXT: %[[BYTES:.*]] = quant.scast %[[IN]] : {{.*}} to tensor<1x8x8x64xi8>

@@ -39,6 +39,7 @@ constexpr const char *kPipelines[] = {
     "func.func(qfx-lower)",
     "qfx-contract-to-tosa",
     "qfx-lower-quant-to-linalg",
+    "qfx-lower-gelu",
     "qfx-codegen{target=x86-64-avx512vnni}",
     "qfx-codegen{target=aarch64-dotprod}",
     "qfx-emulate-amx",

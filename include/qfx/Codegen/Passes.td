@@ -437,12 +437,14 @@ def QFXFloatIslandTables : Pass<"qfx-float-island-tables",
     whose body is elementwise TOSA on its one input (other operands
     constants of size 1) and its only user is a per-tensor
     `quant.qcast`, the output takes at most 256 values: this pass makes the
-    program compute them, the same body on the 256 possible inputs (a
+    program compute them, the same composite on the 256 possible inputs (a
     `[1, ..., 1, 256]` tensor of every int8 value, dequantized and
-    quantized as the activation is), and look the activation up in them
-    with `tosa.table`. The float arithmetic is the same ops lowered the same
-    way, so the output is the same bit for bit; it runs on 256 elements
-    instead of the activation's. Run before `qfx-inline-composites` and
+    quantized as the activation is; its body retyped to that shape), and
+    look the activation up in them with `tosa.table`. The float arithmetic
+    is the same ops lowered the same way (a GELU's by `qfx-lower-gelu`, a
+    composite's body once inlined), so the output is the same bit for bit;
+    it runs on 256 elements instead of the activation's. Run before
+    `qfx-lower-gelu`, `qfx-inline-composites` and
     `qfx-lower-quant-to-linalg`, in `qfx-lower-to-native`.
 
     ```mlir
@@ -451,7 +453,7 @@ def QFXFloatIslandTables : Pass<"qfx-float-island-tables",
     %q = quant.qcast %s : tensor<1x112x112x32xf32> to tensor<1x112x112x32x!quant.uniform<u8:f32, 0.017:16>>
     // becomes
     %levels = "tosa.const"() <{values = dense<[-128, ..., 127]> : tensor<1x1x1x256xi8>}>
-    ... quant.scast, quant.dcast, the body, quant.qcast, quant.scast of %levels
+    ... quant.scast, quant.dcast, the composite, quant.qcast, quant.scast of %levels
     %table = tosa.reshape ... : tensor<256xi8>
     %bytes = quant.scast %x : ... to tensor<1x112x112x32xi8>
     %y = tosa.table %bytes, %table
@@ -554,7 +556,10 @@ def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
     It also turns every `math.roundeven` (the float requantization's, and
     each `tosa.cast` from float to int) into `llvm.intr.roundeven`, which
     LLVM lowers to a (vector) rounding instruction; `convert-math-to-libm`
-    would call `roundevenf` once per element instead.
+    would call `roundevenf` once per element instead. Likewise `math.fma`,
+    `math.floor` and `math.absf` (qfx-lower-gelu's arithmetic) become
+    `llvm.intr.fma`, `llvm.intr.floor` and `llvm.intr.fabs`: the same
+    exact operations, as instructions rather than libm calls.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

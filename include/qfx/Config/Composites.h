@@ -124,6 +124,10 @@ struct CompositeInfo {
   bool nativeOnly = false;
   /// The fused op of a row (composite, ReLU) (batch norm), or empty.
   llvm::StringLiteral reluFusedOp = "";
+  /// Elementwise: PyTorch's float kernel, bit for bit, where it rounds
+  /// otherwise than the body (GELU: oneDNN's gelu_erf, not erf); a table
+  /// lowering evaluates it instead of the body.
+  float (*floatKernel)(float) = nullptr;
 };
 
 /// Every composite qfx knows, in the order of the backend tables' rows.

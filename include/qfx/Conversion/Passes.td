@@ -119,6 +119,48 @@ def QFXLowerQuantToLinalg : Pass<"qfx-lower-quant-to-linalg"> {
   ];
 }
 
+def QFXLowerGelu : Pass<"qfx-lower-gelu"> {
+  let summary = "Computes each GELU composite as PyTorch's float kernel does, "
+                "in a linalg.generic";
+  let description = [{
+    PyTorch 1.13 on x86-64 runs a float GELU (`approximate='none'`) through
+    oneDNN's `eltwise_gelu_erf` kernel, whose erf (Abramowitz and Stegun's
+    formula, oneDNN's exp, fused multiply-adds) rounds otherwise than the
+    composite's TOSA body (`tosa.erf`, which becomes the C library's `erff`):
+    on [-8, 8] half the outputs differ, by up to 3e-7, and an output that
+    lies on a rounding boundary of the quantize after it a step apart. This
+    pass replaces each `qfx.composite "torch.nn.GELU"` on float32 by a
+    `linalg.generic` computing that kernel's arithmetic (`math.fma` for its
+    fused multiply-adds), bit for bit `qfx::geluAsPyTorch`, which qfx-lower's
+    tables use. The native pipeline runs it after `qfx-float-island-tables`
+    (which takes a GELU between int8 casts onto the 256 int8 values, still a
+    composite) and before `qfx-inline-composites`; a consumer that wants
+    plain TOSA inlines the composite's body instead.
+
+    ```mlir
+    %r = qfx.composite "torch.nn.GELU" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+      ...
+    }
+    // becomes
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%s: f32, %out: f32):
+      %x1 = arith.mulf %s, %one_over_sqrt2 : f32
+      ...
+      %g = math.fma %erf, %half_s, %half_s : f32
+      linalg.yield %g : f32
+    } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   let summary = "Turns calibrated observers into quantize/dequantize casts: "
                 "the reference model";

@@ -1894,6 +1894,13 @@ std::optional<ElementwiseFunction> getUnaryFunction(Operation *op) {
     if (composite.getInputs().size() != 1 || op->getNumResults() != 1 ||
         composite.getInputs()[0].getType() != op->getResult(0).getType())
       return std::nullopt;
+    // PyTorch's float kernel where it rounds otherwise than the body (GELU:
+    // as qfx-lower-gelu computes it in native code).
+    if (const CompositeInfo *info = composite.getInfo();
+        info && info->floatKernel)
+      return ElementwiseFunction{[kernel = info->floatKernel](
+                                     float x, int64_t) { return kernel(x); },
+                                 std::nullopt};
     return getBodyFunction(composite.getBody().front());
   }
   if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
