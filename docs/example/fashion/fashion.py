@@ -18,8 +18,9 @@ The models (`MODELS`, each a `torch.nn.Module` taking [B, 1, 28, 28]):
 
   resnet     a residual CNN with batch norm: conv stem, two residual blocks
              (stride 2, 1x1 projection shortcuts), global average pool, Linear
-  mobilenet  MobileNetV2-style: depthwise 3x3 + pointwise 1x1 convolutions
-             with batch norm and ReLU6, inverted residuals with skip adds
+  mobilenet  MobileNetV2-style: a stride-2 stem, inverted residuals (1x1
+             expansion, depthwise 3x3, 1x1 projection, batch norm, ReLU6,
+             skip adds), global average pool, Linear
   vit        a small vision transformer: 4x4 patches (a stride-4 convolution),
              a class token and position embeddings, two pre-norm encoder
              layers (LayerNorm, 4-head softmax attention written as
@@ -167,12 +168,12 @@ class MobileNet(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            nn.Sequential(_conv_bn(1, 16, 3), nn.ReLU6()),   # 28x28
+            nn.Sequential(_conv_bn(1, 16, 3, 2), nn.ReLU6()),  # 14x14
             InvertedResidual(16, 16, 1, 1),
-            InvertedResidual(16, 24, 2, 4),                  # 14x14
-            InvertedResidual(24, 24, 1, 4),
-            InvertedResidual(24, 48, 2, 4),                  # 7x7
-            InvertedResidual(48, 48, 1, 4),
+            InvertedResidual(16, 24, 1, 3),
+            InvertedResidual(24, 24, 1, 3),
+            InvertedResidual(24, 48, 2, 3),                   # 7x7
+            InvertedResidual(48, 48, 1, 3),
             nn.Sequential(_conv_bn(48, 128, 1), nn.ReLU6()))
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Linear(128, 10)
@@ -247,7 +248,7 @@ class RowLSTM(nn.Module):
         self.fc = nn.Linear(hidden, 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        out, _ = self.lstm(x.reshape(x.shape[0], 28, 28))
+        out = self.lstm(x.reshape(x.shape[0], 28, 28))[0]  # no tuple unpacking: FX traces it
         return self.fc(out[:, -1])
 
 
