@@ -1171,6 +1171,36 @@ def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn, tmp_
         loaded.mlir("observed")
 
 
+class _ClassToken(torch.nn.Module):
+    """ViT's class token: a parameter expanded and concatenated with the
+    patches."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.cls = torch.nn.Parameter(torch.full((1, 1, 8), 3.0))
+
+    def forward(self, x):
+        x = self.proj(x)
+        return torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+
+
+def test_convert_fx_of_a_model_pytorch_prepared_with_a_class_token(onednn):
+    # PyTorch's cat shares one observer among its inputs (the class token
+    # too) and its output: the token, a constant for qfx, takes its
+    # statistics (qfx-import-statistics), and the int8 outputs are PyTorch's.
+    import copy
+
+    torch.manual_seed(0)
+    model = _ClassToken().eval()
+    example = (torch.randn(2, 4, 8),)
+    prepared = torch_prepared(model, example, samples((2, 4, 8), 3, seed=34))
+    quantized = qfx.convert_fx(prepared, example)
+    torch_model = torch_convert_fx(copy.deepcopy(prepared))
+    for x in samples((2, 4, 8), 3, seed=35):
+        assert torch.equal(quantized(x), torch_model(x))
+
+
 class _Add(torch.nn.Module):
     def forward(self, x, y):
         return torch.add(F.relu(x), F.relu(y))
