@@ -116,3 +116,13 @@ def test_bad_arguments():
         qfx.auto_quantize(model, PER_TENSOR, CALIBRATION, lambda m: "good", max_drop=1)
     with pytest.raises(TypeError, match="qconfig_mapping: expected a qfx or torch QConfigMapping"):
         qfx.auto_quantize(model, 3, CALIBRATION, agreement, max_drop=1)
+
+
+def test_pytorchs_equalization_config_is_refused():
+    from torch.ao.quantization import QConfigMapping
+    from torch.ao.quantization.fx._equalize import default_equalization_qconfig
+
+    with pytest.raises(NotImplementedError, match="input-weight equalization"):
+        qfx.prepare_fx(outlier_mlp(), PER_TENSOR, (CALIBRATION[0],),
+                       _equalization_config=QConfigMapping().set_global(
+                           default_equalization_qconfig))

@@ -982,6 +982,18 @@ def docs_block(heading):
     return blocks[0]
 
 
+def test_docs_example_of_auto_quantize_runs(onednn, capsys):
+    """The block of "Accuracy within a budget" runs after the prepare_fx /
+    convert_fx block, on its model and data."""
+    namespace = {}
+    exec(compile(docs_block("## `prepare_fx` and `convert_fx`"), "docs/python.md", "exec"),
+         namespace)
+    exec(compile(docs_block("## Accuracy within a budget: `auto_quantize`"), "docs/python.md",
+                 "exec"), namespace)
+    assert "decisions:" in capsys.readouterr().out
+    assert isinstance(namespace["result"], qfx.AutoQuantizeResult)
+
+
 def test_docs_example_of_a_model_pytorch_calibrated_runs(onednn):
     """The block of "Converting a model PyTorch calibrated" runs after the
     prepare_fx / convert_fx block, on its model and data."""
