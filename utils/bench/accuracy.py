@@ -369,17 +369,20 @@ def measure_auto(name: str, config_name: str, test: Tuple[List[torch.Tensor], np
                    len(result.decisions), str(result), time.monotonic() - start)
 
 
+def _markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
 def auto_table(rows: Sequence[AutoRow]) -> str:
-    lines = ["| model | config | float | qfx int8 | drop | auto_quantize | drop | "
-             "float layers | per-channel layers | trials |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(
-            f"| {r.model} | {r.config} | {r.float_top1:.2f} | {r.plain_top1:.2f} | "
-            f"{r.float_top1 - r.plain_top1:.2f} | {r.auto_top1:.2f} | "
-            f"{r.float_top1 - r.auto_top1:.2f} | {', '.join(r.float_layers) or '—'} | "
-            f"{', '.join(r.per_channel_layers) or '—'} | {r.trials} |")
-    return "\n".join(lines)
+    """The --auto-quantize rows as a Markdown table."""
+    return _markdown(
+        ("model", "config", "float", "qfx int8", "drop", "auto_quantize", "drop", "float layers",
+         "per-channel layers", "trials"),
+        [(r.model, r.config, f"{r.float_top1:.2f}", f"{r.plain_top1:.2f}",
+          f"{r.float_top1 - r.plain_top1:.2f}", f"{r.auto_top1:.2f}",
+          f"{r.float_top1 - r.auto_top1:.2f}", ", ".join(r.float_layers) or "—",
+          ", ".join(r.per_channel_layers) or "—", str(r.trials)) for r in rows])
 
 
 def _fmt(value: Optional[float], digits: int = 2) -> str:
@@ -388,16 +391,13 @@ def _fmt(value: Optional[float], digits: int = 2) -> str:
 
 def table(rows: Sequence[Row]) -> str:
     """The rows as a Markdown table."""
-    lines = ["| model | config | float | PyTorch int8 | qfx int8 | qfx − PyTorch | agree % "
-             "| qfx int8, PyTorch's stats | agree % | lowest layer SQNR dB |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(
-            f"| {r.model} | {r.config} | {r.float_top1:.2f} | {r.torch_top1:.2f} | "
-            f"{r.qfx_top1:.2f} | {r.qfx_top1 - r.torch_top1:+.2f} | {r.agree:.2f} | "
-            f"{_fmt(r.qfx_torch_stats_top1)} | {_fmt(r.agree_torch_stats)} | "
-            f"{_fmt(r.min_sqnr, 1)} ({r.min_sqnr_layer}) |")
-    return "\n".join(lines)
+    return _markdown(
+        ("model", "config", "float", "PyTorch int8", "qfx int8", "qfx − PyTorch", "agree %",
+         "qfx int8, PyTorch's stats", "agree %", "lowest layer SQNR dB"),
+        [(r.model, r.config, f"{r.float_top1:.2f}", f"{r.torch_top1:.2f}", f"{r.qfx_top1:.2f}",
+          f"{r.qfx_top1 - r.torch_top1:+.2f}", f"{r.agree:.2f}", _fmt(r.qfx_torch_stats_top1),
+          _fmt(r.agree_torch_stats), f"{_fmt(r.min_sqnr, 1)} ({r.min_sqnr_layer})")
+         for r in rows])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
