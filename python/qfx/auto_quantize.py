@@ -38,8 +38,6 @@ from qfx.quantize_fx import FloatOpWarning, QuantizedModel, convert_fx, prepare_
 
 __all__ = ["auto_quantize", "AutoQuantizeResult", "Decision"]
 
-_ACTIONS = ("per_channel", "float")
-
 
 @dataclass(frozen=True)
 class Decision:
