@@ -1,5 +1,31 @@
 #!/usr/bin/env python3
-"""Helpers of utils/demo.sh (the bundled digits example); only NumPy needed.
+"""Helpers of utils/demo.sh (a Fashion-MNIST model, docs/example/fashion) and
+of the digits example's tests; NumPy, and torch and qfx for the fashion-*
+commands.
+
+    demo.py fashion-data OUT [--model resnet] [--images N] [--calibrate N] [--batch B]
+        Exports the model's committed weights (docs/example/fashion/NAME.pt)
+        to float TOSA with qfx.export_tosa: OUT/float.mlir (batch 1) and
+        OUT/float-batch.mlir (batch B); writes OUT/calib.npy (the first
+        --calibrate images of a fixed shuffle of the training set, one
+        sample each), OUT/test_inputs.npy and OUT/test_labels.npy (the
+        first N of the 10,000 test images, N a multiple of B) and
+        OUT/model.txt (the model's name).
+    demo.py evaluate OUT
+        Runs OUT/float-batch.mlir, reference-batch.mlir and int8-batch.mlir
+        (compiled in this process as quant-run compiles them) on the test
+        images, B at a time, and writes their logits to OUT/float-logits.npy,
+        reference-logits.npy and int8-logits.npy.
+    demo.py peers OUT [--runs R] [--rounds K]
+        PyTorch 1.13's int8 model of the same float model (prepare_fx /
+        convert_fx, default x86 QConfigMapping, onednn engine, calibrated on
+        OUT/calib.npy one image at a time): its accuracy on OUT's test
+        images and its agreement with qfx's (OUT/int8-logits.npy), the
+        three models' sizes, then latency per image (batch 1) and per batch
+        (batch B) of qfx's int8 program (OUT/int8.mlir, OUT/int8-batch.mlir,
+        compiled in this process as quant-run compiles them), PyTorch's int8
+        model and PyTorch's float model (TorchScript, frozen, oneDNN), timed
+        in K interleaved rounds of R calls each (medians).
 
     demo.py apply-stats CALIBRATED OBSERVED -o OUT
         Copies the statistics that `quant-run --calibrate` wrote into the
@@ -32,13 +58,19 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import pathlib
 import re
+import statistics
 import sys
+import time
 
 import numpy as np
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FASHION = ROOT / "docs" / "example" / "fashion"
 _OBSERVE = re.compile(r"qfx\.observe\s+%[\w.$#-]+\s+id\s+(\d+)\s+spec\(")
 
 
@@ -216,6 +248,141 @@ def bench_summary(directory: pathlib.Path) -> str:
     )
 
 
+def _fashion():
+    sys.path.insert(0, str(FASHION))
+    sys.path.insert(0, str(ROOT / "python"))
+    import fashion
+
+    return fashion
+
+
+def fashion_data(out: pathlib.Path, model_name: str, images: int, calibrate: int,
+                 batch: int) -> None:
+    """The `fashion-data` command (see the module's docstring)."""
+    import torch
+
+    import qfx
+
+    fashion = _fashion()
+    if not 0 < images <= 10000 or images % batch:
+        raise ValueError(f"--images must be in 1..10000 and a multiple of --batch ({batch}), "
+                         f"got {images}")
+    if not 0 < calibrate <= 60000:
+        raise ValueError(f"--calibrate must be in 1..60000, got {calibrate}")
+    model = fashion.load_model(model_name)
+    x_train, _ = fashion.load("train")
+    order = np.random.default_rng(0).permutation(len(x_train))[:calibrate]
+    np.save(out / "calib.npy", np.ascontiguousarray(x_train[order][:, None]))
+    x_test, y_test = fashion.load("test")
+    np.save(out / "test_inputs.npy", x_test[:images])
+    np.save(out / "test_labels.npy", y_test[:images])
+    for name, size in (("float", 1), ("float-batch", batch)):
+        text = qfx.export_tosa(model, (torch.zeros(size, 1, 28, 28),), func_name="main")
+        (out / f"{name}.mlir").write_text(text)
+    (out / "model.txt").write_text(model_name + "\n")
+
+
+def _batch_size(out: pathlib.Path) -> int:
+    match = re.search(r"tensor<(\d+)x1x28x28xf32>", (out / "float-batch.mlir").read_text())
+    if not match:
+        raise ValueError(f"{out / 'float-batch.mlir'}: no input of type tensor<Bx1x28x28xf32>")
+    return int(match.group(1))
+
+
+def evaluate(out: pathlib.Path) -> None:
+    """The `evaluate` command (see the module's docstring)."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from qfx import _capi
+
+    batch = _batch_size(out)
+    x_test = np.load(out / "test_inputs.npy")
+    for stage in ("float", "reference", "int8"):
+        program = _capi.Model((out / f"{stage}-batch.mlir").read_text(), f"{stage}-batch.mlir",
+                              entry="main")
+        logits = [program([np.ascontiguousarray(x_test[i:i + batch])])[0]
+                  for i in range(0, len(x_test), batch)]
+        np.save(out / f"{stage}-logits.npy", np.concatenate(logits))
+
+
+def _median_rounds(runs: dict, rounds: int, calls: int) -> dict:
+    """{name: median over `rounds` of each round's median of `calls` timed
+    calls} in ms, the runs interleaved round by round (after a warm-up)."""
+    for run in runs.values():
+        for _ in range(3):
+            run()
+    samples: dict = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            times = []
+            for _ in range(calls):
+                start = time.perf_counter()
+                run()
+                times.append((time.perf_counter() - start) * 1e3)
+            samples[name].append(statistics.median(times))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def peers(out: pathlib.Path, runs: int, rounds: int) -> str:
+    """The `peers` command (see the module's docstring)."""
+    import warnings
+
+    import torch
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    from qfx import _capi
+
+    warnings.filterwarnings("ignore", message=".*reduce_range will be deprecated.*")
+    fashion = _fashion()
+    model = fashion.load_model((out / "model.txt").read_text().strip())
+    torch.backends.quantized.engine = "onednn"
+    torch.set_num_threads(os.cpu_count() or 1)
+    calib = torch.from_numpy(np.load(out / "calib.npy"))
+    x_test = torch.from_numpy(np.load(out / "test_inputs.npy"))
+    y_test = np.load(out / "test_labels.npy")
+    prepared = prepare_fx(model, get_default_qconfig_mapping("x86"), (calib[0],))
+    with torch.no_grad():
+        for x in calib:
+            prepared(x)
+        torch_int8 = convert_fx(prepared)
+        logits = torch.cat([torch_int8(x_test[i:i + 500]) for i in range(0, len(x_test), 500)])
+    logits = logits.numpy()
+    qfx_logits = np.load(out / "int8-logits.npy").reshape(logits.shape)
+    agree = int((logits.argmax(axis=1) == qfx_logits.argmax(axis=1)).sum())
+    lines = [f"{accuracy(logits, y_test):.2f} %",
+             f"qfx vs PyTorch int8: predictions agree on {agree} of {len(y_test)} images "
+             f"({agree / len(y_test) * 100:.2f} %)"]
+
+    def state_kb(module: torch.nn.Module) -> float:
+        buffer = io.BytesIO()
+        torch.save(module.state_dict(), buffer)
+        return buffer.getbuffer().nbytes / 1024
+
+    lines.append(f"PyTorch state_dict: float {state_kb(model):.1f} KB, int8 "
+                 f"{state_kb(torch_int8):.1f} KB")
+
+    batch = _batch_size(out)
+    latency = {}
+    for label, size, stage in (("per image (batch 1)", 1, "int8"),
+                               (f"per batch of {batch}", batch, "int8-batch")):
+        x = x_test[:size].contiguous()
+        program = _capi.Model((out / f"{stage}.mlir").read_text(), f"{stage}.mlir", entry="main")
+        x_np = x.numpy()
+        with torch.no_grad():
+            frozen = torch.jit.optimize_for_inference(
+                torch.jit.freeze(torch.jit.trace(model, (x,), check_trace=False)))
+            times = _median_rounds({"qfx int8": lambda: program([x_np]),
+                                    "PyTorch int8": lambda: torch_int8(x),
+                                    "PyTorch float": lambda: frozen(x)}, rounds, runs)
+        latency[label] = times
+    for label, times in latency.items():
+        mine = times["qfx int8"]
+        parts = ", ".join(f"{name} {ms:.3f} ms ({ms / mine:.2f}x qfx's)"
+                          for name, ms in times.items() if name != "qfx int8")
+        lines.append(f"latency {label}: qfx int8 {mine:.3f} ms; {parts}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -234,6 +401,19 @@ def main() -> int:
     p.add_argument("--qfx-logits")
     p = sub.add_parser("bench-summary")
     p.add_argument("dir")
+    p = sub.add_parser("fashion-data")
+    p.add_argument("out")
+    p.add_argument("--model", default="resnet")
+    p.add_argument("--images", type=int, default=10000)
+    p.add_argument("--calibrate", type=int, default=500)
+    p.add_argument("--batch", type=int, default=100)
+    p = sub.add_parser("evaluate")
+    p.add_argument("out")
+    p = sub.add_parser("peers")
+    p.add_argument("out")
+    p.add_argument("-o", dest="output", required=True, help="also write the lines here")
+    p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     if args.command == "apply-stats":
@@ -257,6 +437,14 @@ def main() -> int:
         print(torch_int8(pathlib.Path(args.digits), qfx_logits))
     elif args.command == "bench-summary":
         print(bench_summary(pathlib.Path(args.dir)))
+    elif args.command == "fashion-data":
+        fashion_data(pathlib.Path(args.out), args.model, args.images, args.calibrate, args.batch)
+    elif args.command == "evaluate":
+        evaluate(pathlib.Path(args.out))
+    elif args.command == "peers":
+        text = peers(pathlib.Path(args.out), args.runs, args.rounds)
+        pathlib.Path(args.output).write_text(text + "\n")
+        print(text)
     return 0
 
 

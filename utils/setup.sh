@@ -67,6 +67,10 @@ PACKAGES=(
   # utils/bench and of the resnet18 calibration-memory measurement.
   python3-torchvision
   python3-sklearn  # the digits of the bundled example (docs/example/digits)
+  # Fashion-MNIST (60,000 training and 10,000 test images, 28x28, 10 classes):
+  # the real data of the accuracy benchmark (utils/bench/accuracy.py), its
+  # training script and the demo.
+  dataset-fashion-mnist
 )
 
 # Only for utils/fresh-debian-test.sh, which builds a minimal Debian 12 in a

@@ -113,40 +113,67 @@ struct QFXImportStatisticsPass
 
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
-    // The statistics given to each observer id, and the op that gave them.
-    std::map<int64_t, std::pair<Attribute, ObserveOp>> byId;
+    // Each calibrating observer with its statistics and where they come from.
+    struct Member {
+      ObserveOp op;
+      Attribute stats;
+      bool fromTorch;
+    };
+    llvm::SmallVector<Member> members;
     llvm::DenseSet<Attribute> used;
-    mlir::WalkResult result =
-        module.walk(
-            [&](ObserveOp op) {
-              const ObserverSpec &spec = op.getSpec().getSpec();
-              if (!isCalibratingObserver(spec.kind))
-                return mlir::WalkResult::advance();
-              Attribute stats = statisticsFor(op, spec, used);
-              if (!stats)
-                return mlir::WalkResult::interrupt();
-              auto [it, inserted] = byId.try_emplace(op.getId(), stats, op);
-              if (!inserted && it->second.first != stats) {
-                op.emitError()
-                    << "observer id " << op.getId()
-                    << " shares its qparams with the observer at "
-                    << it->second.second.getLoc()
-                    << ", but PyTorch's statistics of the two values differ: "
-                       "PyTorch's model does not share these observers";
-                return mlir::WalkResult::interrupt();
-              }
-              op.setStatsAttr(stats);
-              return mlir::WalkResult::advance();
-            });
+    mlir::WalkResult result = module.walk([&](ObserveOp op) {
+      const ObserverSpec &spec = op.getSpec().getSpec();
+      if (!isCalibratingObserver(spec.kind))
+        return mlir::WalkResult::advance();
+      bool fromTorch = false;
+      Attribute stats = statisticsFor(op, spec, used, fromTorch);
+      if (!stats)
+        return mlir::WalkResult::interrupt();
+      members.push_back({op, stats, fromTorch});
+      return mlir::WalkResult::advance();
+    });
     if (result.wasInterrupted())
       return signalPassFailure();
+
+    // The statistics of each observer id: PyTorch's, when one of its values
+    // has a PyTorch observer. A constant qfx observes with the same id (a
+    // class token concatenated with computed values) takes them: PyTorch's
+    // shared observer saw the constant too, and the exporter records no
+    // observer on constants.
+    std::map<int64_t, std::pair<Attribute, ObserveOp>> byId;
+    for (bool torchPass : {true, false}) {
+      for (Member &member : members) {
+        if (member.fromTorch != torchPass)
+          continue;
+        auto [it, inserted] =
+            byId.try_emplace(member.op.getId(), member.stats, member.op);
+        if (inserted || it->second.first == member.stats)
+          continue;
+        bool sharedWithTorch =
+            !torchPass && bool(findTorchObserver(it->second.second));
+        if (sharedWithTorch) {
+          member.stats = it->second.first;
+          continue;
+        }
+        member.op.emitError()
+            << "observer id " << member.op.getId()
+            << " shares its qparams with the observer at "
+            << it->second.second.getLoc()
+            << ", but PyTorch's statistics of the two values differ: "
+               "PyTorch's model does not share these observers";
+        return signalPassFailure();
+      }
+    }
+    for (Member &member : members)
+      member.op.setStatsAttr(member.stats);
     removeTorchObservers(module, used);
   }
 
-  /// The statistics of `op`'s observer: PyTorch's for the value, or those of
-  /// the constant it observes. Null after a diagnostic.
+  /// The statistics of `op`'s observer: PyTorch's for the value
+  /// (`fromTorch`), or those of the constant it observes. Null after a
+  /// diagnostic.
   Attribute statisticsFor(ObserveOp op, const ObserverSpec &spec,
-                          llvm::DenseSet<Attribute> &used) {
+                          llvm::DenseSet<Attribute> &used, bool &fromTorch) {
     llvm::Expected<Observer> observer = Observer::create(spec);
     if (!observer) {
       op.emitError() << llvm::toString(observer.takeError());
@@ -169,6 +196,7 @@ struct QFXImportStatisticsPass
                        << llvm::toString(std::move(error));
         return {};
       }
+      fromTorch = true;
       return stats;
     }
     mlir::DenseElementsAttr constant;

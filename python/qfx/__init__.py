@@ -15,6 +15,7 @@ from qfx.tools import ToolError, find_tool, quant_opt
 from qfx.exporter import ExportError, export_tosa
 from qfx.quantize_fx import (FloatOp, FloatOpWarning, LayerTime, PreparedModel, Profile,
                              QuantizedModel, convert_fx, load, prepare_fx, quantize_dynamic)
+from qfx.auto_quantize import AutoQuantizeResult, Decision, auto_quantize
 from qfx import config
 from qfx.config import *  # noqa: F401,F403 - the torch.ao.quantization-style names
 from qfx.config import OBSERVER_PRESETS as _OBSERVER_PRESETS
@@ -23,7 +24,8 @@ from qfx.config import __all__ as _config_all
 
 __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
            "prepare_fx", "convert_fx", "quantize_dynamic", "load", "PreparedModel", "QuantizedModel", "FloatOp",
-           "FloatOpWarning", "Profile", "LayerTime", "config"] + list(_config_all)
+           "FloatOpWarning", "Profile", "LayerTime", "auto_quantize", "AutoQuantizeResult",
+           "Decision", "config"] + list(_config_all)
 
 
 def __getattr__(name: str) -> Any:

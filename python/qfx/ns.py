@@ -210,6 +210,12 @@ def _result(kind: str, layer: str, target_type: str, values: List[Any],
             "index_within_arg": 0, "index_of_arg": 0, "fqn": fqn, "qparams": qparams}
 
 
+def _unit_leading(shape: Tuple[int, ...], target: Tuple[int, ...]) -> bool:
+    """`shape` is `target` with one or more leading dimensions of size 1."""
+    extra = len(shape) - len(target)
+    return extra > 0 and all(d == 1 for d in shape[:extra]) and tuple(shape[extra:]) == tuple(target)
+
+
 def extract_logger_info(model_a: _Logged, model_b: _Logged, logger_cls: Callable,
                         model_name_to_use_for_layer_names: str) -> NSResultsType:
     """The values both logged models logged for the layers they share (the
@@ -233,11 +239,18 @@ def extract_logger_info(model_a: _Logged, model_b: _Logged, logger_cls: Callable
         entries = [m.logs.get(layer) for m in (model_a, model_b)]
         if any(e is None or len(e[2]) != m.calls for e, m in zip(entries, (model_a, model_b))):
             continue
-        if any(a.shape != b.shape for a, b in zip(entries[0][2], entries[1][2])):
+        values = [list(entries[0][2]), list(entries[1][2])]
+        # A Linear computes as a rank-3 matmul in the int8 program ([1, N, C]
+        # for PyTorch's [N, C]): the same values with leading unit dims.
+        for side in (0, 1):
+            other = values[1 - side]
+            values[side] = [v.reshape(o.shape) if _unit_leading(v.shape, o.shape) else v
+                            for v, o in zip(values[side], other)]
+        if any(a.shape != b.shape for a, b in zip(*values)):
             continue
         results[layer] = {"node_output": {
-            m.model_name: [_result("node_output", layer, e[0], list(e[2]))]
-            for m, e in zip((model_a, model_b), entries)}}
+            m.model_name: [_result("node_output", layer, e[0], v)]
+            for m, e, v in zip((model_a, model_b), entries, values)}}
     return results
 
 

@@ -808,7 +808,7 @@ def _writes_stage_files(function: Any) -> Any:
 @_writes_stage_files
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                backend_config: Any = None, *, outputs: Optional[str] = "jit",
-               workdir: Any = None) -> PreparedModel:
+               workdir: Any = None, _equalization_config: Any = None) -> PreparedModel:
     """qfx's `torch.ao.quantization.quantize_fx.prepare_fx` (post-training).
 
     - `model`: a torch.nn.Module in eval mode (ValueError otherwise); it is
@@ -826,12 +826,21 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
       "torch", see `PreparedModel`).
     - `workdir`: where the stage files and samples go; default a temporary
       directory removed with the model.
+    - `_equalization_config` (PyTorch's input-weight equalization) is not
+      implemented: given, it raises NotImplementedError (docs/accuracy.md
+      says what it does on real models).
 
     Runs `qfx-fuse{backend=B}` and `qfx-prepare{...}` in this process; a
     failing pass raises `qfx.ToolError` with its diagnostics.
     """
     import torch
 
+    if _equalization_config is not None:
+        raise NotImplementedError(
+            "prepare_fx: qfx does not implement PyTorch 1.13's input-weight equalization "
+            "(_equalization_config); on the Fashion-MNIST benchmark PyTorch's takes a residual "
+            "CNN from 90.45 % to 52.0 % and raises on depthwise convolutions and 3-D Linear "
+            "inputs (docs/accuracy.md); qfx.auto_quantize is qfx's accuracy tool")
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"prepare_fx expects a torch.nn.Module, got {type(model).__name__}")
     training = [name or "the model" for name, m in model.named_modules() if m.training]

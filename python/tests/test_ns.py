@@ -194,3 +194,24 @@ def test_numeric_suite_errors(models):
         ns.add_shadow_loggers("fp32", model, "int8", other)
     with pytest.raises(TypeError, match="takes the model add_shadow_loggers returned"):
         ns.extract_shadow_logger_info(a, ns.OutputLogger, "b")
+
+
+def test_a_linear_inside_the_model_is_compared():
+    # The int8 program computes a Linear as a rank-3 matmul ([1, N, C] for
+    # PyTorch's [N, C]): its values are compared all the same.
+    torch.manual_seed(5)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).eval()
+    data = [torch.randn(10, 8) for _ in range(3)]
+    prepared = qfx.prepare_fx(model, "default:x86", (data[0],), outputs=None)
+    for x in data:
+        prepared(x)
+    quantized = qfx.convert_fx(prepared)
+    logged_fp32, logged_int8 = ns.add_loggers("fp32", model, "int8", quantized, ns.OutputLogger)
+    logged_fp32(data[0])
+    logged_int8(data[0])
+    results = ns.extract_logger_info(logged_fp32, logged_int8, ns.OutputLogger, "int8")
+    assert list(results) == ["1", "2"]
+    int8 = results["1"]["node_output"]["int8"][0]["values"][0]
+    assert int8.shape == (10, 16)
+    with torch.no_grad():
+        assert float(ns.compute_sqnr(model[1](model[0](data[0])), int8)) > 20

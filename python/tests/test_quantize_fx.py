@@ -983,6 +983,18 @@ def docs_block(heading):
     return blocks[0]
 
 
+def test_docs_example_of_auto_quantize_runs(onednn, capsys):
+    """The block of "Accuracy within a budget" runs after the prepare_fx /
+    convert_fx block, on its model and data."""
+    namespace = {}
+    exec(compile(docs_block("## `prepare_fx` and `convert_fx`"), "docs/python.md", "exec"),
+         namespace)
+    exec(compile(docs_block("## Accuracy within a budget: `auto_quantize`"), "docs/python.md",
+                 "exec"), namespace)
+    assert "decisions:" in capsys.readouterr().out
+    assert isinstance(namespace["result"], qfx.AutoQuantizeResult)
+
+
 def test_docs_example_of_a_model_pytorch_calibrated_runs(onednn):
     """The block of "Converting a model PyTorch calibrated" runs after the
     prepare_fx / convert_fx block, on its model and data."""
@@ -1170,6 +1182,36 @@ def test_convert_fx_of_a_model_pytorch_prepared_uses_its_statistics(onednn, tmp_
     assert torch.equal(loaded(x), quantized(x))
     with pytest.raises(ValueError, match="no 'observed' stage"):
         loaded.mlir("observed")
+
+
+class _ClassToken(torch.nn.Module):
+    """ViT's class token: a parameter expanded and concatenated with the
+    patches."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.cls = torch.nn.Parameter(torch.full((1, 1, 8), 3.0))
+
+    def forward(self, x):
+        x = self.proj(x)
+        return torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+
+
+def test_convert_fx_of_a_model_pytorch_prepared_with_a_class_token(onednn):
+    # PyTorch's cat shares one observer among its inputs (the class token
+    # too) and its output: the token, a constant for qfx, takes its
+    # statistics (qfx-import-statistics), and the int8 outputs are PyTorch's.
+    import copy
+
+    torch.manual_seed(0)
+    model = _ClassToken().eval()
+    example = (torch.randn(2, 4, 8),)
+    prepared = torch_prepared(model, example, samples((2, 4, 8), 3, seed=34))
+    quantized = qfx.convert_fx(prepared, example)
+    torch_model = torch_convert_fx(copy.deepcopy(prepared))
+    for x in samples((2, 4, 8), 3, seed=35):
+        assert torch.equal(quantized(x), torch_model(x))
 
 
 class _Add(torch.nn.Module):

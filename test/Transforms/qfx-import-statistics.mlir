@@ -86,6 +86,39 @@ func.func @missing(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A constant sharing an observer id with a value PyTorch observed (ViT's
+// class token concatenated with the patches: PyTorch's cat shares one
+// observer among its inputs and output, which saw the constant too) takes
+// PyTorch's statistics, not its own (min 3, max 4), in either order.
+
+// CHECK-LABEL: func.func @shared_with_a_constant
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 4.000000e+00>)
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 4.000000e+00>)
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 4.000000e+00>)
+func.func @shared_with_a_constant(%x: tensor<1x2xf32>) -> tensor<2x2xf32> {
+  %c = "tosa.const"() <{values = dense<[[3.0, 4.0]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %0 = qfx.observe %c id 0 spec(#qfx.observer<minmax>) : tensor<1x2xf32>
+  %t = tosa.tanh %x {qfx.torch_observer = {name = "activation_post_process_1", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 4.0>}} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %1 = qfx.observe %t id 0 spec(#qfx.observer<minmax>) : tensor<1x2xf32>
+  %2 = tosa.concat %0, %1 {axis = 0 : i32, qfx.torch_observer = {name = "activation_post_process_1", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 4.0>}} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
+  %3 = qfx.observe %2 id 0 spec(#qfx.observer<minmax>) : tensor<2x2xf32>
+  return %3 : tensor<2x2xf32>
+}
+
+// -----
+
+// Two constants sharing an id without a PyTorch observer must agree.
+func.func @shared_constants_differ() -> (tensor<2xf32>, tensor<2xf32>) {
+  %c = "tosa.const"() <{values = dense<[3.0, 4.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %d = "tosa.const"() <{values = dense<[1.0, 2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %0 = qfx.observe %c id 0 spec(#qfx.observer<minmax>) : tensor<2xf32>
+  // expected-error @+1 {{observer id 0 shares its qparams with the observer at}}
+  %1 = qfx.observe %d id 0 spec(#qfx.observer<minmax>) : tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 func.func @wrong_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tosa.tanh %x {qfx.torch_observer = {name = "activation_post_process_0", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 1.0>}} : (tensor<4xf32>) -> tensor<4xf32>
   // expected-error @+1 {{the statistics of PyTorch's observer activation_post_process_0 (MinMaxObserver) do not fit qfx's observer #qfx.observer<histogram>}}

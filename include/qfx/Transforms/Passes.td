@@ -252,7 +252,10 @@ def QFXImportStatistics
       observer, ...);
     - for an observed constant (a weight) without one, to the statistics of
       the constant, as calibration would compute them (a weight of a QAT
-      model has one: its weight fake quantizer's).
+      model has one: its weight fake quantizer's), unless it shares its id
+      with a value PyTorch observed (a class token concatenated with
+      computed values: PyTorch's shared observer saw the constant too), which
+      gives the statistics of the whole id.
 
     An observer with neither is an error, and so are observers sharing an id
     (qparams) that would get different statistics: PyTorch's model does not
