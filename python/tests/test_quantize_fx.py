@@ -878,7 +878,7 @@ def test_ops_left_in_float_are_reported(onednn, tmp_path):
     assert quantized.remarks.count("remark: ") == 1
     # The linears around it are still int8; SiLU's ops are float.
     int8 = quantized.mlir("int8")
-    assert re.search(r"tosa\.matmul .*-> tensor<[0-9x]*xi32>", int8)
+    assert re.search(r"qfx\.contract matmul .*: \(tensor<[0-9x]*xi8>", int8)
     assert re.search(r'qfx\.composite "torch.nn.SiLU".*-> tensor<2x16xf32>', int8)
 
     # The model still runs, and is PyTorch's quantized model up to a step.
