@@ -1898,9 +1898,9 @@ std::optional<ElementwiseFunction> getUnaryFunction(Operation *op) {
     // as qfx-lower-gelu computes it in native code).
     if (const CompositeInfo *info = composite.getInfo();
         info && info->floatKernel)
-      return ElementwiseFunction{[kernel = info->floatKernel](
-                                     float x, int64_t) { return kernel(x); },
-                                 std::nullopt};
+      return ElementwiseFunction{
+          [kernel = info->floatKernel](float x, int64_t) { return kernel(x); },
+          std::nullopt};
     return getBodyFunction(composite.getBody().front());
   }
   if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
