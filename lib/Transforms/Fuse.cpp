@@ -410,8 +410,8 @@ void foldBatchNorms(mlir::FunctionOpInterface function) {
 /// The exporter reshapes a Linear's rank-3 result (and a Conv1d's rank-4
 /// one) back to the input's rank before the ReLU that follows it; PyTorch
 /// fuses Linear + ReLU and Conv1d + ReLU. Moves such a clamp above the
-/// reshape (an elementwise op commutes with a reshape), so
-/// that matmul, add and clamp form a chain.
+/// reshape after a contraction (or its bias add) (an elementwise op
+/// commutes with a reshape), so that matmul, add and clamp form a chain.
 void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
   SmallVector<mlir::tosa::ClampOp> clamps;
   function.walk([&](mlir::tosa::ClampOp clamp) { clamps.push_back(clamp); });
@@ -419,10 +419,9 @@ void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
     auto reshape = clamp.getInput().getDefiningOp<mlir::tosa::ReshapeOp>();
     if (!reshape || !reshape.getResult().hasOneUse())
       continue;
-    Operation *producer = reshape.getInput1().getDefiningOp();
-    if (!llvm::isa_and_nonnull<mlir::tosa::AddOp, mlir::tosa::MatMulOp,
-                               mlir::tosa::Conv2DOp,
-                               mlir::tosa::DepthwiseConv2DOp>(producer))
+    auto producer = reshape.getInput1().getDefiningOp<QuantizableOpInterface>();
+    if (!producer || !(llvm::isa<mlir::tosa::AddOp>(producer) ||
+                       producer.getInt8Lowering() == LoweringKind::Contraction))
       continue;
     OpBuilder builder(clamp);
     Operation *moved = builder.clone(*clamp);

@@ -401,3 +401,24 @@ func.func @conv1d_reshape_relu(%x: tensor<1x1x3x2xf32>) -> tensor<1x3x2xf32> {
   %relu = tosa.clamp %r {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
   return %relu : tensor<1x3x2xf32>
 }
+
+// -----
+
+// The same for every contraction QuantizableOpInterface names (here a
+// ConvTranspose1d: a transpose_conv2d and its reshape). PyTorch 1.13 fuses
+// no ReLU with a transposed convolution: the clamp moves, nothing fuses.
+// CHECK-LABEL: func.func @conv_transpose1d_reshape_relu
+// CHECK: %[[C:.*]] = tosa.transpose_conv2d
+// CHECK: %[[F:.*]] = tosa.clamp %[[C]] {{.*}} -> tensor<1x1x3x2xf32>
+// CHECK: %[[R:.*]] = tosa.reshape %[[F]], %{{.*}} -> tensor<1x3x2xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @conv_transpose1d_reshape_relu(%x: tensor<1x1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.5> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.transpose_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.ConvTranspose1d"} : (tensor<1x1x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x3x2xf32>
+  %s = tosa.const_shape {values = dense<[1, 3, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %r = tosa.reshape %c, %s : (tensor<1x1x3x2xf32>, !tosa.shape<3>) -> tensor<1x3x2xf32>
+  %relu = tosa.clamp %r {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU"} : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
+  return %relu : tensor<1x3x2xf32>
+}
