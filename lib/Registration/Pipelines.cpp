@@ -31,9 +31,9 @@ void qfx::buildQuantizePipeline(mlir::OpPassManager &pm,
   QFXConvertOptions convert;
   convert.dynamicReduceRange = options.dynamicReduceRange;
   pm.addPass(createQFXConvert(convert));
-  QFXLowerReferenceOptions lower;
+  QFXReferenceToTosaOptions lower;
   lower.backend = options.backend;
-  pm.addNestedPass<mlir::func::FuncOp>(createQFXLowerReference(lower));
+  pm.addNestedPass<mlir::func::FuncOp>(createQFXReferenceToTosa(lower));
 }
 
 std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {

@@ -224,7 +224,7 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   ];
 }
 
-def QFXLowerReference : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
+def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
   let summary = "Lowers reference quantized patterns to int8 TOSA";
   let description = [{
     PyTorch's lowering of the reference model to quantized ops, as int8

@@ -1,4 +1,4 @@
-//===- Convert.cpp - Calibrated observers to quantize/dequantize ----------===//
+//===- ObserveToQuant.cpp - Observers to quantize/dequantize --------------===//
 //
 // Part of the qfx project.
 //

@@ -1,4 +1,4 @@
-//===- LowerGelu.cpp - GELU composites as PyTorch's float kernel ----------===//
+//===- CompositeToLinalg.cpp - GELU as PyTorch's kernel -------------------===//
 //
 // Part of the qfx project.
 //

@@ -1,0 +1,554 @@
+//===- Arithmetic.cpp - Add, mul, pools, mean, concat ---------------------===//
+//
+// Part of the qfx project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Binary ops, pooling, means and concatenation on the integers, and the
+// ops PyTorch computes in float between int8 values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+namespace qfx::lowering {
+
+Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
+                                       const ActQuant &out) {
+  Operation *main = body.ops.front();
+  Location loc = body.root->getLoc();
+  if (llvm::Error e = checkChain(body.ops))
+    return std::move(e);
+  // An activation and a scalar (a Python number, a splat constant).
+  for (unsigned i : {0u, 1u})
+    if (std::optional<float> scalar =
+            getSplat(body.external(main->getOperand(i)))) {
+      Lowered<Act> input = getAct(body.external(main->getOperand(1 - i)));
+      if (!input)
+        return input.takeError();
+      return lowerScalarAddOrMul(b, body, *input, *scalar);
+    }
+  Lowered<Act> lhs = getAct(body.external(main->getOperand(0)));
+  if (!lhs)
+    return lhs.takeError();
+  Lowered<Act> rhs = getAct(body.external(main->getOperand(1)));
+  if (!rhs)
+    return rhs.takeError();
+  Lowered<std::pair<int64_t, int64_t>> range =
+      getClampRange(ArrayRef(body.ops).drop_front(), out);
+  if (!range)
+    return range.takeError();
+
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  auto resultType = withElement(main->getResult(0).getType(), i32);
+  bool isMul = llvm::isa<tosa::MulOp>(main);
+  if (requantization == Requantization::OneDnn) {
+    // PyTorch's x86 kernels (qadd_kernel, qmul_kernel), in float32: add
+    // dequantizes both as its vector code does, adds, and quantizes with
+    // 1 / s_out; mul multiplies the centered integers and requantizes with
+    // s_a * s_b * (1 / s_out). The zero point is added after rounding.
+    auto floatType = withElement(resultType, b.getF32Type());
+    auto inverse = 1.0f / static_cast<float>(out.scale);
+    Value sum;
+    float multiplier = inverse;
+    if (isMul) {
+      sum =
+          tosa::MulOp::create(b, loc, floatType, centeredAsFloat(b, loc, *lhs),
+                              centeredAsFloat(b, loc, *rhs), noShift(b, loc));
+      multiplier = static_cast<float>(lhs->quant.scale) *
+                   static_cast<float>(rhs->quant.scale) * inverse;
+    } else {
+      sum =
+          tosa::AddOp::create(b, loc, floatType, dequantizeAsFma(b, loc, *lhs),
+                              dequantizeAsFma(b, loc, *rhs));
+    }
+    Value scaled =
+        tosa::MulOp::create(b, loc, floatType, sum,
+                            channelConstant(b, loc, floatType.getRank(),
+                                            ArrayRef<float>{multiplier}),
+                            noShift(b, loc));
+    return roundToInt8(b, loc, scaled, out.zeroPoint, *range);
+  }
+  // add: both onto twice the larger scale with 20 fractional bits (TFLite's
+  // scheme for 8-bit inputs); mul: the zero points removed.
+  constexpr double kFraction = 1 << 20;
+  double common = 2 * std::max(lhs->quant.scale, rhs->quant.scale);
+  auto widen = [&](const Act &a) {
+    double scale = isMul ? 1.0 : a.quant.scale / common * kFraction;
+    return rescale(b, loc, a.value, {scale}, a.quant.zeroPoint, 0, i32);
+  };
+  Lowered<Value> l = widen(*lhs);
+  if (!l)
+    return l.takeError();
+  Lowered<Value> r = widen(*rhs);
+  if (!r)
+    return r.takeError();
+  Value combined;
+  double scale;
+  if (isMul) {
+    combined = tosa::MulOp::create(b, loc, resultType, *l, *r, noShift(b, loc));
+    scale = lhs->quant.scale * rhs->quant.scale / out.scale;
+  } else {
+    combined = tosa::AddOp::create(b, loc, resultType, *l, *r);
+    scale = common / (kFraction * out.scale);
+  }
+  Lowered<Value> result =
+      rescale(b, loc, combined, {scale}, 0, out.zeroPoint, i8);
+  if (!result)
+    return result.takeError();
+  return clamp(b, loc, *result, *range);
+}
+
+/// add / mul of an activation and a scalar c, with a fused ReLU if the
+/// pattern has one, as PyTorch's quantized::add.Scalar and mul.Scalar
+/// compute them (qadd.cpp, qmul.cpp): the output's qparams are the
+/// kernel's own, not the observer's (recorded in resultQuant), and the
+/// stored integers mostly stay as they are:
+/// - add: c_q = round(c / s); z' = z - c_q when that is a storage value
+///   (integers unchanged), else z' = the nearer storage bound, s' scaled to
+///   the range and the integers requantized as qadd_scalar_kernel does,
+///   z' + rint(float(q - z + c_q) * (float(s) * (1 / float(s'))));
+/// - mul: c > 0: s' = c * s; c = 0: every integer 0, s' = 1, z' = 0;
+///   c < 0: s' = |c| * s, z' = q_max + q_min - z, q' = q_max + q_min - q;
+/// - a fused ReLU: max(q', z').
+/// A 256-entry table unless the integers stay as they are. c is the
+/// exported float32 value of the Python number (PyTorch's kernel takes it
+/// in double): they differ only where c / s is within float rounding of a
+/// half.
+Lowered<Value> Lowering::lowerScalarAddOrMul(OpBuilder &b, PatternBody &body,
+                                             const Act &input, float scalar) {
+  Operation *main = body.ops.front();
+  ArrayRef<Operation *> tail = ArrayRef(body.ops).drop_front();
+  bool relu = tail.size() == 1 && isReLUClamp(tail.front());
+  if (!tail.empty() && !relu)
+    return unsupported("only a ReLU may follow an add or mul of a scalar");
+  // The storage domain of the input (and output): [qMin, qMax].
+  int64_t offset = input.quant.isUnsigned ? 128 : 0;
+  int64_t qMin = kInt8Min + offset, qMax = kInt8Max + offset;
+  int64_t z = input.quant.zeroPoint + offset;
+  double s = input.quant.scale, c = scalar;
+  double outScale = s;
+  int64_t outZp = z;
+  // The output's storage value for the input storage value q.
+  std::function<int64_t(int64_t)> apply = [](int64_t q) { return q; };
+  if (llvm::isa<tosa::AddOp>(main)) {
+    double quotient = std::nearbyint(c / s);
+    if (!(std::abs(quotient) < 2147483648.0))
+      return unsupported("the scalar is too large for the input's scale");
+    int64_t cq = static_cast<int64_t>(quotient);
+    outZp = z - cq;
+    if (outZp < qMin || outZp > qMax) {
+      outScale = outZp < qMin ? (double(qMax) - outZp) / (qMax - qMin) * s
+                              : (double(outZp) - qMin) / (qMax - qMin) * s;
+      outZp = outZp < qMin ? qMin : qMax;
+      float multiplier =
+          static_cast<float>(s) * (1.0f / static_cast<float>(outScale));
+      apply = [=](int64_t q) {
+        float x = static_cast<float>(q - z + cq) * multiplier;
+        return std::clamp<int64_t>(
+            outZp + static_cast<int64_t>(std::nearbyint(double(x))), qMin,
+            qMax);
+      };
+    }
+  } else if (c > 0) {
+    outScale = c * s;
+  } else if (c == 0) {
+    outScale = 1.0;
+    outZp = 0;
+    apply = [](int64_t) { return int64_t{0}; };
+  } else {
+    outScale = -c * s;
+    outZp = qMax - (z - qMin);
+    apply = [=](int64_t q) { return qMax + qMin - q; };
+  }
+  if (relu) {
+    auto unclamped = apply;
+    apply = [=](int64_t q) { return std::max(unclamped(q), outZp); };
+  }
+  resultQuant = ActQuant{outScale, outZp - offset, input.quant.isUnsigned};
+
+  SmallVector<int8_t> table;
+  bool identity = true;
+  for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
+    int64_t entry = apply(q + offset) - offset;
+    identity = identity && entry == q;
+    table.push_back(static_cast<int8_t>(entry));
+  }
+  if (identity)
+    return input.value;
+  Location loc = body.root->getLoc();
+  return tosa::TableOp::create(b, loc, input.value.getType(), input.value,
+                               constant1D(b, loc, ArrayRef<int8_t>(table)))
+      .getResult();
+}
+
+Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out) {
+  Operation *main = body.ops.front();
+  Location loc = body.root->getLoc();
+  if (llvm::isa<CompositeOp>(main))
+    return lowerPool3d(b, body, out);
+  if (body.ops.size() != 1)
+    return unsupported("a fused pool is not supported");
+  Lowered<Act> input = getAct(body.external(main->getOperand(0)));
+  if (!input)
+    return input.takeError();
+  auto type = withElement(main->getResult(0).getType(), b.getIntegerType(8));
+  if (auto pool = llvm::dyn_cast<tosa::MaxPool2dOp>(main)) {
+    Value pooled =
+        tosa::MaxPool2dOp::create(b, loc, type, input->value, pool.getKernel(),
+                                  pool.getStride(), pool.getPad());
+    return requantize(b, loc, Act{pooled, input->quant}, out);
+  }
+  auto avg = llvm::cast<tosa::AvgPool2dOp>(main);
+  if (llvm::any_of(avg.getPad(), [](int64_t p) { return p != 0; })) {
+    // The count varies at the borders: TOSA's average (which rounds ties
+    // up, where PyTorch rounds them to even).
+    Value zp = zeroPoint(b, loc, b.getIntegerType(8), input->quant.zeroPoint);
+    Value pooled = tosa::AvgPool2dOp::create(
+        b, loc, type, input->value, zp, zp, avg.getKernelAttr(),
+        avg.getStrideAttr(), avg.getPadAttr(),
+        mlir::TypeAttr::get(b.getIntegerType(32)));
+    return requantize(b, loc, Act{pooled, input->quant}, out);
+  }
+  return averageWithoutPadding(b, loc, avg, *input, out);
+}
+
+/// An int32 splat of the rank of `like`, to broadcast against it.
+Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value) {
+  SmallVector<int64_t> ones(llvm::cast<RankedTensorType>(like).getRank(), 1);
+  auto type = RankedTensorType::get(ones, b.getIntegerType(32));
+  return tosa::ConstOp::create(
+      b, loc, type,
+      mlir::DenseElementsAttr::get(type, static_cast<int32_t>(value)));
+}
+
+/// `sum / count` rounded half to even, as PyTorch's integer averages do,
+/// exactly, for int32 sums with sum >= -bound * count (`bound` even, so the
+/// offset below keeps the parity). With s = sum + bound * count >= 0,
+/// num = 2s + count and q = num / (2 count) is s / count rounded half up; on
+/// a tie (q * 2 count == num) an odd q is one too high.
+Value roundedQuotient(OpBuilder &b, Location loc, Value sum, int64_t count,
+                      int64_t bound) {
+  Type type = sum.getType();
+  auto splat = [&](int64_t v) { return splatLike(b, loc, type, v); };
+  Value twice = tosa::AddOp::create(b, loc, type, sum, sum);
+  Value num =
+      tosa::AddOp::create(b, loc, type, twice, splat((2 * bound + 1) * count));
+  Value q = tosa::IntDivOp::create(b, loc, type, num, splat(2 * count));
+  Value back =
+      tosa::MulOp::create(b, loc, type, q, splat(2 * count), noShift(b, loc));
+  Value tie = tosa::EqualOp::create(b, loc, withElement(type, b.getI1Type()),
+                                    back, num);
+  Value odd = tosa::BitwiseAndOp::create(b, loc, type, q, splat(1));
+  Value down = tosa::SelectOp::create(b, loc, type, tie, odd, splat(0));
+  return tosa::SubOp::create(
+      b, loc, type, tosa::SubOp::create(b, loc, type, q, down), splat(bound));
+}
+
+Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
+                                               tosa::AvgPool2dOp avg,
+                                               const Act &input,
+                                               const ActQuant &out) {
+  // The window sums of x - zero point: a depthwise convolution with ones,
+  // requantized with the window's size where the scales differ.
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  ArrayRef<int64_t> kernel = avg.getKernel();
+  int64_t channels =
+      llvm::cast<RankedTensorType>(input.value.getType()).getShape().back();
+  auto onesType =
+      RankedTensorType::get({kernel[0], kernel[1], channels, 1}, i8);
+  Value ones = tosa::ConstOp::create(
+      b, loc, onesType,
+      mlir::DenseElementsAttr::get(onesType, b.getIntegerAttr(i8, 1)));
+  int64_t count = kernel[0] * kernel[1];
+  Attribute epilogue;
+  Type resultElement = i32;
+  if (input.quant.scale != out.scale) {
+    auto multipliers =
+        getMultipliers({input.quant.scale / (count * out.scale)});
+    if (!multipliers)
+      return multipliers.takeError();
+    MLIRContext *context = b.getContext();
+    epilogue = RescaleAttr::get(
+        context, 0, mlir::DenseI32ArrayAttr::get(context, {}),
+        mlir::DenseI32ArrayAttr::get(context, multipliers->first),
+        mlir::DenseI32ArrayAttr::get(context, multipliers->second),
+        out.zeroPoint, kInt8Min, kInt8Max);
+    resultElement = i8;
+  }
+  Value sum = ContractOp::create(
+      b, loc, withElement(avg.getType(), resultElement),
+      ContractionKind::DepthwiseConv2d, input.value, ones, /*bias=*/nullptr,
+      input.quant.zeroPoint, 0, avg.getPadAttr(), avg.getStrideAttr(),
+      b.getDenseI64ArrayAttr({1, 1}), epilogue);
+  if (epilogue)
+    return sum;
+  // Same scale: (x - zp) averaged, rounded half to even, plus zp, as
+  // PyTorch's quantized average pooling (|x - zp| <= 255).
+  return rescale(b, loc, roundedQuotient(b, loc, sum, count, /*bound=*/256),
+                 {1.0}, 0, out.zeroPoint, i8);
+}
+
+/// The operand axes a torch.mean composite averages over: its
+/// `composite_attributes` `axes`, distinct axes of its one statically shaped
+/// operand, reducing it to as many elements as its result has, few enough
+/// for roundedQuotient's int32 arithmetic.
+Lowered<SmallVector<int64_t>> getMeanAxes(CompositeOp mean) {
+  mlir::DictionaryAttr attributes = mean.getCompositeAttributesAttr();
+  auto axes = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("axes")
+                         : mlir::DenseI64ArrayAttr();
+  if (mean.getInputs().size() != 1 || !axes)
+    return unsupported("a torch.mean composite has one operand and "
+                       "`axes = array<i64: ...>` in its composite_attributes");
+  auto operandType =
+      llvm::dyn_cast<RankedTensorType>(mean.getInputs().front().getType());
+  auto resultType =
+      llvm::dyn_cast<RankedTensorType>(mean.getResult(0).getType());
+  if (!operandType || !operandType.hasStaticShape() || !resultType ||
+      !resultType.hasStaticShape())
+    return unsupported("torch.mean's operand and result need static shapes");
+  SmallVector<int64_t> result(axes.asArrayRef());
+  llvm::sort(result);
+  int64_t count = 1;
+  for (size_t i = 0; i < result.size(); ++i) {
+    if (result[i] < 0 || result[i] >= operandType.getRank() ||
+        (i > 0 && result[i] == result[i - 1]))
+      return unsupported("torch.mean's axes must be distinct axes of its "
+                         "operand");
+    count *= operandType.getDimSize(result[i]);
+  }
+  if (count == 0 ||
+      operandType.getNumElements() != count * resultType.getNumElements())
+    return unsupported("torch.mean's result does not have the elements its "
+                       "axes leave");
+  if (count > (int64_t{1} << 31) / 257)
+    return unsupported("torch.mean over more than 2^31 / 257 elements");
+  return result;
+}
+
+Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
+                                   const ActQuant &out) {
+  if (body.ops.size() != 1)
+    return unsupported("a fused mean is not supported");
+  auto mean = llvm::cast<CompositeOp>(body.ops.front());
+  Location loc = body.root->getLoc();
+  Lowered<SmallVector<int64_t>> axes = getMeanAxes(mean);
+  if (!axes)
+    return axes.takeError();
+  // `averages_integers = false`: PyTorch dequantizes, averages in float and
+  // quantizes to the input's qparams (its mean over other dimensions than
+  // H and W of a channels-last tensor).
+  if (auto attributes = mean.getCompositeAttributesAttr())
+    if (auto integers = attributes.getAs<mlir::BoolAttr>("averages_integers");
+        integers && !integers.getValue())
+      return lowerInFloat(b, body, out);
+  Lowered<Act> input = getAct(body.external(mean.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  // PyTorch's quantized mean averages the stored integers (zero point
+  // included) and rounds half to even; the output keeps the input's scale
+  // and zero point. In the int8 domain (quint8 stored as x + 128, an even
+  // offset) that is the average of x rounded half to even.
+  Type i32 = b.getIntegerType(32);
+  auto shape = llvm::to_vector(
+      llvm::cast<RankedTensorType>(input->value.getType()).getShape());
+  Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                   input->value);
+  int64_t count = 1;
+  for (int64_t axis : *axes) {
+    count *= shape[axis];
+    shape[axis] = 1;
+    sum = tosa::ReduceSumOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                    sum, b.getI32IntegerAttr(axis));
+  }
+  Value average = roundedQuotient(b, loc, sum, count, /*bound=*/128);
+  auto resultType = withElement(mean.getResult(0).getType(), i32);
+  if (resultType.getShape() != ArrayRef<int64_t>(shape))
+    average = tosa::ReshapeOp::create(
+        b, loc, resultType, average, constShape(b, loc, resultType.getShape()));
+  Lowered<Value> narrowed =
+      rescale(b, loc, average, {1.0}, 0, 0, b.getIntegerType(8));
+  if (!narrowed)
+    return narrowed.takeError();
+  return requantize(b, loc, Act{*narrowed, input->quant}, out);
+}
+
+/// The 3-D average pooling composites ("torch.nn.AvgPool3d",
+/// "torch.nn.AdaptiveAvgPool3d": whole, non-overlapping windows of their
+/// `kernel`): the window sums in int32 (per spatial axis a reshape splitting
+/// it and a tosa.reduce_sum), divided with ties to even as PyTorch's
+/// quantized kernels do: avg_pool3d averages q - zp, adaptive_avg_pool3d the
+/// stored integers (so the int8 domain's, its offset being even). The output
+/// keeps the input's qparams.
+Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
+                                     const ActQuant &out) {
+  if (body.ops.size() != 1)
+    return unsupported("a fused 3-D pool is not supported");
+  auto pool = llvm::cast<CompositeOp>(body.ops.front());
+  Location loc = body.root->getLoc();
+  mlir::DictionaryAttr attributes = pool.getCompositeAttributesAttr();
+  auto kernel = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("kernel")
+                           : mlir::DenseI64ArrayAttr();
+  auto type =
+      llvm::dyn_cast<RankedTensorType>(pool.getInputs().front().getType());
+  if (pool.getInputs().size() != 1 || !kernel || kernel.size() != 3 || !type ||
+      !type.hasStaticShape() || type.getRank() != 5)
+    return unsupported(pool.getName().str() +
+                       " takes one static NDHWC operand and `kernel = "
+                       "array<i64: kd, kh, kw>` in its composite_attributes");
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t count = 1;
+  for (auto [axis, k] : llvm::enumerate(kernel.asArrayRef())) {
+    if (k <= 0 || shape[axis + 1] % k)
+      return unsupported(pool.getName().str() +
+                         "'s kernel does not divide its spatial sizes");
+    count *= k;
+  }
+  Lowered<Act> input = getAct(body.external(pool.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  if (!input->quant.sameAs(out))
+    return unsupported(pool.getName().str() +
+                       " keeps its input's qparams; the output has others");
+  bool centered = pool.isFamily(CompositeFamily::AvgPool3d);
+  Type i32 = b.getIntegerType(32);
+  Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                   input->value);
+  for (auto [axis, k] : llvm::enumerate(kernel.asArrayRef())) {
+    SmallVector<int64_t> split(shape);
+    split[axis + 1] /= k;
+    split.insert(split.begin() + axis + 2, k);
+    Value parts =
+        tosa::ReshapeOp::create(b, loc, RankedTensorType::get(split, i32), sum,
+                                constShape(b, loc, split));
+    split[axis + 2] = 1;
+    Value summed =
+        tosa::ReduceSumOp::create(b, loc, RankedTensorType::get(split, i32),
+                                  parts, b.getI32IntegerAttr(axis + 2));
+    shape[axis + 1] /= k;
+    sum = tosa::ReshapeOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                  summed, constShape(b, loc, shape));
+  }
+  Type sumType = sum.getType();
+  int64_t zp = input->quant.zeroPoint;
+  if (centered)
+    sum = tosa::SubOp::create(b, loc, sumType, sum,
+                              splatLike(b, loc, sumType, count * zp));
+  Value average =
+      roundedQuotient(b, loc, sum, count, /*bound=*/centered ? 256 : 128);
+  if (centered)
+    average = tosa::AddOp::create(b, loc, sumType, average,
+                                  splatLike(b, loc, sumType, zp));
+  return rescale(b, loc, average, {1.0}, 0, 0, b.getIntegerType(8));
+}
+
+Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
+                                     const ActQuant &out) {
+  auto concat = llvm::cast<tosa::ConcatOp>(body.ops.front());
+  if (body.ops.size() != 1)
+    return unsupported("a fused concat is not supported");
+  Location loc = body.root->getLoc();
+  SmallVector<Value> inputs;
+  for (Value operand : concat.getInput1()) {
+    Lowered<Act> input = getAct(body.external(operand));
+    if (!input)
+      return input.takeError();
+    Lowered<Value> value = requantize(b, loc, *input, out);
+    if (!value)
+      return value.takeError();
+    inputs.push_back(*value);
+  }
+  return tosa::ConcatOp::create(
+      b, loc, withElement(concat.getType(), b.getIntegerType(8)), inputs,
+      concat.getAxisAttr());
+}
+
+/// PyTorch's quantized kernels that compute in float32 (quantized::matmul,
+/// softmax, layer_norm, group_norm, instance_norm, and mean over other than
+/// H and W): each int8 input dequantized as PyTorch dequantizes,
+/// the pattern's float ops as the reference model has them, the result
+/// quantized as quantize_per_tensor (x * (1 / s) rounded half to even, plus
+/// the zero point, saturated). The float ops are not PyTorch's own kernels
+/// (another summation order, another exp), so an output can differ from
+/// PyTorch's by one step where its exact value lies at a rounding boundary.
+Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
+                                      const ActQuant &out) {
+  Location loc = body.root->getLoc();
+  Lowered<Value> result = cloneInFloat(
+      b, body, [&](const Act &act) { return dequantizeAsFma(b, loc, act); });
+  if (!result)
+    return result.takeError();
+  auto type = llvm::cast<RankedTensorType>(result->getType());
+  Value scaled = tosa::MulOp::create(
+      b, loc, type, *result,
+      channelConstant(b, loc, type.getRank(),
+                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
+      noShift(b, loc));
+  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
+}
+
+/// PyTorch's upsampling kernels, which keep the input's qparams: the
+/// pattern's float ops on q - zp (exact in float32), rounded half to even,
+/// plus zp. Rounding q - zp, not the dequantized value, is what makes ties
+/// come out as PyTorch's.
+Lowered<Value> Lowering::lowerCenteredInFloat(OpBuilder &b, PatternBody &body,
+                                              const ActQuant &out) {
+  Location loc = body.root->getLoc();
+  Lowered<Value> result = cloneInFloat(
+      b, body, [&](const Act &act) { return centeredAsFloat(b, loc, act); },
+      [&](const Act &act) -> llvm::Error {
+        if (act.quant.sameAs(out))
+          return llvm::Error::success();
+        return unsupported("the lowering 'centered_float' needs inputs with "
+                           "the output's qparams");
+      });
+  if (!result)
+    return result.takeError();
+  return roundToInt8(b, loc, *result, out.zeroPoint, {kInt8Min, kInt8Max});
+}
+
+/// The pattern's float ops cloned onto `toFloat` of each int8 input (the
+/// constants of a fused body cloned with them); the float result. `check`
+/// may refuse an input before anything is built.
+Lowered<Value>
+Lowering::cloneInFloat(OpBuilder &b, PatternBody &body,
+                       const std::function<Value(const Act &)> &toFloat,
+                       const std::function<llvm::Error(const Act &)> &check) {
+  llvm::SmallPtrSet<Operation *, 4> inPattern(body.ops.begin(), body.ops.end());
+  llvm::SmallVector<std::pair<Value, Act>> inputs;
+  llvm::SmallVector<Operation *> constants;
+  for (Operation *op : body.ops)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && inPattern.contains(def))
+        continue;
+      if (def && def->hasTrait<mlir::OpTrait::ConstantLike>()) {
+        // A constant of a fused body is cloned with the ops that use it.
+        if (def->getParentOp() == body.root &&
+            !llvm::is_contained(constants, def))
+          constants.push_back(def);
+        continue;
+      }
+      if (llvm::any_of(inputs,
+                       [&](auto &input) { return input.first == operand; }))
+        continue;
+      Lowered<Act> input = getAct(body.external(operand));
+      if (!input)
+        return input.takeError();
+      if (check)
+        if (llvm::Error e = check(*input))
+          return std::move(e);
+      inputs.push_back({operand, *input});
+    }
+  mlir::IRMapping floats;
+  for (Operation *constant : constants)
+    floats.map(constant->getResult(0), b.clone(*constant)->getResult(0));
+  for (auto &[operand, act] : inputs)
+    floats.map(operand, toFloat(act));
+  for (Operation *op : body.ops)
+    b.clone(*op, floats);
+  return floats.lookup(body.ops.back()->getResult(0));
+}
+
+} // namespace qfx::lowering
