@@ -166,9 +166,9 @@ struct QfxSessionImpl {
   mlir::DiagnosticEngine::HandlerID handler;
   /// The module the session printed last with locations, and the text's
   /// length and hash. A pipeline of stages (prepare, calibrate, convert,
-  /// lower, compile) passes each stage's text to the next call: resnet50's
-  /// observed and calibrated stages are 200 MB that took 0.5 s each to
-  /// parse, where the clone takes milliseconds.
+  /// lower, compile) passes each stage's text to the next call: cloning the
+  /// module printed last is far cheaper than parsing its text again
+  /// (docs/performance.md, "Measured decisions").
   struct Printed {
     size_t length;
     uint64_t hash;

@@ -335,8 +335,7 @@ struct QFXLowerIntrinsicCallsPass
     // Rounding half to even (the float requantization's, and every
     // tosa.cast from float to int): LLVM's intrinsic, which selects a
     // vector rounding instruction, where convert-math-to-libm would call
-    // roundevenf once per element (mobilenet_v3_large int8: 116 ms a run
-    // instead of 13).
+    // roundevenf once per element (docs/performance.md, "Measured decisions").
     module.walk([](mlir::math::RoundEvenOp op) {
       mlir::OpBuilder b(op);
       op.replaceAllUsesWith(mlir::LLVM::RoundEvenOp::create(
@@ -346,9 +345,8 @@ struct QFXLowerIntrinsicCallsPass
     });
     // The same for the exact operations qfx-lower-gelu's arithmetic uses
     // (fused multiply-add, floor, absolute value): libm's fmaf, floorf and
-    // fabsf calls kept LLVM from vectorizing a float GELU (131072 elements,
-    // one run on a loaded machine: 4.2 ms with the calls, 0.11 ms with the
-    // instructions, PyTorch 0.08 ms, the erff body qfx ran before 1.9 ms).
+    // fabsf calls kept LLVM from vectorizing a float GELU (docs/performance.md,
+    // "Measured decisions").
     module.walk([](mlir::Operation *op) {
       mlir::OpBuilder b(op);
       mlir::Value replacement =

@@ -772,8 +772,8 @@ void KernelBuilderBase::emitTiles(
   // The tiles of the main blocks are independent: an scf.parallel over
   // them, which the lowering runs on OpenMP threads. The last rows (M not a
   // multiple of `rows`) are one more row of tiles in the same loop: a
-  // parallel region of their own cost a fork and join (about 1.5 us on two
-  // threads: a 1x7x7x832 -> 384 pointwise kernel 0.042 -> 0.0405 ms).
+  // parallel region of their own cost a fork and join (docs/performance.md,
+  // "Measured decisions").
   int64_t tailRows = chain.m % rows;
   if (pairedBlocks > 0) {
     llvm::SmallVector<int64_t, 2> upper{pairedBlocks,
@@ -835,10 +835,9 @@ void KernelBuilderBase::forEach(
     stepValues.push_back(index(b, loc, st));
   }
   // Threads only pay off beyond a few microseconds of work: an OpenMP fork
-  // and join costs about that (the digits example's GEMMs ran 2x slower on
-  // two threads). A depthwise multiply-add (vector arithmetic, no dot
-  // product) costs about 8 of the GEMM kernels' (1x56x56x128 3x3: 3.6M in
-  // 0.29 ms on one thread, 0.23 ms on two).
+  // and join costs about that. A depthwise multiply-add (vector arithmetic,
+  // no dot product) costs about 8 of the GEMM kernels' (docs/performance.md,
+  // "Measured decisions").
   constexpr int64_t kParallelMacs = int64_t{1} << 22;
   int64_t work = chain.m * chain.n * chain.k * (chain.isDepthwise() ? 8 : 1);
   if (target.parallel && work >= kParallelMacs) {

@@ -39,8 +39,7 @@ namespace {
 /// (spinning) OpenMP threads costs about a microsecond. Above it, splitting
 /// pays even for ops bound by memory: the kernels before and after split
 /// their rows the same way, and each core reads what it wrote
-/// (efficientnet_b0 on two threads: 5.2-6.6 ms with only the ops above
-/// 2^21 split, 4.5-4.9 ms above 2^15, 6.0-8.2 ms unsplit).
+/// (docs/performance.md, "Measured decisions").
 constexpr int64_t kParallelWork = int64_t{1} << 15;
 /// The pieces an op is split into: at most kPieces, and the loops after
 /// the outermost one split only while there are fewer than kMinPieces (7x7

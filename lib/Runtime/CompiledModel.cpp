@@ -329,9 +329,7 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
 /// where it has none for the target, which LLVM's -O3 runs faster than -O2
 /// (not vectorized: see compile()). An int8 stage's contractions are
 /// qfx-codegen's kernels, already vector code: -O2 runs them as fast and
-/// compiles them in about 70% of the time (densenet121 int8: 17.5 s instead
-/// of 24.3 s, 72.9 vs 74.5 ms per image; resnet18 int8: 3.1 vs 5.1 s, 13.8
-/// vs 14.5 ms).
+/// compiles them faster (docs/performance.md, "Measured decisions").
 static bool hasFloatContractions(mlir::ModuleOp module) {
   return module
       .walk([](qfx::QuantizableOpInterface op) {
@@ -377,20 +375,18 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   // The int8 programs (no float contractions) are optimized for the host:
   // without a target machine, the loop vectorizer's cost model knows no
   // vector registers and leaves every LLVM-compiled loop scalar (elementwise
-  // ops, pooling, per-channel chains: densenet121's int8 program 25.2 ->
-  // 20.5 ms, its JIT 14.4 -> 18.1 s). Programs with float contractions (a
-  // model being calibrated) are not: vectorizing its loops doubled the
-  // compile time of densenet121's observed model (15 -> 33 s) and did not
-  // make a calibration sample faster (2.2 s).
+  // ops, pooling, per-channel chains). Programs with float contractions (a
+  // model being calibrated) are not: vectorizing their loops doubled the
+  // compile time and did not make a calibration sample faster
+  // (docs/performance.md, "Measured decisions").
   runtime::JitOptions jitOptions;
   jitOptions.entry = "_mlir_ciface_" + model.entry;
   jitOptions.hostCostModel = !hasFloatContractions(module);
   // A float stage's convolutions and matmuls are qfx-codegen's float kernels
   // where it had kernels for the target (the lowered module names it): -O1
   // then compiles faster than -O3 and runs a calibration sample as fast or
-  // faster (4 samples, compile included: resnet50 5.95 -> 5.38 s,
-  // mobilenet_v2 3.67 -> 2.84 s, densenet121 10.96 -> 8.87 s; a sample
-  // 143 -> 120, 58 -> 38, 163 -> 147 ms). Else they are loops, for -O3.
+  // faster (docs/performance.md, "Measured decisions"). Else they are loops,
+  // for -O3.
   auto target = (*lowered->module)
                     ->getAttrOfType<mlir::StringAttr>(
                         qfx::QFXDialect::getTargetAttrName());
@@ -455,7 +451,7 @@ llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
   // The code reads the inputs where they are: lowerToLLVMDialect marks the
   // entry's arguments not writable, so bufferization never writes into them
   // (a copy per call cost a memcpy of the input on the calling thread and
-  // slowed two-thread kernels: 1x28x28x256 -> 128, 0.079 -> 0.065 ms).
+  // slowed two-thread kernels).
   std::vector<std::vector<int64_t>> descriptors;
   for (auto [data, signature] : llvm::zip_equal(inputData, inputs))
     descriptors.push_back(makeDescriptor(data, signature.shape));

@@ -9,7 +9,8 @@
 // partition is translated to LLVM IR, optimized and compiled to an object
 // file on its own thread of the MLIR context's pool, and ORC's LLJIT links
 // the objects in this process. mlir::ExecutionEngine compiles one module on
-// one thread: resnet50's int8 program took 3.2 s, LLVM most of it.
+// one thread, and LLVM's code generation is most of a large model's compile
+// time.
 //
 //===----------------------------------------------------------------------===//
 

@@ -385,8 +385,8 @@ static int runCalibration(mlir::ModuleOp module) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // The kernels' OpenMP threads spin between parallel regions instead of
-  // sleeping (libomp's default, PASSIVE, wakes them for every region: 256^3
-  // on two threads took 0.058 ms instead of 0.043), unless the user chose.
+  // sleeping (libomp's default, PASSIVE, wakes them for every region, a
+  // cost a small kernel pays each call), unless the user chose.
   ::setenv("OMP_WAIT_POLICY", "active", /*overwrite=*/0);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(

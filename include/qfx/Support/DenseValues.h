@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // DenseElementsAttr::getValues<APInt/APFloat> builds an arbitrary-precision
-// number per element: converting resnet50's 25M weights that way took most
-// of qfx-convert's 0.84 s. These read the raw data as C++ numbers and fall
+// number per element, most of qfx-convert's time on a large model. These
+// read the raw data as C++ numbers and fall
 // back to APInt only for widths C++ has no type of.
 //
 //===----------------------------------------------------------------------===//
