@@ -57,7 +57,14 @@ show() {
     if [[ "$arg" == *" "* ]]; then shown+=("\"$arg\""); else shown+=("$arg"); fi
   done
   printf '$ %s\n' "${shown[*]}" | sed "s|$ROOT/||g; s|$BUILD/|build/|g"
-  "$@"
+  # Under the sanitizer test run (python/tests/conftest.py) the interpreter
+  # needs the sanitizer runtime preloaded to load the instrumented C API;
+  # the tools link their own.
+  if [ "$1" = "$PY" ] && [ -n "${QFX_PYTHON_LD_PRELOAD:-}" ]; then
+    LD_PRELOAD="$QFX_PYTHON_LD_PRELOAD" ASAN_OPTIONS="${QFX_PYTHON_ASAN_OPTIONS:-}" "$@"
+  else
+    "$@"
+  fi
 }
 
 echo "qfx demo: post-training int8 quantization of a residual CNN trained on Fashion-MNIST"

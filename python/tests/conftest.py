@@ -7,8 +7,13 @@ import os
 # libQFXCAPI.so it loads. The runtime is loaded now; the instrumented tools
 # the tests start (quant-run, quant-compile) link their own and refuse a
 # second, so they must not inherit the preload; and they check leaks, which
-# the interpreter does not.
-os.environ.pop("LD_PRELOAD", None)
+# the interpreter does not. A script a test starts that runs the
+# interpreter on the C API (utils/demo.sh) finds the interpreter's preload
+# and options in QFX_PYTHON_LD_PRELOAD and QFX_PYTHON_ASAN_OPTIONS.
+preload = os.environ.pop("LD_PRELOAD", None)
+if preload:
+    os.environ["QFX_PYTHON_LD_PRELOAD"] = preload
+    os.environ["QFX_PYTHON_ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "")
 if "QFX_TOOLS_ASAN_OPTIONS" in os.environ:
     os.environ["ASAN_OPTIONS"] = os.environ.pop("QFX_TOOLS_ASAN_OPTIONS")
 
