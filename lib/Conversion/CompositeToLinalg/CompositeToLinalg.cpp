@@ -24,7 +24,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
-#include <cstring>
+#include "llvm/ADT/bit.h"
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXLOWERGELU
@@ -49,9 +49,8 @@ struct Scalar {
   Location loc;
 
   Value f32(uint32_t bits) {
-    float value;
-    std::memcpy(&value, &bits, sizeof(value));
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+    return arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(llvm::bit_cast<float>(bits)));
   }
   Value i32(int32_t value) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));

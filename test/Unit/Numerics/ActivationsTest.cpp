@@ -14,29 +14,20 @@
 
 #include "qfx/Numerics/Activations.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
-#include <cstring>
 
 using namespace qfx;
 
 namespace {
 
-float fromBits(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-uint32_t toBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
+float fromBits(uint32_t bits) { return llvm::bit_cast<float>(bits); }
+uint32_t toBits(float value) { return llvm::bit_cast<uint32_t>(value); }
 
 TEST(ActivationsTest, GeluEqualsPyTorchsOnGoldenInputs) {
   auto buffer =
