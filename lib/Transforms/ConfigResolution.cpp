@@ -312,9 +312,9 @@ static bool originsFitPattern(ArrayRef<Operation *> chain,
   return !known;
 }
 
-PatternMatches qfx::matchBackendPatterns(Block &block,
-                                         const BackendConfig &backend) {
-  // PyTorch's sorted_patterns_dict: longer patterns first, stable.
+/// PyTorch's sorted_patterns_dict: longer patterns first, stable.
+static SmallVector<const BackendPatternConfig *>
+sortPatterns(const BackendConfig &backend) {
   SmallVector<const BackendPatternConfig *> configs;
   for (const BackendPatternConfig &config : backend.getConfigs())
     configs.push_back(&config);
@@ -323,8 +323,13 @@ PatternMatches qfx::matchBackendPatterns(Block &block,
       [](const BackendPatternConfig *a, const BackendPatternConfig *b) {
         return a->getPattern().size() > b->getPattern().size();
       });
+  return configs;
+}
 
-  PatternMatches matches;
+/// Adds the matches of `block` to `matches`.
+static void matchBlock(Block &block, const BackendConfig &backend,
+                       ArrayRef<const BackendPatternConfig *> configs,
+                       PatternMatches &matches) {
   for (Operation &last : llvm::reverse(block)) {
     if (matches.lookup(&last))
       continue;
@@ -368,6 +373,25 @@ PatternMatches qfx::matchBackendPatterns(Block &block,
       break;
     }
   }
+}
+
+PatternMatches qfx::matchBackendPatterns(Block &block,
+                                         const BackendConfig &backend) {
+  PatternMatches matches;
+  matchBlock(block, backend, sortPatterns(backend), matches);
+  return matches;
+}
+
+PatternMatches qfx::matchBackendPatterns(Operation *scope,
+                                         const BackendConfig &backend) {
+  SmallVector<const BackendPatternConfig *> configs = sortPatterns(backend);
+  PatternMatches matches;
+  scope->walk([&](Block *block) {
+    Operation *parent = block->getParentOp();
+    if (parent != scope && llvm::isa<FusedOp, CompositeOp>(parent))
+      return;
+    matchBlock(*block, backend, configs, matches);
+  });
   return matches;
 }
 

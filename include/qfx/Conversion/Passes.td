@@ -313,6 +313,13 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
     table, an operand that is not a dequantized value or a constant weight,
     per-channel weight zero points, a requantization scale outside
     `tosa.rescale`'s range, an output that is not quantized to 8 bits.
+
+    The pass applies qfx's rewrite patterns in one walk over every block of
+    the function (outside `qfx.fused` and `qfx.composite` bodies): one per
+    lowering kind, which another compiler adds to its own rewrite with
+    `qfx::populateQFXLowerPatterns`
+    (`qfx/Conversion/ReferenceToTosa/ReferenceToTosa.h`); each reason
+    above is a pattern's `notifyMatchFailure`.
   }];
   let options = [
     Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",

@@ -166,6 +166,10 @@ private:
 /// operand 0 of the next and is used by nothing else. A qfx.fused op matches
 /// the config it was fused from, as a whole.
 PatternMatches matchBackendPatterns(Block &block, const BackendConfig &backend);
+/// The same in every block nested in `scope`, outside the bodies of
+/// qfx.fused and qfx.composite ops.
+PatternMatches matchBackendPatterns(Operation *scope,
+                                    const BackendConfig &backend);
 
 /// What the configuration says about one op (or one qfx.fused op).
 struct OpResolution {

@@ -503,10 +503,12 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
   return result;
 }
 
-llvm::Error Lowering::lowerRecurrentBody(CompositeOp composite) {
+Lowered<SmallVector<std::pair<Value, Value>>>
+Lowering::lowerRecurrentBody(CompositeOp composite) {
   SmallVector<tosa::MatMulOp> matmuls;
   composite.getBody().walk(
       [&](tosa::MatMulOp matmul) { matmuls.push_back(matmul); });
+  SmallVector<std::pair<Value, Value>> replacements;
   for (tosa::MatMulOp matmul : matmuls) {
     auto input = matmul.getA().getDefiningOp<DequantizeOp>();
     if (!input)
@@ -517,14 +519,13 @@ llvm::Error Lowering::lowerRecurrentBody(CompositeOp composite) {
       last = *matmul->user_begin();
       body.ops.push_back(last);
     }
-    OpBuilder b(last);
+    OpBuilder b(last, listener);
     Lowered<Value> result = lowerDynamicMatmul(b, body, input);
     if (!result)
       return result.takeError();
-    last->getResult(0).replaceAllUsesWith(*result);
+    replacements.emplace_back(last->getResult(0), *result);
   }
-  eraseDeadOps(composite.getBody().front());
-  return llvm::Error::success();
+  return replacements;
 }
 
 } // namespace qfx::lowering

@@ -14,6 +14,7 @@
 #define QFX_LIB_CONVERSION_REFERENCETOTOSA_LOWERING_H
 
 #include "qfx/Conversion/FloatQParams.h"
+#include "qfx/Conversion/ReferenceToTosa/ReferenceToTosa.h"
 #include "qfx/Conversion/Utils/TosaBuilders.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Numerics/Quantize.h"
@@ -28,6 +29,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -139,38 +141,31 @@ struct PatternBody {
   Value external(Value value) const { return outside.lookupOrDefault(value); }
 };
 
-/// How a convolution's or a Linear's int32 accumulator becomes int8.
-enum class Requantization {
-  /// PyTorch's onednn engine (x86, fbgemm and onednn tables), in float32:
-  /// round_half_even((float(acc) + bias * si * sw) * so / (si * sw) + zp)
-  /// with ideep's reciprocal scales.
-  OneDnn,
-  /// PyTorch's qnnpack engine, in float32: round_half_even(float(acc +
-  /// round(bias / (s_in * s_w))) * ((s_w * s_in) * (1 / s_out))) + zp.
-  Qnnpack,
-  /// TOSA's integer profile: tosa.rescale (32-bit multipliers, rounding
-  /// half away from zero), the bias with up to 8 fractional bits.
-  Integer,
-};
+/// A weight-only embedding's lookup as PyTorch's quantized embedding kernels
+/// compute it, its table stored quantized (see WeightOnly.cpp).
+Lowered<Value> lowerWeightOnlyEmbedding(OpBuilder &b, CompositeOp composite);
 
-void eraseDeadOps(Block &block);
+/// Erases the ops of `block` whose results are unused and that have no side
+/// effects, latest first.
+void eraseDeadOps(mlir::RewriterBase &rewriter, Block &block);
 
+/// The int8 lowerings of one pattern application. Every op they create goes
+/// through `listener` (the pattern's record of what to erase if the lowering
+/// fails).
 class Lowering {
 public:
-  explicit Lowering(Requantization requantization)
-      : requantization(requantization) {}
+  Lowering(Requantization requantization, OpBuilder::Listener *listener)
+      : requantization(requantization), listener(listener) {}
 
   /// A recurrent composite's dynamically quantized body (qfx-prepare's
   /// observeRecurrentBody): each matmul (and the bias add after it) whose
   /// input is quantized at run time becomes a dynamic matmul, as PyTorch's
-  /// quantized LSTM computes each projection; the cell stays float.
-  llvm::Error lowerRecurrentBody(CompositeOp composite);
+  /// quantized LSTM computes each projection; the cell stays float. Returns
+  /// the values to replace (none: nothing to lower); the IR is unchanged
+  /// until the caller replaces them.
+  Lowered<SmallVector<std::pair<Value, Value>>>
+  lowerRecurrentBody(CompositeOp composite);
 
-  /// Lowers the pattern rooted at `root` (one op or a qfx.fused op) that
-  /// `config` of the backend table matched (none for data movement).
-  llvm::Error lowerPattern(Operation *root, const BackendPatternConfig *config);
-
-private:
   // Values.
   Lowered<Act> getAct(Value floatValue);
   Lowered<QConst> getQConst(Value floatValue);
@@ -243,28 +238,17 @@ private:
   Lowered<Value> lowerStatic(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
 
-  /// A pattern's lowering (its int8-domain output), and the main ops it
-  /// applies to.
-  struct NamedLowering {
-    Lowered<Value> (Lowering::*lower)(OpBuilder &, PatternBody &,
-                                      const ActQuant &);
-    bool (*appliesTo)(Operation *main);
-  };
-  /// The lowering of `kind` (a backend table row's `reference_lowering` or
-  /// the main op's QuantizableOpInterface::getInt8Lowering).
-  static std::optional<NamedLowering> getLowering(LoweringKind kind);
-
   Requantization requantization;
+  OpBuilder::Listener *listener;
 
   /// Set by a lowering whose output qparams are its own (PyTorch's add and
   /// mul with a scalar), not the observer's.
   std::optional<ActQuant> resultQuant;
-
-  /// Int8-domain values of quantized values (a quant.qcast's replacement or
-  /// a quantized value already converted) and of float values replayed on
-  /// integers (data movement after a dequantize).
-  llvm::DenseMap<Value, Act> acts;
 };
+
+/// A lowering of a pattern: its int8-domain output.
+using LowerFn = Lowered<Value> (Lowering::*)(OpBuilder &, PatternBody &,
+                                             const ActQuant &);
 
 /// Checks that each op of `ops` consumes the result of the previous one.
 llvm::Error checkChain(ArrayRef<Operation *> ops);

@@ -77,18 +77,77 @@ bool isDataMovement(Operation *op) {
 // Values
 //===----------------------------------------------------------------------===//
 
+/// The int8-domain value a lowering already made of `quantized`: the input
+/// of a pattern's output cast `quant.scast` (through the rescale to u8 of an
+/// unsigned type), or the storage cast (and rescale from u8) made of it for
+/// an earlier use in `block` before `before`. Null if there is none.
+static Value findInt8(Value quantized, const ActQuant &quant, Block *block,
+                      Operation *before) {
+  auto fromUnsigned = [](Value value) -> Value {
+    auto rescale = value.getDefiningOp<tosa::RescaleOp>();
+    return rescale && rescale.getOutputUnsigned() && !rescale.getInputUnsigned()
+               ? rescale.getInput()
+               : Value();
+  };
+  if (auto stored = quantized.getDefiningOp<quant::StorageCastOp>();
+      stored && !llvm::isa<quant::QuantizedType>(
+                    getElementTypeOrSelf(stored.getInput().getType()))) {
+    if (!quant.isUnsigned)
+      return stored.getInput();
+    if (Value value = fromUnsigned(stored.getInput()))
+      return value;
+  }
+  for (Operation *user : quantized.getUsers()) {
+    auto stored = llvm::dyn_cast<quant::StorageCastOp>(user);
+    if (!stored || stored->getBlock() != block ||
+        !stored->isBeforeInBlock(before))
+      continue;
+    if (!quant.isUnsigned)
+      return stored.getResult();
+    for (Operation *rescale : stored->getUsers())
+      if (auto op = llvm::dyn_cast<tosa::RescaleOp>(rescale);
+          op && op.getInputUnsigned() && !op.getOutputUnsigned() &&
+          op->getBlock() == block && op->isBeforeInBlock(before))
+        return op.getOutput();
+  }
+  return nullptr;
+}
+
+/// The replay of the data movement `def` on `input` a lowering already made
+/// for an earlier use in def's block: a copy of `def` before it whose
+/// operand 0 is `input` and whose other operands are def's (a padding's
+/// zero-point constant aside). Null if there is none.
+static Operation *findReplay(Operation *def, Value input, Type type) {
+  for (Operation *user : input.getUsers()) {
+    if (user->getName() != def->getName() ||
+        user->getBlock() != def->getBlock() || !user->isBeforeInBlock(def) ||
+        user->getResultTypes() != mlir::TypeRange(type) ||
+        user->getNumOperands() != def->getNumOperands() ||
+        user->getOperand(0) != input)
+      continue;
+    bool same = true;
+    for (unsigned i = 1; same && i < def->getNumOperands(); ++i)
+      same = user->getOperand(i) == def->getOperand(i) ||
+             (llvm::isa<tosa::PadOp>(def) && i == llvm::cast<tosa::PadOp>(def)
+                                                      .getPadConstMutable()
+                                                      .getOperandNumber());
+    if (same &&
+        user->getPropertiesAsAttribute() == def->getPropertiesAsAttribute())
+      return user;
+  }
+  return nullptr;
+}
+
 Lowered<Act> Lowering::getAct(Value floatValue) {
-  if (auto it = acts.find(floatValue); it != acts.end())
-    return it->second;
   Operation *def = floatValue.getDefiningOp();
   if (auto dcast = llvm::dyn_cast_or_null<quant::DequantizeCastOp>(def)) {
     Value quantized = dcast.getInput();
-    if (auto it = acts.find(quantized); it != acts.end())
-      return it->second;
     std::optional<ActQuant> quant = getActQuant(quantized.getType());
     if (!quant)
       return unsupported("an input is not quantized per tensor to 8 bits");
-    OpBuilder b(def);
+    if (Value value = findInt8(quantized, *quant, def->getBlock(), def))
+      return Act{value, *quant};
+    OpBuilder b(def, listener);
     Location loc = def->getLoc();
     auto storageType = withElement(quantized.getType(), b.getIntegerType(8));
     Value value = quant::StorageCastOp::create(b, loc, storageType, quantized);
@@ -102,15 +161,16 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
       value = *shifted;
       markQuantized(value, *quant);
     }
-    Act act{value, *quant};
-    acts[quantized] = act;
-    return act;
+    return Act{value, *quant};
   }
   if (def && isDataMovement(def)) {
     Lowered<Act> input = getAct(def->getOperand(0));
     if (!input)
       return input.takeError();
-    OpBuilder b(def);
+    OpBuilder b(def, listener);
+    auto int8Type = withElement(floatValue.getType(), b.getIntegerType(8));
+    if (Operation *replay = findReplay(def, input->value, int8Type))
+      return Act{replay->getResult(0), input->quant};
     mlir::IRMapping mapping;
     mapping.map(def->getOperand(0), input->value);
     if (auto pad = llvm::dyn_cast<tosa::PadOp>(def))
@@ -118,11 +178,8 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
                   zeroPoint(b, def->getLoc(), b.getIntegerType(8),
                             input->quant.zeroPoint));
     Operation *replay = b.clone(*def, mapping);
-    replay->getResult(0).setType(
-        withElement(floatValue.getType(), b.getIntegerType(8)));
-    Act act{replay->getResult(0), input->quant};
-    acts[floatValue] = act;
-    return act;
+    replay->getResult(0).setType(int8Type);
+    return Act{replay->getResult(0), input->quant};
   }
   return unsupported("an input is not a dequantized value");
 }
