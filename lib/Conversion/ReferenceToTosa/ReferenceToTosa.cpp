@@ -228,6 +228,35 @@ public:
         options(options) {}
 
 protected:
+  /// How `root` is lowered (resolveLowering: a kind, or none for a dynamic
+  /// matmul), or nothing if it is no root or cannot be lowered (RunsInFloat
+  /// says why).
+  std::optional<std::optional<LoweringKind>> matchRoot(Operation *root) const {
+    if (!isLoweringRoot(root))
+      return std::nullopt;
+    Lowered<std::optional<LoweringKind>> resolved =
+        resolveLowering(root, options);
+    if (!resolved) {
+      llvm::consumeError(resolved.takeError());
+      return std::nullopt;
+    }
+    return *resolved;
+  }
+
+  /// Replaces `op` with the float value `lower` builds before it (apply).
+  LogicalResult replaceWith(
+      PatternRewriter &rewriter, Operation *op,
+      llvm::function_ref<Lowered<Value>(Lowering &, OpBuilder &)> lower) const {
+    return apply(rewriter, op, [&](Lowering &lowering) -> llvm::Error {
+      OpBuilder b(op, lowering.listener);
+      Lowered<Value> result = lower(lowering, b);
+      if (!result)
+        return result.takeError();
+      rewriter.replaceOp(op, *result);
+      return llvm::Error::success();
+    });
+  }
+
   /// Runs `lower` on `op`: the ops it creates (through the Lowering's
   /// listener) are erased if it fails, and the reason reported.
   LogicalResult apply(PatternRewriter &rewriter, Operation *op,
@@ -310,15 +339,8 @@ public:
 
   LogicalResult matchAndRewrite(Operation *root,
                                 PatternRewriter &rewriter) const override {
-    if (!isLoweringRoot(root))
-      return failure();
-    Lowered<std::optional<LoweringKind>> resolved =
-        resolveLowering(root, options);
-    if (!resolved) {
-      llvm::consumeError(resolved.takeError());
-      return failure();
-    }
-    if (*resolved != kind)
+    std::optional<std::optional<LoweringKind>> match = matchRoot(root);
+    if (!match || *match != kind)
       return failure();
     return apply(rewriter, root, [&](Lowering &lowering) -> llvm::Error {
       PatternBody body(root);
@@ -350,25 +372,12 @@ struct LowerDynamicMatmul : LowerPattern {
 
   LogicalResult matchAndRewrite(Operation *root,
                                 PatternRewriter &rewriter) const override {
-    if (!isLoweringRoot(root))
+    std::optional<std::optional<LoweringKind>> match = matchRoot(root);
+    if (!match || *match)
       return failure();
-    Lowered<std::optional<LoweringKind>> resolved =
-        resolveLowering(root, options);
-    if (!resolved) {
-      llvm::consumeError(resolved.takeError());
-      return failure();
-    }
-    if (*resolved)
-      return failure();
-    return apply(rewriter, root, [&](Lowering &lowering) -> llvm::Error {
+    return replaceWith(rewriter, root, [&](Lowering &lowering, OpBuilder &b) {
       PatternBody body(root);
-      OpBuilder b(root, lowering.listener);
-      Lowered<Value> result =
-          lowering.lowerDynamicMatmul(b, body, getDynamicInput(root));
-      if (!result)
-        return result.takeError();
-      rewriter.replaceOp(root, *result);
-      return llvm::Error::success();
+      return lowering.lowerDynamicMatmul(b, body, getDynamicInput(root));
     });
   }
 };
@@ -385,13 +394,8 @@ struct LowerWeightOnlyEmbedding : LowerPattern {
         (!matchFloatQParamsDequantize(composite.getOperand(1)) &&
          !isDequantized(composite.getOperand(1))))
       return failure();
-    return apply(rewriter, op, [&](Lowering &lowering) -> llvm::Error {
-      OpBuilder b(op, lowering.listener);
-      Lowered<Value> result = lowerWeightOnlyEmbedding(b, composite);
-      if (!result)
-        return result.takeError();
-      rewriter.replaceOp(op, *result);
-      return llvm::Error::success();
+    return replaceWith(rewriter, op, [&](Lowering &, OpBuilder &b) {
+      return lowerWeightOnlyEmbedding(b, composite);
     });
   }
 };
