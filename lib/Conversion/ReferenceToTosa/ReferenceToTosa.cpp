@@ -43,7 +43,7 @@ Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
 }
 
 //===----------------------------------------------------------------------===//
-// Driver
+// Roots
 //===----------------------------------------------------------------------===//
 
 /// The single 8-bit per-tensor quantization all users of `value` apply.
@@ -176,10 +176,9 @@ bool isLoweringRoot(Operation *op) {
   });
 }
 
-/// The run-time quantization of the main op's input, if the pattern rooted
-/// at `root` is dynamically quantized.
-DequantizeOp getDynamicInput(Operation *root) {
-  PatternBody body(root);
+/// The run-time quantization of the main op's input, if the pattern is
+/// dynamically quantized.
+DequantizeOp getDynamicInput(const PatternBody &body) {
   return body.ops.empty() ? DequantizeOp()
                           : body.external(body.ops.front()->getOperand(0))
                                 .getDefiningOp<DequantizeOp>();
@@ -201,7 +200,7 @@ resolveLowering(Operation *root, const LowerOptions &options) {
   if (body.ops.empty())
     return unsupported("the pattern is empty");
   Operation *main = body.ops.front();
-  if (getDynamicInput(root)) {
+  if (getDynamicInput(body)) {
     if (!llvm::isa<tosa::MatMulOp>(main))
       return unsupported("dynamic quantization is lowered for matmul only");
     return std::optional<LoweringKind>();
@@ -377,7 +376,7 @@ struct LowerDynamicMatmul : LowerPattern {
       return failure();
     return replaceWith(rewriter, root, [&](Lowering &lowering, OpBuilder &b) {
       PatternBody body(root);
-      return lowering.lowerDynamicMatmul(b, body, getDynamicInput(root));
+      return lowering.lowerDynamicMatmul(b, body, getDynamicInput(body));
     });
   }
 };
@@ -416,10 +415,8 @@ struct LowerRecurrentBody : LowerPattern {
           auto replacements = lowering.lowerRecurrentBody(composite);
           if (!replacements)
             return replacements.takeError();
-          rewriter.modifyOpInPlace(composite, [&] {
-            for (auto [from, to] : *replacements)
-              rewriter.replaceAllUsesWith(from, to);
-          });
+          for (auto [from, to] : *replacements)
+            rewriter.replaceAllUsesWith(from, to);
           changed = !replacements->empty();
           return llvm::Error::success();
         });

@@ -158,7 +158,7 @@ struct FoldHalfWeights : mlir::OpRewritePattern<tosa::CastOp> {
 /// dequantized. An EmbeddingBag ([bags, size] indices) accumulates as the
 /// kernels do, acc = fma(q, scale, acc + bias) over the bag in order (the
 /// same double form), times float(1 / size) for mode "mean"; mode "max"
-/// stays float. The embedding's weight is dequantized.
+/// stays float.
 Lowered<Value> lowerWeightOnlyEmbedding(OpBuilder &b, CompositeOp composite) {
   std::optional<FloatQParamsWeight> weight =
       matchFloatQParamsDequantize(composite.getOperand(1));
