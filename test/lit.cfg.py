@@ -49,7 +49,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal")
-     for tool in ("quant-compile", "quant-opt", "quant-run", "qfx-npy-fuzzer",
+     for tool in ("quant-compile", "quant-opt", "quant-run", "qfx-microkernels",
+                  "qfx-npy-fuzzer",
                   "qfx-config-fuzzer", "qfx-ir-fuzzer")],
     [config.qfx_tools_dir],
 )

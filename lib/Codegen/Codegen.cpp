@@ -268,19 +268,18 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
           std::to_string(i);
       while (symbols.lookup(name))
         name += "_";
-      // (Depthwise convolutions and pools have no tile kernel: AMX
-      // machines run the VNNI one.)
-      // (The float kernels are the same on AMX machines: AVX-512.)
+      // (Depthwise convolutions and pools run on the vector kernels; float
+      // contractions on the target's float lanes.)
+      const KernelTarget &vectorKernels = kernels->getVectorKernels();
       Kernel kernel =
           chain.f32 ? buildFloatKernel(module, chain, *kernels, name)
           : chain.maxPool
-              ? buildMaxPoolKernel(module, chain,
-                                   kernels->tiles ? kVnni : *kernels, name)
+              ? buildMaxPoolKernel(module, chain, vectorKernels, name)
           : chain.isDepthwise()
-              ? buildDepthwiseKernel(module, chain,
-                                     kernels->tiles ? kVnni : *kernels, name)
-          : kernels->tiles ? buildAmxKernel(module, chain, name, functions)
-                           : buildDotKernel(module, chain, *kernels, name);
+              ? buildDepthwiseKernel(module, chain, vectorKernels, name)
+          : kernels->is(MicroKernelKind::Tiles)
+              ? buildAmxKernel(module, chain, name, functions)
+              : buildDotKernel(module, chain, *kernels, name);
       replaceChain(chain, functions.reuse(std::move(kernel)));
     }
   }

@@ -50,7 +50,7 @@ public:
   DepthwiseKernelBuilder(mlir::ModuleOp module, const Chain &chain,
                          const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
-        laneDot(!target.matrix) {
+        laneDot(!target.is(MicroKernelKind::Matrix)) {
     const ConvGeometry &g = *chain.conv;
     paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
     paddedWidth = g.pad[2] + g.input[2] + g.pad[3];

@@ -11,6 +11,10 @@
 // VNNI), vpmaddwd (AVX2) or SDOT (AArch64); or with SMMLA (AArch64 I8MM), the
 // same sums from 2x8 by 8x2 blocks.
 //
+// The instruction is the microkernel's (MicroKernels.h); this file packs the
+// weights and A, loops over tiles (and a direct convolution's taps) and
+// requantizes.
+//
 // With vpdpbusd, which multiplies unsigned by signed bytes, the kernel
 // computes acc = sum_k (a + 128) * w (flipping the top bit of the int8
 // activation adds 128); then the TOSA chain's value (sum_k (a - za) * w +
@@ -20,9 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Kernels.h"
+#include "MicroKernels.h"
 
-#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -34,11 +37,6 @@ namespace vector = mlir::vector;
 namespace qfx::codegen {
 namespace {
 
-/// AMX tiles: 16 rows of 64 bytes (of A: 64 k values; of the packed
-/// weights: 16 groups of 4 k values for 16 columns), 16x16 int32 results.
-constexpr int64_t kTileRows = 16;
-constexpr int64_t kTileGroups = 16;
-
 /// Builds the kernel of one chain: globals for the packed weights and the
 /// epilogue constants, and a function (A: memref<1xMxKxi8>, O:
 /// memref<1xMxNxi8>).
@@ -47,14 +45,12 @@ public:
   KernelBuilder(mlir::ModuleOp module, const Chain &chain,
                 const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
-        group(target.group),
-        direct(chain.conv && !target.matrix && !target.tiles),
+        microKernel(getMicroKernel(target)), group(target.group),
+        direct(chain.conv && microKernel.readsRowPositions()),
         tileBlocks(target.vectors) {
     if (!direct) {
-      k4 = (chain.k + group - 1) / group;
-      // AMX reads A and the weights in tiles of 64 k values.
-      if (target.tiles)
-        k4 = (k4 + kTileGroups - 1) / kTileGroups * kTileGroups;
+      int64_t multiple = microKernel.getGroupMultiple();
+      k4 = ((chain.k + group - 1) / group + multiple - 1) / multiple * multiple;
       groupsPerTap = k4;
       return;
     }
@@ -94,27 +90,10 @@ private:
   /// `block0` (a partial last block when `partial`).
   void emitTile(OpBuilder &b, Location loc, Value a, Value out, Value m0,
                 int64_t rows, Value block0, int64_t vectors, bool partial);
-  /// The tile's int32 sums with a dot-product instruction, or with SMMLA:
-  /// one vector of `kLanes` a row and column block, row-major.
-  llvm::SmallVector<Value> emitDotProducts(OpBuilder &b, Location loc, Value a,
-                                           Value m0, int64_t rows, Value block0,
-                                           int64_t vectors);
-  llvm::SmallVector<Value> emitMatrixProducts(OpBuilder &b, Location loc,
-                                              Value a, Value m0, int64_t rows,
-                                              Value block0, int64_t vectors);
-  /// AMX: the tile products stored in `scratch` ([32, 32] int32), and
-  /// loaded from there a row at a time.
-  llvm::SmallVector<Value> emitTileProducts(OpBuilder &b, Location loc, Value a,
-                                            Value m0, int64_t rows,
-                                            Value block0, int64_t vectors,
-                                            Value scratch);
   /// Each column block's epilogue on its rows' `sums` (row-major).
   void emitEpilogues(OpBuilder &b, Location loc, Value out, Value m0,
                      int64_t rows, Value block0, int64_t vectors, bool partial,
                      llvm::ArrayRef<Value> sums);
-  /// Stores element `v` of A's row `m`, column `k` in the kernel's copy.
-  void storeA(OpBuilder &b, Location loc, Value v, Value rows, Value m,
-              Value k);
   /// Fills `rows` (the kernel's copy of A) with A's rows as toElement makes
   /// them.
   void emitFlippedCopy(OpBuilder &b, Location loc, Value a, Value rows);
@@ -131,6 +110,7 @@ private:
   /// How far tap `tap`'s input is from its window's start, in positions.
   Value emitTapOffset(OpBuilder &b, Location loc, Value tap);
 
+  const MicroKernel &microKernel;
   /// Elements of A and of the weights in one instruction's group.
   const int64_t group;
   /// A convolution read from a padded copy of its input, without im2col
@@ -173,10 +153,10 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
       packed[((block * k4 + at / group) * kLanes + lane) * group + at % group] =
           w;
     }
-  // The dot-product targets skip, per column block, the groups of a tap
-  // whose weights are all zero (the packed weights' layout does not
-  // change).
-  if (!target.matrix && !target.tiles) {
+  // The microkernels that read A by row positions skip, per column block,
+  // the groups of a tap whose weights are all zero (the packed weights'
+  // layout does not change).
+  if (microKernel.readsRowPositions()) {
     createRanges(b, loc, groupsPerTap, k4, [&](int64_t block, int64_t kg) {
       auto first = packed.begin() + (block * k4 + kg) * group * kLanes;
       return std::any_of(first, first + group * kLanes,
@@ -194,15 +174,26 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   createEpilogueGlobals(b, loc, compensation);
 }
 
-llvm::SmallVector<Value>
-KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
-                               int64_t rows, Value block0, int64_t vectors) {
-  Type i32 = b.getI32Type();
-  auto accType = VectorType::get({kLanes}, i32);
-  // A group vector: `group` elements per lane.
-  auto bytesType =
-      VectorType::get({group * kLanes}, b.getIntegerType(target.elementBits));
-  Value weights = getConstant("_weights");
+void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
+                             Value m0, int64_t rows, Value block0,
+                             int64_t vectors, bool partial) {
+  MicroKernelTile tile;
+  tile.rows = rows;
+  tile.vectors = vectors;
+  tile.a = a;
+  tile.weights = getConstant("_weights");
+  tile.block0 = block0;
+  if (!microKernel.readsRowPositions()) {
+    tile.rowAt = {m0};
+    tile.first = index(b, loc, 0);
+    tile.end = index(b, loc, k4);
+    microKernel.emitProducts(
+        b, loc, module, tile, {},
+        [&](OpBuilder &sb, Location l, llvm::ArrayRef<Value> sums) {
+          emitEpilogues(sb, l, out, m0, rows, block0, vectors, partial, sums);
+        });
+    return;
+  }
   // Each column block's sums start from its C (or zeros).
   llvm::SmallVector<Value> blockSums, init;
   for (int64_t v = 0; v < vectors; ++v)
@@ -210,19 +201,12 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
         b, loc, arith::AddIOp::create(b, loc, block0, index(b, loc, v))));
   for (int64_t r = 0; r < rows; ++r)
     init.append(blockSums);
-  // LLVM's signature: (<lanes x i32> acc, <group lanes x iN> a, <group lanes
-  // x iN> b), or without acc.
-  mlir::func::FuncOp dot =
-      target.accumulates
-          ? getIntrinsic(target.dot, {accType, bytesType, bytesType}, accType)
-          : getIntrinsic(target.dot, {bytesType, bytesType}, accType);
-
   // The groups of each tap the tile's column blocks read: all, or the
   // union of their `_ranges`.
-  auto [firstOfTap, endOfTap] =
+  std::tie(tile.first, tile.end) =
       emitTileRange(b, loc, block0, vectors, groupsPerTap);
   // Where each row of the tile starts; per tap (one for a matmul), the
-  // groups of k values of the tap.
+  // microkernel over the groups of k values of the tap.
   llvm::SmallVector<Value> starts;
   for (int64_t r = 0; r < rows; ++r)
     starts.push_back(emitRowStart(
@@ -231,232 +215,26 @@ KernelBuilder::emitDotProducts(OpBuilder &b, Location loc, Value a, Value m0,
       b, loc, index(b, loc, 0), index(b, loc, taps), index(b, loc, 1), init,
       [&](OpBuilder &tb, Location tl, Value tap, mlir::ValueRange tapAccs) {
         Value offset = emitTapOffset(tb, tl, tap);
-        // A group's position, or with kernel-row taps the element its
-        // position starts at.
-        llvm::SmallVector<Value> at;
+        // A row's group 0 in the tap: its position, or with kernel-row
+        // taps the element its position starts at.
+        MicroKernelTile tapTile = tile;
+        tapTile.elementRows = rowTaps;
         for (Value start : starts) {
-          at.push_back(arith::AddIOp::create(tb, tl, start, offset));
+          Value at = arith::AddIOp::create(tb, tl, start, offset);
           if (rowTaps)
-            at.back() = arith::MulIOp::create(tb, tl, at.back(),
-                                              index(tb, tl, channels));
+            at = arith::MulIOp::create(tb, tl, at, index(tb, tl, channels));
+          tapTile.rowAt.push_back(at);
         }
-        Value firstGroup =
+        tapTile.weightGroup0 =
             arith::MulIOp::create(tb, tl, tap, index(tb, tl, groupsPerTap));
-        auto loop = mlir::scf::ForOp::create(
-            tb, tl, firstOfTap, endOfTap, index(tb, tl, 1), tapAccs,
-            [&](OpBuilder &lb, Location l, Value kg, mlir::ValueRange accs) {
-              Value kk = arith::AddIOp::create(lb, l, firstGroup, kg);
-              llvm::SmallVector<Value> weightVectors;
-              for (int64_t v = 0; v < vectors; ++v) {
-                Value block =
-                    arith::AddIOp::create(lb, l, block0, index(lb, l, v));
-                weightVectors.push_back(vector::LoadOp::create(
-                    lb, l, bytesType, weights,
-                    mlir::ValueRange{block, kk, index(lb, l, 0)}));
-              }
-              llvm::SmallVector<Value> next;
-              for (int64_t r = 0; r < rows; ++r) {
-                // The group of A at (row, group kk), as one int32 of the i32
-                // view (with kernel-row taps, of the elements, unaligned): a
-                // broadcast straight from memory.
-                Value word;
-                if (rowTaps) {
-                  Value element = arith::AddIOp::create(
-                      lb, l, at[r],
-                      arith::MulIOp::create(lb, l, kg, index(lb, l, group)));
-                  Value groupOfA = vector::LoadOp::create(
-                      lb, l,
-                      VectorType::get({group},
-                                      lb.getIntegerType(target.elementBits)),
-                      a, mlir::ValueRange{element});
-                  word = vector::ExtractOp::create(
-                      lb, l,
-                      vector::BitCastOp::create(
-                          lb, l, VectorType::get({1}, i32), groupOfA),
-                      llvm::ArrayRef<int64_t>{0});
-                } else {
-                  word = mlir::memref::LoadOp::create(
-                      lb, l, a, mlir::ValueRange{at[r], kg});
-                }
-                Value broadcast = vector::BitCastOp::create(
-                    lb, l, bytesType,
-                    vector::BroadcastOp::create(lb, l, accType, word));
-                for (int64_t v = 0; v < vectors; ++v) {
-                  Value acc = accs[r * vectors + v];
-                  if (target.accumulates) {
-                    next.push_back(
-                        mlir::func::CallOp::create(
-                            lb, l, dot,
-                            mlir::ValueRange{acc, broadcast, weightVectors[v]})
-                            .getResult(0));
-                    continue;
-                  }
-                  Value sums =
-                      mlir::func::CallOp::create(
-                          lb, l, dot,
-                          mlir::ValueRange{broadcast, weightVectors[v]})
-                          .getResult(0);
-                  next.push_back(arith::AddIOp::create(lb, l, acc, sums));
-                }
-              }
-              mlir::scf::YieldOp::create(lb, l, next);
+        microKernel.emitProducts(
+            tb, tl, module, tapTile, tapAccs,
+            [](OpBuilder &yb, Location l, llvm::ArrayRef<Value> sums) {
+              mlir::scf::YieldOp::create(yb, l, sums);
             });
-        mlir::scf::YieldOp::create(tb, tl, loop.getResults());
       });
-  return llvm::SmallVector<Value>(tapLoop.getResults());
-}
-
-llvm::SmallVector<Value>
-KernelBuilder::emitMatrixProducts(OpBuilder &b, Location loc, Value a, Value m0,
-                                  int64_t rows, Value block0, int64_t vectors) {
-  Type i32 = b.getI32Type();
-  // SMMLA's operands: a 2x2 int32 block [r0c0, r0c1, r1c0, r1c1], two rows
-  // of 8 bytes of A, two columns of 8 bytes of weights.
-  auto blockType = VectorType::get({4}, i32);
-  auto bytesType = VectorType::get({16}, b.getIntegerType(8));
-  int64_t pairs = (rows + 1) / 2, columnPairs = kLanes / 2;
-  Value zero = arith::ConstantOp::create(
-      b, loc, blockType, mlir::DenseElementsAttr::get(blockType, int32_t{0}));
-  Value weights = getConstant("_weights");
-  mlir::func::FuncOp mmla =
-      getIntrinsic(target.dot, {blockType, bytesType, bytesType}, blockType);
-  Value pair0 = arith::DivUIOp::create(b, loc, m0, index(b, loc, 2));
-  // Accumulator (p, v, q): row pair p, column block v, column pair q.
-  auto at = [&](int64_t p, int64_t v, int64_t q) {
-    return (p * vectors + v) * columnPairs + q;
-  };
-  llvm::SmallVector<Value> init(pairs * vectors * columnPairs, zero);
-  auto loop = mlir::scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, k4), index(b, loc, 1), init,
-      [&](OpBuilder &lb, Location l, Value kk, mlir::ValueRange accs) {
-        llvm::SmallVector<Value> weightVectors;
-        for (int64_t v = 0; v < vectors; ++v) {
-          Value block = arith::AddIOp::create(lb, l, block0, index(lb, l, v));
-          for (int64_t q = 0; q < columnPairs; ++q)
-            weightVectors.push_back(vector::LoadOp::create(
-                lb, l, bytesType, weights,
-                mlir::ValueRange{block, kk, index(lb, l, q * 16)}));
-        }
-        llvm::SmallVector<Value> next(accs.begin(), accs.end());
-        for (int64_t p = 0; p < pairs; ++p) {
-          Value pair = arith::AddIOp::create(lb, l, pair0, index(lb, l, p));
-          Value rowPair = vector::LoadOp::create(
-              lb, l, bytesType, a, mlir::ValueRange{pair, kk, index(lb, l, 0)});
-          for (int64_t v = 0; v < vectors; ++v)
-            for (int64_t q = 0; q < columnPairs; ++q)
-              next[at(p, v, q)] =
-                  mlir::func::CallOp::create(
-                      lb, l, mmla,
-                      mlir::ValueRange{accs[at(p, v, q)], rowPair,
-                                       weightVectors[v * columnPairs + q]})
-                      .getResult(0);
-        }
-        mlir::scf::YieldOp::create(lb, l, next);
-      });
-  // A row of a column block: its half of each column pair's 2x2 block.
-  llvm::SmallVector<Value> sums;
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t v = 0; v < vectors; ++v) {
-      int64_t half = r % 2 * 2;
-      llvm::SmallVector<Value> quarters;
-      for (int64_t q = 0; q < columnPairs; q += 2)
-        quarters.push_back(vector::ShuffleOp::create(
-            b, loc, loop.getResult(at(r / 2, v, q)),
-            loop.getResult(at(r / 2, v, q + 1)),
-            llvm::ArrayRef<int64_t>{half, half + 1, half + 4, half + 5}));
-      assert(quarters.size() == 2 && "an SMMLA column block is 8 columns");
-      sums.push_back(vector::ShuffleOp::create(
-          b, loc, quarters[0], quarters[1],
-          llvm::ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-    }
-  return sums;
-}
-
-llvm::SmallVector<Value>
-KernelBuilder::emitTileProducts(OpBuilder &b, Location loc, Value a, Value m0,
-                                int64_t rows, Value block0, int64_t vectors,
-                                Value scratch) {
-  Type i8 = b.getIntegerType(8), i32 = b.getI32Type();
-  auto bytesTile = mlir::amx::TileType::get({kTileRows, 64}, i8);
-  auto sumsTile = mlir::amx::TileType::get({kTileRows, kLanes}, i32);
-  int64_t aTiles = (rows + kTileRows - 1) / kTileRows;
-  Value weights = getConstant("_weights");
-  llvm::SmallVector<Value> init;
-  for (int64_t i = 0; i < aTiles * vectors; ++i)
-    init.push_back(mlir::amx::TileZeroOp::create(b, loc, sumsTile));
-  // Per 64 k values: `aTiles` tiles of A, `vectors` of weights, and their
-  // products (tdpbusd: A unsigned, the weights signed).
-  auto loop = mlir::scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, k4 / kTileGroups),
-      index(b, loc, 1), init,
-      [&](OpBuilder &lb, Location l, Value kt, mlir::ValueRange accs) {
-        Value firstGroup =
-            arith::MulIOp::create(lb, l, kt, index(lb, l, kTileGroups));
-        Value column = arith::MulIOp::create(lb, l, kt, index(lb, l, 64));
-        llvm::SmallVector<Value> weightTiles, aTilesValues;
-        for (int64_t v = 0; v < vectors; ++v)
-          weightTiles.push_back(mlir::amx::TileLoadOp::create(
-              lb, l, bytesTile, weights,
-              mlir::ValueRange{
-                  arith::AddIOp::create(lb, l, block0, index(lb, l, v)),
-                  firstGroup, index(lb, l, 0)}));
-        for (int64_t i = 0; i < aTiles; ++i)
-          aTilesValues.push_back(mlir::amx::TileLoadOp::create(
-              lb, l, bytesTile, a,
-              mlir::ValueRange{
-                  arith::AddIOp::create(lb, l, m0, index(lb, l, i * kTileRows)),
-                  column}));
-        llvm::SmallVector<Value> next;
-        for (int64_t i = 0; i < aTiles; ++i)
-          for (int64_t v = 0; v < vectors; ++v) {
-            auto product = mlir::amx::TileMulIOp::create(
-                lb, l, sumsTile, aTilesValues[i], weightTiles[v],
-                accs[i * vectors + v]);
-            product.setIsZextLhs(true);
-            next.push_back(product);
-          }
-        mlir::scf::YieldOp::create(lb, l, next);
-      });
-  for (int64_t i = 0; i < aTiles; ++i)
-    for (int64_t v = 0; v < vectors; ++v)
-      mlir::amx::TileStoreOp::create(
-          b, loc, scratch,
-          mlir::ValueRange{index(b, loc, i * kTileRows),
-                           index(b, loc, v * kLanes)},
-          loop.getResult(i * vectors + v));
-  llvm::SmallVector<Value> sums;
-  auto accType = VectorType::get({kLanes}, i32);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t v = 0; v < vectors; ++v)
-      sums.push_back(vector::LoadOp::create(
-          b, loc, accType, scratch,
-          mlir::ValueRange{index(b, loc, r), index(b, loc, v * kLanes)}));
-  return sums;
-}
-
-void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
-                             Value m0, int64_t rows, Value block0,
-                             int64_t vectors, bool partial) {
-  if (target.tiles) {
-    // The tiles' results pass through a stack buffer, freed after the
-    // tile's epilogue (the tile runs in a loop).
-    auto scope = mlir::memref::AllocaScopeOp::create(b, loc, mlir::TypeRange{});
-    OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
-    Value scratch = mlir::memref::AllocaOp::create(
-        sb, loc,
-        MemRefType::get({2 * kTileRows, target.vectors * kLanes},
-                        sb.getI32Type()),
-        sb.getI64IntegerAttr(64));
-    emitEpilogues(
-        sb, loc, out, m0, rows, block0, vectors, partial,
-        emitTileProducts(sb, loc, a, m0, rows, block0, vectors, scratch));
-    mlir::memref::AllocaScopeReturnOp::create(sb, loc);
-    return;
-  }
-  llvm::SmallVector<Value> sums =
-      target.matrix ? emitMatrixProducts(b, loc, a, m0, rows, block0, vectors)
-                    : emitDotProducts(b, loc, a, m0, rows, block0, vectors);
-  emitEpilogues(b, loc, out, m0, rows, block0, vectors, partial, sums);
+  emitEpilogues(b, loc, out, m0, rows, block0, vectors, partial,
+                llvm::SmallVector<Value>(tapLoop.getResults()));
 }
 
 void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
@@ -472,28 +250,8 @@ void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
     emitEpilogue(b, loc, out,
                  arith::AddIOp::create(b, loc, block0, index(b, loc, v)), m0,
                  rowSums, partial,
-                 !target.matrix && !target.tiles && sumsStartFromBias());
+                 microKernel.takesInitialSums() && sumsStartFromBias());
   }
-}
-
-void KernelBuilder::storeA(OpBuilder &b, Location loc, Value v, Value rows,
-                           Value m, Value k) {
-  if (!target.matrix) {
-    mlir::memref::StoreOp::create(b, loc, v, rows, mlir::ValueRange{m, k});
-    return;
-  }
-  // [m / 2][k / 8][m % 2][k % 8]: a pair of rows, 8 k values each.
-  auto divide = [&](Value x, int64_t d) -> std::pair<Value, Value> {
-    return {arith::DivUIOp::create(b, loc, x, index(b, loc, d)),
-            arith::RemUIOp::create(b, loc, x, index(b, loc, d))};
-  };
-  auto [pair, half] = divide(m, 2);
-  auto [step, inStep] = divide(k, group);
-  Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, half, index(b, loc, group)),
-      inStep);
-  mlir::memref::StoreOp::create(b, loc, v, rows,
-                                mlir::ValueRange{pair, step, offset});
 }
 
 Value KernelBuilder::emitRowStart(OpBuilder &b, Location loc, Value m) {
@@ -537,8 +295,8 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                 [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
                   Value v = mlir::memref::LoadOp::create(
                       ib, il, a2, mlir::ValueRange{row.front(), kk});
-                  storeA(ib, il, toElement(ib, il, v, top), rows, row.front(),
-                         kk);
+                  microKernel.storeA(ib, il, toElement(ib, il, v, top), rows,
+                                     row.front(), kk);
                   mlir::scf::YieldOp::create(ib, il);
                 });
           });
@@ -564,46 +322,48 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
         });
   };
   // Output pixels in parallel.
-  forEach(b, loc, {chain.m}, {1},
-          [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
-            Value pixel = pixels.front();
-            Value n, ih0, iw0;
-            std::tie(n, ih0, iw0) = emitPixelOrigin(pb, l, pixel);
-            loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
-              Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-              Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-              Value ih = ar::AddIOp::create(
-                  tb, tl, ih0,
-                  ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
-              Value iw = ar::AddIOp::create(
-                  tb, tl, iw0,
-                  ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
-              Value inside =
-                  ar::AndIOp::create(tb, tl, emitWithin(tb, tl, ih, g.input[1]),
-                                     emitWithin(tb, tl, iw, g.input[2]));
-              Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
-              mlir::scf::IfOp::create(
-                  tb, tl, inside,
-                  [&](OpBuilder &ib, Location il) {
-                    loop(ib, il, channels,
-                         [&](OpBuilder &cb, Location cl, Value ch) {
-                           Value v = mlir::memref::LoadOp::create(
-                               cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
-                           storeA(cb, cl, toElement(cb, cl, v, top), rows,
-                                  pixel, ar::AddIOp::create(cb, cl, base, ch));
-                         });
-                    mlir::scf::YieldOp::create(ib, il);
-                  },
-                  [&](OpBuilder &ib, Location il) {
-                    loop(ib, il, channels,
-                         [&](OpBuilder &cb, Location cl, Value ch) {
-                           storeA(cb, cl, padding, rows, pixel,
-                                  ar::AddIOp::create(cb, cl, base, ch));
-                         });
-                    mlir::scf::YieldOp::create(ib, il);
-                  });
-            });
-          });
+  forEach(
+      b, loc, {chain.m}, {1},
+      [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
+        Value pixel = pixels.front();
+        Value n, ih0, iw0;
+        std::tie(n, ih0, iw0) = emitPixelOrigin(pb, l, pixel);
+        loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
+          Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+          Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+          Value ih = ar::AddIOp::create(
+              tb, tl, ih0,
+              ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
+          Value iw = ar::AddIOp::create(
+              tb, tl, iw0,
+              ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
+          Value inside =
+              ar::AndIOp::create(tb, tl, emitWithin(tb, tl, ih, g.input[1]),
+                                 emitWithin(tb, tl, iw, g.input[2]));
+          Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
+          mlir::scf::IfOp::create(
+              tb, tl, inside,
+              [&](OpBuilder &ib, Location il) {
+                loop(ib, il, channels,
+                     [&](OpBuilder &cb, Location cl, Value ch) {
+                       Value v = mlir::memref::LoadOp::create(
+                           cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
+                       microKernel.storeA(cb, cl, toElement(cb, cl, v, top),
+                                          rows, pixel,
+                                          ar::AddIOp::create(cb, cl, base, ch));
+                     });
+                mlir::scf::YieldOp::create(ib, il);
+              },
+              [&](OpBuilder &ib, Location il) {
+                loop(ib, il, channels,
+                     [&](OpBuilder &cb, Location cl, Value ch) {
+                       microKernel.storeA(cb, cl, padding, rows, pixel,
+                                          ar::AddIOp::create(cb, cl, base, ch));
+                     });
+                mlir::scf::YieldOp::create(ib, il);
+              });
+        });
+      });
 }
 
 Kernel KernelBuilder::build() {
@@ -620,35 +380,29 @@ Kernel KernelBuilder::build() {
       chain.conv ? llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1, 2}, {3}}
                  : llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}, {2}});
 
-  // The rows the microkernel reads: A in the target's element type (int8
-  // with the top bit flipped, i.e. + 128, on VNNI; int16 on AVX2) in a
-  // [M, K rounded up to a group] copy, zero beyond K (the padded weights are
-  // zero there): one buffer, seen as elements to fill and as int32 groups to
-  // broadcast from, so that the inner loop only broadcasts. For SMMLA, rows
-  // in pairs, [M / 2][K / 8][2][8], so that one load reads a 2x8 block (and
-  // a zero row after an odd M). For AMX, M rounded up to 16 and K to 64
-  // (whole tiles), zero beyond.
+  // What the microkernel reads: A in the target's element type (int8 with
+  // the top bit flipped, i.e. + 128, where its A is unsigned; int16 on AVX2),
+  // packed in the microkernel's layout (MicroKernel::viewA), M and K rounded
+  // up to its multiples and zero beyond (the padded weights are zero there).
   // A direct convolution reads a zero-point-padded copy of its input
   // instead, [N, padded H, padded W, C rounded up to a group], as elements
   // and as int32 groups ([positions, groups]); with kernel-row taps, [N,
   // padded H, padded W, C] read as elements.
   Type element = b.getIntegerType(target.elementBits);
-  int64_t copiedRows = target.matrix ? chain.m + chain.m % 2
-                       : target.tiles
-                           ? (chain.m + kTileRows - 1) / kTileRows * kTileRows
-                           : chain.m;
+  int64_t rowMultiple = microKernel.getRowMultiple();
+  int64_t copiedRows = (chain.m + rowMultiple - 1) / rowMultiple * rowMultiple;
   int64_t positions =
       direct ? chain.conv->input[0] * paddedHeight * paddedWidth : 0;
-  int64_t elements = direct ? positions * channels : copiedRows * k4 * group;
+  int64_t bytesOfA = direct ? positions * channels * target.elementBits / 8
+                            : microKernel.getPackedABytes(copiedRows, k4);
   Value bytes = mlir::memref::AllocOp::create(
-      b, loc, MemRefType::get({elements * target.elementBits / 8}, i8),
-      mlir::ValueRange{}, b.getI64IntegerAttr(64));
+      b, loc, MemRefType::get({bytesOfA}, i8), mlir::ValueRange{},
+      b.getI64IntegerAttr(64));
   auto view = [&](llvm::ArrayRef<int64_t> shape, Type type) -> Value {
     return mlir::memref::ViewOp::create(b, loc, MemRefType::get(shape, type),
                                         bytes, index(b, loc, 0),
                                         mlir::ValueRange{});
   };
-  // What the microkernel reads: the pairs of rows, or the int32 groups.
   Value a2;
   if (direct) {
     const ConvGeometry &g = *chain.conv;
@@ -658,11 +412,8 @@ Kernel KernelBuilder::build() {
     a2 = rowTaps ? view({positions * channels}, element)
                  : view({positions, groupsPerTap}, b.getI32Type());
   } else {
-    // (AMX loads 16-row tiles of the rows themselves.)
-    Value rowsOfA = target.matrix ? view({copiedRows / 2, k4, 2 * group}, i8)
-                                  : view({copiedRows, k4 * group}, element);
-    a2 = target.matrix || target.tiles ? rowsOfA
-                                       : view({chain.m, k4}, b.getI32Type());
+    Value rowsOfA;
+    std::tie(rowsOfA, a2) = microKernel.viewA(b, loc, bytes, copiedRows, k4);
     if (k4 * group != chain.k || copiedRows != chain.m) {
       Value zero =
           arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));

@@ -43,11 +43,23 @@ using mlir::RankedTensorType;
 using mlir::VectorType;
 namespace arith = mlir::arith;
 
-/// What a target's kernels are built from: a dot-product instruction that
-/// multiplies groups of A and weight elements (4 bytes or 2 int16 in 32
-/// bits) and sums each group into one of `lanes` int32 lanes; or a matrix
-/// instruction (SMMLA) that multiplies a 2x8 block of A by an 8x2 block of
-/// weights into a 2x2 block of int32.
+/// The microkernel implementations (MicroKernels.h): what instruction a
+/// target's GEMM tiles are built from.
+enum class MicroKernelKind {
+  /// A dot-product instruction that multiplies groups of A and weight
+  /// elements (4 bytes or 2 int16 in 32 bits) and sums each group into one
+  /// of `lanes` int32 lanes: vpdpbusd, vpmaddwd, SDOT.
+  Dot,
+  /// A matrix instruction (SMMLA) that multiplies a 2x8 block of A by an 8x2
+  /// block of weights into a 2x2 block of int32.
+  Matrix,
+  /// AMX: tdpbusd on 16-row tiles of A (64 k values a row) and of the packed
+  /// weights (16 groups of 4 k values a row), into 16x16 int32 tiles.
+  Tiles,
+};
+
+/// A row of the table of targets' kernels: the instruction and the shapes
+/// of its microkernel, and of the other kernels.
 struct KernelTarget {
   /// The registry's target these are the kernels of.
   NativeTarget target;
@@ -70,11 +82,8 @@ struct KernelTarget {
   bool parallel;
   /// Column blocks of the microkernel.
   int64_t vectors;
-  /// SMMLA: A is read as pairs of rows, interleaved by 8 k values.
-  bool matrix;
-  /// AMX: tdpbusd on 16-row tiles of A (64 k values a row) and of the packed
-  /// weights (16 groups of 4 k values a row), into 16x16 int32 tiles.
-  bool tiles;
+  /// The GEMM microkernel's implementation.
+  MicroKernelKind microKernel;
   /// Rows of the microkernel.
   int64_t rows;
   /// The float convolution kernels (FloatKernels.cpp): f32 lanes of a
@@ -85,6 +94,15 @@ struct KernelTarget {
   /// in one instruction, (floats, passthru, mask, rounding) -> int32; empty
   /// for LLVM's roundeven and a conversion (two instructions on x86).
   llvm::StringLiteral roundToInt = "";
+  /// The target whose kernels run the depthwise convolutions and pools
+  /// (the vector kernels), where not this one's (AMX: VNNI's).
+  const KernelTarget *vectorKernels = nullptr;
+
+  bool is(MicroKernelKind kind) const { return microKernel == kind; }
+  /// This target's kernels for depthwise convolutions and pools.
+  const KernelTarget &getVectorKernels() const {
+    return vectorKernels ? *vectorKernels : *this;
+  }
 };
 
 // vcvtps2dq with its rounding mode in the instruction ({rn-sae}: half to
@@ -103,8 +121,7 @@ inline constexpr KernelTarget kVnni{NativeTarget::X86Avx512Vnni,
                                     /*unsignedA=*/true,
                                     /*parallel=*/true,
                                     /*vectors=*/2,
-                                    /*matrix=*/false,
-                                    /*tiles=*/false,
+                                    /*microKernel=*/MicroKernelKind::Dot,
                                     /*rows=*/8,
                                     /*floatLanes=*/16,
                                     /*floatRows=*/8,
@@ -121,8 +138,7 @@ inline constexpr KernelTarget kAvx2{NativeTarget::X86Avx2,
                                     /*unsignedA=*/false,
                                     /*parallel=*/true,
                                     /*vectors=*/2,
-                                    /*matrix=*/false,
-                                    /*tiles=*/false,
+                                    /*microKernel=*/MicroKernelKind::Dot,
                                     /*rows=*/8,
                                     /*floatLanes=*/8,
                                     /*floatRows=*/4};
@@ -138,8 +154,7 @@ inline constexpr KernelTarget kSdot{NativeTarget::AArch64DotProd,
                                     /*unsignedA=*/false,
                                     /*parallel=*/false,
                                     /*vectors=*/2,
-                                    /*matrix=*/false,
-                                    /*tiles=*/false,
+                                    /*microKernel=*/MicroKernelKind::Dot,
                                     /*rows=*/8,
                                     /*floatLanes=*/4,
                                     /*floatRows=*/8};
@@ -156,8 +171,7 @@ inline constexpr KernelTarget kI8mm{NativeTarget::AArch64I8mm,
                                     /*unsignedA=*/false,
                                     /*parallel=*/false,
                                     /*vectors=*/1,
-                                    /*matrix=*/true,
-                                    /*tiles=*/false,
+                                    /*microKernel=*/MicroKernelKind::Matrix,
                                     /*rows=*/8,
                                     /*floatLanes=*/4,
                                     /*floatRows=*/8};
@@ -174,12 +188,12 @@ inline constexpr KernelTarget kAmx{NativeTarget::X86Amx,
                                    /*unsignedA=*/true,
                                    /*parallel=*/true,
                                    /*vectors=*/2,
-                                   /*matrix=*/false,
-                                   /*tiles=*/true,
+                                   /*microKernel=*/MicroKernelKind::Tiles,
                                    /*rows=*/32,
                                    /*floatLanes=*/16,
                                    /*floatRows=*/8,
-                                   /*roundToInt=*/kAvx512RoundToInt};
+                                   /*roundToInt=*/kAvx512RoundToInt,
+                                   /*vectorKernels=*/&kVnni};
 
 /// The kernels of `target`; none for NativeTarget::None (or a host without
 /// an instruction the kernels use).

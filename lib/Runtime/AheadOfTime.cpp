@@ -12,6 +12,9 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -64,6 +67,10 @@ llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,
     return true;
   }();
   (void)targetsReady;
+  mlir::MLIRContext &mlirContext = *module.getContext();
+  mlir::registerBuiltinDialectTranslation(mlirContext);
+  mlir::registerLLVMDialectTranslation(mlirContext);
+  mlir::registerOpenMPDialectTranslation(mlirContext);
 
   std::string error;
   llvm::Triple triple(target.triple);
