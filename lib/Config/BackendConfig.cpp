@@ -732,6 +732,10 @@ std::optional<BackendConfig> qfx::getBackendConfig(llvm::StringRef name) {
   return std::nullopt;
 }
 
+bool qfx::isEngineName(llvm::StringRef name) {
+  return llvm::is_contained({"x86", "fbgemm", "qnnpack", "onednn"}, name);
+}
+
 EngineTraits qfx::getEngineTraits(llvm::StringRef backendName) {
   if (backendName == "x86" || backendName == "fbgemm" ||
       backendName == "onednn")

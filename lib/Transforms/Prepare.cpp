@@ -529,6 +529,10 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
   PassConfig config;
 
   LogicalResult initialize(MLIRContext *context) override {
+    if (!engine.empty() && !isEngineName(engine))
+      return mlir::emitError(mlir::UnknownLoc::get(context))
+             << "qfx-prepare: engine '" << engine
+             << "' is none of x86, fbgemm, qnnpack, onednn";
     return config.load(context, backend, StringRef(qconfigMapping));
   }
 
@@ -539,6 +543,11 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
     module->setAttr(
         QFXDialect::getBackendAttrName(),
         mlir::StringAttr::get(&getContext(), config.backend->getName()));
+    // The engine whose numerics qfx-convert and qfx-lower follow, where it
+    // is not the backend's (PyTorch's engine setting).
+    if (!engine.empty())
+      module->setAttr(QFXDialect::getEngineAttrName(),
+                      mlir::StringAttr::get(&getContext(), engine));
     Preparer preparer(module, *config.mapping, *config.backend);
     bool failedAny = false;
     module.walk([&](mlir::FunctionOpInterface function) {

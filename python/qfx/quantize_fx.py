@@ -215,11 +215,22 @@ def _option(directory: pathlib.Path, option: str) -> str:
     return _capi.quote_option(str(path.resolve()) if path.is_file() else option)
 
 
-def _prepare_passes(directory: pathlib.Path, qconfig_option: str, backend_option: str) -> str:
+def _prepare_passes(directory: pathlib.Path, qconfig_option: str, backend_option: str,
+                    engine: Optional[str] = None) -> str:
     backend = _option(directory, backend_option)
     return (f"qfx-fuse{{backend={backend}}},"
             f"qfx-prepare{{qconfig-mapping={_option(directory, qconfig_option)} "
-            f"backend={backend}}}")
+            f"backend={backend}" + (f" engine={engine}" if engine else "") + "}")
+
+
+def _torch_engine() -> Optional[str]:
+    """`torch.backends.quantized.engine`, the engine whose numerics a model
+    prepared without a backend_config follows (as PyTorch's quantized kernels
+    do): x86, fbgemm, qnnpack or onednn; None for "none"."""
+    import torch
+
+    engine = torch.backends.quantized.engine
+    return engine if engine in ("x86", "fbgemm", "qnnpack", "onednn") else None
 
 
 def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[FloatOp]]:
@@ -808,7 +819,8 @@ def _writes_stage_files(function: Any) -> Any:
 @_writes_stage_files
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                backend_config: Any = None, *, outputs: Optional[str] = "jit",
-               workdir: Any = None, _equalization_config: Any = None) -> PreparedModel:
+               workdir: Any = None, _equalization_config: Any = None,
+               _follow_engine: bool = False) -> PreparedModel:
     """qfx's `torch.ao.quantization.quantize_fx.prepare_fx` (post-training).
 
     - `model`: a torch.nn.Module in eval mode (ValueError otherwise); it is
@@ -821,7 +833,10 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
       call takes.
     - `backend_config`: a `qfx.BackendConfig`, a torch BackendConfig, or a
       built-in table's name; default "onednn", the table of PyTorch's
-      native.py, which PyTorch's prepare_fx defaults to.
+      native.py, which PyTorch's prepare_fx defaults to. Without it the
+      numerics (requantization, dynamic range) follow
+      `torch.backends.quantized.engine` as PyTorch's kernels do, read here
+      (the module's `qfx.engine`); with it, that table's engine.
     - `outputs`: what calls of the prepared model return ("jit", None or
       "torch", see `PreparedModel`).
     - `workdir`: where the stage files and samples go; default a temporary
@@ -862,7 +877,9 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
     _stagefiles.write(directory / "float.mlir", float_mlir)
     _pipeline(directory, "float.mlir", "observed.mlir",
-              _prepare_passes(directory, qconfig_option, backend_option))
+              _prepare_passes(directory, qconfig_option, backend_option,
+                              _torch_engine() if backend_config is None or _follow_engine
+                              else None))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
                            backend_option, outputs)
     return prepared
@@ -997,7 +1014,7 @@ def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, ma
         else:
             torch_mapping.set_object_type(key, entry)
     return convert_fx(prepare_fx(model, torch_mapping, example_inputs, _dynamic_backend(),
-                                 outputs=None))
+                                 outputs=None, _follow_engine=True))
 
 
 def _dynamic_backend() -> "_config.BackendConfig":
@@ -1067,7 +1084,9 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
     _stagefiles.write(directory / "float.mlir", float_mlir)
     _pipeline(directory, "float.mlir", "calibrated.mlir",
-              _prepare_passes(directory, qconfig_option, backend_option) + ",qfx-import-statistics")
+              _prepare_passes(directory, qconfig_option, backend_option,
+                              _torch_engine() if backend_config is None else None)
+              + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option)
     return quantized
 

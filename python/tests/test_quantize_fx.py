@@ -304,6 +304,49 @@ def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
     assert (ours - theirs).abs().max().item() <= 1e-6
 
 
+@pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
+def test_without_backend_config_numerics_follow_torch_engine(engine):
+    # Without a backend_config, PyTorch prepares with its native table and
+    # its kernels compute as torch.backends.quantized.engine says: qfx
+    # records the engine (qfx.engine) and follows it. A dynamic Linear's
+    # input range is 8 bits on qnnpack, 7 on onednn; a static CNN
+    # requantizes as the engine's kernels do.
+    from torch.ao.quantization import default_dynamic_qconfig
+
+    mlp = make_mlp()
+    dynamic = TorchQConfigMapping().set_global(default_dynamic_qconfig)
+    mlp_tests = samples((8, 16), 6, seed=41)
+    cnn = make_cnn()
+    static = get_default_qconfig_mapping(engine)
+    example = (torch.randn(2, 3, 8, 8),)
+    calibration = samples((2, 3, 8, 8), 16, seed=42)
+    cnn_tests = samples((2, 3, 8, 8), 8, seed=43)
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = engine
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch_mlp = torch_quantized(mlp, dynamic, (mlp_tests[0],), mlp_tests[:1])
+            with torch.no_grad():
+                theirs = torch.stack([torch_mlp(x) for x in mlp_tests])
+            quantized_mlp = qfx.convert_fx(qfx.prepare_fx(mlp, dynamic, (mlp_tests[0],),
+                                                          outputs=None))
+            torch_cnn = torch_quantized(cnn, static, example, calibration)
+            prepared = qfx.prepare_fx(cnn, static, example, outputs=None)
+            for x in calibration:
+                prepared(x)
+            quantized_cnn = qfx.convert_fx(prepared)
+            check_parity(quantized_cnn, torch_cnn, cnn_tests, torch_cnn.fc.scale,
+                         torch_cnn.fc.zero_point, cnn)
+    finally:
+        torch.backends.quantized.engine = saved
+    assert f'qfx.engine = "{engine}"' in quantized_mlp.mlir("observed")
+    expected_range = "[0, 255]" if engine == "qnnpack" else "[0, 127]"
+    assert f"range {expected_range}" in quantized_mlp.mlir("reference")
+    ours = quantized_mlp.run_samples(torch.stack(mlp_tests))
+    assert (ours - theirs).abs().max().item() <= 1e-6
+
+
 def test_cnn_x86_preset_string_and_reference_model(onednn):
     model = make_cnn()
     example = (torch.randn(2, 3, 8, 8),)

@@ -274,6 +274,9 @@ struct EngineTraits {
   bool reducesDynamicRange;
 };
 EngineTraits getEngineTraits(llvm::StringRef backendName);
+/// Whether `name` is one of PyTorch 1.13's quantized engines qfx follows:
+/// x86, fbgemm, qnnpack, onednn (torch.backends.quantized.engine).
+bool isEngineName(llvm::StringRef name);
 
 /// One PyTorch pattern and the TOSA pattern it becomes after import.
 struct TorchToTOSAPattern {

@@ -214,8 +214,8 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
            /*default=*/"\"\"",
            "Halve the range of dynamically quantized activations, as "
            "PyTorch's x86, fbgemm and onednn engines do (qnnpack does not); "
-           "true or false; unset: as the engine of the module's "
-           "qfx.backend does">
+           "true or false; unset: as the module's qfx.engine does (else "
+           "the engine of its qfx.backend)">
   ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",
@@ -332,9 +332,9 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
            /*default=*/"\"\"",
            "How convolutions, Linears, adds and muls requantize: onednn, "
            "qnnpack (PyTorch's engines, in float32) or integer (tosa.rescale); "
-           "default: the "
-           "backend's engine (onednn for x86, fbgemm, onednn; qnnpack for "
-           "qnnpack; integer otherwise)">
+           "default: the module's qfx.engine's (onednn for x86, fbgemm, "
+           "onednn; qnnpack for qnnpack), else the backend's (the same; "
+           "integer for other tables)">
   ];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",

@@ -334,6 +334,10 @@ def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
     Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
            "A BackendConfig JSON file or a built-in table (x86, fbgemm, "
            "qnnpack, onednn, tosa)">,
+    Option<"engine", "engine", "std::string", /*default=*/"\"\"",
+           "The PyTorch quantized engine whose numerics the model follows "
+           "(x86, fbgemm, qnnpack, onednn), recorded as the module's "
+           "qfx.engine for qfx-convert and qfx-lower; unset: the backend's">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "Replace the per-op remarks by one remark with a table of the ops "
            "that are not quantized">

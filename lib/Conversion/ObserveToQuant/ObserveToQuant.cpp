@@ -110,10 +110,9 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
   void runOnOperation() override {
     reducesDynamicRange = dynamicReduceRange != "false";
     if (dynamicReduceRange.empty())
-      if (auto backend = getOperation()->getAttrOfType<mlir::StringAttr>(
-              QFXDialect::getBackendAttrName()))
-        reducesDynamicRange =
-            getEngineTraits(backend.getValue()).reducesDynamicRange;
+      if (std::optional<llvm::StringRef> engine =
+              QFXDialect::getEngineName(getOperation()))
+        reducesDynamicRange = getEngineTraits(*engine).reducesDynamicRange;
     llvm::SmallVector<ObserveOp> observers;
     getOperation().walk([&](ObserveOp op) { observers.push_back(op); });
     SharedObservers shared;

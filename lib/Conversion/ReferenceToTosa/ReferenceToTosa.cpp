@@ -554,11 +554,20 @@ struct QFXReferenceToTosaPass
             << "qfx-lower: the model was prepared for backend '"
             << prepared.getValue() << "', it is lowered with backend '"
             << config.backend->getName() << "'";
+    // Without the option, the module's engine's requantization (where it
+    // has one other than the backend's).
+    Requantization mode = requantization;
+    if (auto module = func->getParentOfType<mlir::ModuleOp>();
+        module && requantizationOption.empty())
+      if (auto engine = module->getAttrOfType<mlir::StringAttr>(
+              QFXDialect::getEngineAttrName()))
+        mode = parseRequantization(
+                   getEngineTraits(engine.getValue()).requantization)
+                   .value_or(requantization);
     PatternMatches matches = matchBackendPatterns(func, *config.backend);
     RunsInFloatRemarks remarks;
     RewritePatternSet lowering(&getContext());
-    populateQFXLowerPatterns(lowering,
-                             {config.backend.get(), &matches, requantization});
+    populateQFXLowerPatterns(lowering, {config.backend.get(), &matches, mode});
     mlir::walkAndApplyPatterns(func, std::move(lowering), &remarks);
     RewritePatternSet storage(&getContext());
     populateQFXWeightStoragePatterns(storage);

@@ -37,3 +37,31 @@ func.func @unnamed(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// The module's engine (qfx-prepare{engine=...}, PyTorch's
+// torch.backends.quantized.engine) decides over its backend's: the x86
+// table under the qnnpack engine keeps the full range...
+// CHECK-LABEL: func.func @x86_table_qnnpack_engine
+// CHECK: qfx.choose_qparams %{{.*}} range [0, 255]
+// FORCED-LABEL: func.func @x86_table_qnnpack_engine
+// FORCED: qfx.choose_qparams %{{.*}} range [0, 127]
+module attributes {qfx.backend = "x86", qfx.engine = "qnnpack"} {
+  func.func @x86_table_qnnpack_engine(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// ... and the qnnpack table under the onednn engine halves it.
+// CHECK-LABEL: func.func @qnnpack_table_onednn_engine
+// CHECK: qfx.choose_qparams %{{.*}} range [0, 127]
+module attributes {qfx.backend = "qnnpack", qfx.engine = "onednn"} {
+  func.func @qnnpack_table_onednn_engine(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}

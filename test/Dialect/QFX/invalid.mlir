@@ -441,7 +441,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand' or 'qfx.torch_observer'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.engine', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand' or 'qfx.torch_observer'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -613,6 +613,13 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // expected-error @+1 {{'builtin.module' op attribute 'qfx.target' must be a non-empty string on a builtin.module}}
 module attributes {qfx.target = 3 : i32} {
+}
+
+// -----
+
+// An engine PyTorch does not have (qfx-prepare's `engine`).
+// expected-error @+1 {{'builtin.module' op attribute 'qfx.engine' is 'tosa', expected x86, fbgemm, qnnpack or onednn}}
+module attributes {qfx.engine = "tosa"} {
 }
 
 // -----

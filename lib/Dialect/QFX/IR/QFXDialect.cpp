@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
+#include "qfx/Config/BackendConfig.h"
 #include "qfx/Dialect/QFX/IR/QFXAttrs.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 
@@ -50,6 +51,13 @@ verifyTorchObserver(Attribute value,
                         "type = \"<PyTorch observer class>\"} with optional "
                         "stats = #qfx.minmax, #qfx.per_channel_minmax or "
                         "#qfx.histogram";
+}
+
+std::optional<llvm::StringRef> QFXDialect::getEngineName(Operation *module) {
+  for (llvm::StringRef name : {getEngineAttrName(), getBackendAttrName()})
+    if (auto attr = module->getAttrOfType<mlir::StringAttr>(name))
+      return attr.getValue();
+  return std::nullopt;
 }
 
 LogicalResult QFXDialect::verifyRegionArgAttribute(Operation *op,
@@ -103,12 +111,17 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getBackendAttrName() ||
+      attr.getName() == getEngineAttrName() ||
       attr.getName() == getTargetAttrName()) {
     auto name = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
     if (!llvm::isa<mlir::ModuleOp>(op) || !name || name.getValue().empty())
       return op->emitOpError()
              << "attribute '" << attr.getName().getValue()
              << "' must be a non-empty string on a builtin.module";
+    if (attr.getName() == getEngineAttrName() && !isEngineName(name))
+      return op->emitOpError()
+             << "attribute '" << getEngineAttrName() << "' is '"
+             << name.getValue() << "', expected x86, fbgemm, qnnpack or onednn";
     return success();
   }
   if (attr.getName() == getModuleNameAttrName() ||
@@ -171,6 +184,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
                            << getBackendAttrName() << "', '"
+                           << getEngineAttrName() << "', '"
                            << getTargetAttrName() << "', '"
                            << getModuleNameAttrName() << "', '"
                            << getNodeNameAttrName() << "', '"

@@ -116,6 +116,17 @@ def QFX_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getBackendAttrName() {
       return ::llvm::StringLiteral("qfx.backend");
     }
+    /// The module attribute naming the PyTorch quantized engine whose
+    /// numerics the model follows (torch.backends.quantized.engine: x86,
+    /// fbgemm, qnnpack or onednn; qfx-prepare's `engine`); without it, the
+    /// engine of the same name as qfx.backend.
+    static constexpr ::llvm::StringLiteral getEngineAttrName() {
+      return ::llvm::StringLiteral("qfx.engine");
+    }
+    /// The engine `module`'s numerics follow: its qfx.engine, else its
+    /// qfx.backend; none without either.
+    static ::std::optional<::llvm::StringRef>
+    getEngineName(::mlir::Operation *module);
     /// The module attribute naming the target qfx-codegen's kernels are for.
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("qfx.target");
