@@ -45,11 +45,11 @@ public:
   KernelBuilder(mlir::ModuleOp module, const Chain &chain,
                 const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
-        microKernel(getMicroKernel(target)), group(target.group),
-        direct(chain.conv && microKernel.readsRowPositions()),
+        microKernel(makeMicroKernel(target)), group(target.group),
+        direct(chain.conv && microKernel->readsRowPositions()),
         tileBlocks(target.vectors) {
     if (!direct) {
-      int64_t multiple = microKernel.getGroupMultiple();
+      int64_t multiple = microKernel->getGroupMultiple();
       k4 = ((chain.k + group - 1) / group + multiple - 1) / multiple * multiple;
       groupsPerTap = k4;
       return;
@@ -110,7 +110,7 @@ private:
   /// How far tap `tap`'s input is from its window's start, in positions.
   Value emitTapOffset(OpBuilder &b, Location loc, Value tap);
 
-  const MicroKernel &microKernel;
+  std::unique_ptr<MicroKernel> microKernel;
   /// Elements of A and of the weights in one instruction's group.
   const int64_t group;
   /// A convolution read from a padded copy of its input, without im2col
@@ -156,7 +156,7 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   // The microkernels that read A by row positions skip, per column block,
   // the groups of a tap whose weights are all zero (the packed weights'
   // layout does not change).
-  if (microKernel.readsRowPositions()) {
+  if (microKernel->readsRowPositions()) {
     createRanges(b, loc, groupsPerTap, k4, [&](int64_t block, int64_t kg) {
       auto first = packed.begin() + (block * k4 + kg) * group * kLanes;
       return std::any_of(first, first + group * kLanes,
@@ -183,11 +183,11 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
   tile.a = a;
   tile.weights = getConstant("_weights");
   tile.block0 = block0;
-  if (!microKernel.readsRowPositions()) {
+  if (!microKernel->readsRowPositions()) {
     tile.rowAt = {m0};
     tile.first = index(b, loc, 0);
     tile.end = index(b, loc, k4);
-    microKernel.emitProducts(
+    microKernel->emitProducts(
         b, loc, module, tile, {},
         [&](OpBuilder &sb, Location l, llvm::ArrayRef<Value> sums) {
           emitEpilogues(sb, l, out, m0, rows, block0, vectors, partial, sums);
@@ -227,7 +227,7 @@ void KernelBuilder::emitTile(OpBuilder &b, Location loc, Value a, Value out,
         }
         tapTile.weightGroup0 =
             arith::MulIOp::create(tb, tl, tap, index(tb, tl, groupsPerTap));
-        microKernel.emitProducts(
+        microKernel->emitProducts(
             tb, tl, module, tapTile, tapAccs,
             [](OpBuilder &yb, Location l, llvm::ArrayRef<Value> sums) {
               mlir::scf::YieldOp::create(yb, l, sums);
@@ -250,7 +250,7 @@ void KernelBuilder::emitEpilogues(OpBuilder &b, Location loc, Value out,
     emitEpilogue(b, loc, out,
                  arith::AddIOp::create(b, loc, block0, index(b, loc, v)), m0,
                  rowSums, partial,
-                 microKernel.takesInitialSums() && sumsStartFromBias());
+                 microKernel->takesInitialSums() && sumsStartFromBias());
   }
 }
 
@@ -295,8 +295,8 @@ void KernelBuilder::emitFlippedCopy(OpBuilder &b, Location loc, Value a,
                 [&](OpBuilder &ib, Location il, Value kk, mlir::ValueRange) {
                   Value v = mlir::memref::LoadOp::create(
                       ib, il, a2, mlir::ValueRange{row.front(), kk});
-                  microKernel.storeA(ib, il, toElement(ib, il, v, top), rows,
-                                     row.front(), kk);
+                  microKernel->storeA(ib, il, toElement(ib, il, v, top), rows,
+                                      row.front(), kk);
                   mlir::scf::YieldOp::create(ib, il);
                 });
           });
@@ -322,48 +322,48 @@ void KernelBuilder::emitIm2col(OpBuilder &b, Location loc, Value input,
         });
   };
   // Output pixels in parallel.
-  forEach(
-      b, loc, {chain.m}, {1},
-      [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
-        Value pixel = pixels.front();
-        Value n, ih0, iw0;
-        std::tie(n, ih0, iw0) = emitPixelOrigin(pb, l, pixel);
-        loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
-          Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-          Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
-          Value ih = ar::AddIOp::create(
-              tb, tl, ih0,
-              ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
-          Value iw = ar::AddIOp::create(
-              tb, tl, iw0,
-              ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
-          Value inside =
-              ar::AndIOp::create(tb, tl, emitWithin(tb, tl, ih, g.input[1]),
-                                 emitWithin(tb, tl, iw, g.input[2]));
-          Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
-          mlir::scf::IfOp::create(
-              tb, tl, inside,
-              [&](OpBuilder &ib, Location il) {
-                loop(ib, il, channels,
-                     [&](OpBuilder &cb, Location cl, Value ch) {
-                       Value v = mlir::memref::LoadOp::create(
-                           cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
-                       microKernel.storeA(cb, cl, toElement(cb, cl, v, top),
-                                          rows, pixel,
-                                          ar::AddIOp::create(cb, cl, base, ch));
-                     });
-                mlir::scf::YieldOp::create(ib, il);
-              },
-              [&](OpBuilder &ib, Location il) {
-                loop(ib, il, channels,
-                     [&](OpBuilder &cb, Location cl, Value ch) {
-                       microKernel.storeA(cb, cl, padding, rows, pixel,
-                                          ar::AddIOp::create(cb, cl, base, ch));
-                     });
-                mlir::scf::YieldOp::create(ib, il);
-              });
-        });
-      });
+  forEach(b, loc, {chain.m}, {1},
+          [&](OpBuilder &pb, Location l, mlir::ValueRange pixels) {
+            Value pixel = pixels.front();
+            Value n, ih0, iw0;
+            std::tie(n, ih0, iw0) = emitPixelOrigin(pb, l, pixel);
+            loop(pb, l, taps, [&](OpBuilder &tb, Location tl, Value tap) {
+              Value kh = ar::DivUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+              Value kw = ar::RemUIOp::create(tb, tl, tap, c(tb, tl, g.kw));
+              Value ih = ar::AddIOp::create(
+                  tb, tl, ih0,
+                  ar::MulIOp::create(tb, tl, kh, c(tb, tl, g.dilation[0])));
+              Value iw = ar::AddIOp::create(
+                  tb, tl, iw0,
+                  ar::MulIOp::create(tb, tl, kw, c(tb, tl, g.dilation[1])));
+              Value inside =
+                  ar::AndIOp::create(tb, tl, emitWithin(tb, tl, ih, g.input[1]),
+                                     emitWithin(tb, tl, iw, g.input[2]));
+              Value base = ar::MulIOp::create(tb, tl, tap, c(tb, tl, channels));
+              mlir::scf::IfOp::create(
+                  tb, tl, inside,
+                  [&](OpBuilder &ib, Location il) {
+                    loop(ib, il, channels,
+                         [&](OpBuilder &cb, Location cl, Value ch) {
+                           Value v = mlir::memref::LoadOp::create(
+                               cb, cl, input, mlir::ValueRange{n, ih, iw, ch});
+                           microKernel->storeA(
+                               cb, cl, toElement(cb, cl, v, top), rows, pixel,
+                               ar::AddIOp::create(cb, cl, base, ch));
+                         });
+                    mlir::scf::YieldOp::create(ib, il);
+                  },
+                  [&](OpBuilder &ib, Location il) {
+                    loop(ib, il, channels,
+                         [&](OpBuilder &cb, Location cl, Value ch) {
+                           microKernel->storeA(
+                               cb, cl, padding, rows, pixel,
+                               ar::AddIOp::create(cb, cl, base, ch));
+                         });
+                    mlir::scf::YieldOp::create(ib, il);
+                  });
+            });
+          });
 }
 
 Kernel KernelBuilder::build() {
@@ -389,12 +389,12 @@ Kernel KernelBuilder::build() {
   // and as int32 groups ([positions, groups]); with kernel-row taps, [N,
   // padded H, padded W, C] read as elements.
   Type element = b.getIntegerType(target.elementBits);
-  int64_t rowMultiple = microKernel.getRowMultiple();
+  int64_t rowMultiple = microKernel->getRowMultiple();
   int64_t copiedRows = (chain.m + rowMultiple - 1) / rowMultiple * rowMultiple;
   int64_t positions =
       direct ? chain.conv->input[0] * paddedHeight * paddedWidth : 0;
   int64_t bytesOfA = direct ? positions * channels * target.elementBits / 8
-                            : microKernel.getPackedABytes(copiedRows, k4);
+                            : microKernel->getPackedABytes(copiedRows, k4);
   Value bytes = mlir::memref::AllocOp::create(
       b, loc, MemRefType::get({bytesOfA}, i8), mlir::ValueRange{},
       b.getI64IntegerAttr(64));
@@ -413,7 +413,7 @@ Kernel KernelBuilder::build() {
                  : view({positions, groupsPerTap}, b.getI32Type());
   } else {
     Value rowsOfA;
-    std::tie(rowsOfA, a2) = microKernel.viewA(b, loc, bytes, copiedRows, k4);
+    std::tie(rowsOfA, a2) = microKernel->viewA(b, loc, bytes, copiedRows, k4);
     if (k4 * group != chain.k || copiedRows != chain.m) {
       Value zero =
           arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));

@@ -149,7 +149,8 @@ llvm::Expected<std::string> qfx::buildMicroKernelTests(mlir::ModuleOp module,
         " has no microkernel (this machine's, for host)");
   if (count < 2)
     return llvm::createStringError("expected at least 2 tiles");
-  const MicroKernel &kernel = getMicroKernel(*kernels);
+  std::unique_ptr<MicroKernel> microKernel = makeMicroKernel(*kernels);
+  const MicroKernel &kernel = *microKernel;
   std::vector<TileCase> cases = getCases(*kernels, kernel, count, seed);
   llvm::SmallVector<mlir::func::FuncOp> tiles;
   for (auto [i, tile] : llvm::enumerate(cases))

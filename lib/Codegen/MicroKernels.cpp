@@ -336,16 +336,16 @@ void MicroKernel::storeA(OpBuilder &b, Location loc, Value v, Value elements,
   mlir::memref::StoreOp::create(b, loc, v, elements, mlir::ValueRange{m, k});
 }
 
-const MicroKernel &getMicroKernel(const KernelTarget &target) {
-  // One implementation per kind, for each table row (Kernels.h).
-  static const DotMicroKernel vnni(kVnni), avx2(kAvx2), sdot(kSdot);
-  static const MatrixMicroKernel i8mm(kI8mm);
-  static const TileMicroKernel amx(kAmx);
-  for (const MicroKernel *kernel : std::initializer_list<const MicroKernel *>{
-           &vnni, &avx2, &sdot, &i8mm, &amx})
-    if (&kernel->target == &target)
-      return *kernel;
-  llvm_unreachable("a KernelTarget outside the table");
+std::unique_ptr<MicroKernel> makeMicroKernel(const KernelTarget &target) {
+  switch (target.microKernel) {
+  case MicroKernelKind::Dot:
+    return std::make_unique<DotMicroKernel>(target);
+  case MicroKernelKind::Matrix:
+    return std::make_unique<MatrixMicroKernel>(target);
+  case MicroKernelKind::Tiles:
+    return std::make_unique<TileMicroKernel>(target);
+  }
+  llvm_unreachable("unknown MicroKernelKind");
 }
 
 } // namespace qfx::codegen

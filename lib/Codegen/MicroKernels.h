@@ -25,6 +25,8 @@
 
 #include "Kernels.h"
 
+#include <memory>
+
 namespace qfx::codegen {
 
 /// One call of a microkernel: sums[r][v] (a vector of the target's lanes of
@@ -90,8 +92,9 @@ public:
   const KernelTarget &target;
 };
 
-/// The microkernel of `target` (its MicroKernelKind's implementation).
-const MicroKernel &getMicroKernel(const KernelTarget &target);
+/// The microkernel of `target`: its table row's MicroKernelKind's
+/// implementation.
+std::unique_ptr<MicroKernel> makeMicroKernel(const KernelTarget &target);
 
 } // namespace qfx::codegen
 
