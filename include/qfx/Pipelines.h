@@ -44,6 +44,11 @@ struct PreparePipelineOptions
       llvm::cl::desc("A BackendConfig JSON file or a built-in table (x86, "
                      "fbgemm, qnnpack, onednn, tosa)"),
       llvm::cl::init("x86")};
+  Option<std::string> engine{
+      *this, "engine",
+      llvm::cl::desc("qfx-prepare's engine: the PyTorch quantized engine "
+                     "whose numerics the model follows (x86, fbgemm, qnnpack, "
+                     "onednn); unset: the backend's")};
   Option<bool> foldBatchNorm{
       *this, "fold-batch-norm",
       llvm::cl::desc("Fold a per-channel affine (batch norm) after a conv or "

@@ -23,6 +23,7 @@ void qfx::buildPreparePipeline(mlir::OpPassManager &pm,
   QFXPrepareOptions prepare;
   prepare.qconfigMapping = options.qconfigMapping;
   prepare.backend = options.backend;
+  prepare.engine = options.engine;
   pm.addPass(createQFXPrepare(prepare));
 }
 

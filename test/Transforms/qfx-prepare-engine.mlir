@@ -3,6 +3,7 @@
 // module names only its backend. An unknown engine is an error before any
 // rewriting.
 // RUN: quant-opt %s --qfx-prepare="backend=x86 engine=qnnpack" 2>/dev/null | FileCheck %s
+// RUN: quant-opt %s --qfx-prepare-pipeline="backend=x86 engine=qnnpack" 2>/dev/null | FileCheck %s
 // RUN: quant-opt %s --qfx-prepare="backend=x86" 2>/dev/null | FileCheck %s --check-prefix=UNSET
 // RUN: not quant-opt %s --qfx-prepare="backend=x86 engine=tosa" 2>&1 | FileCheck %s --check-prefix=BAD
 // CHECK: module attributes {qfx.backend = "x86", qfx.engine = "qnnpack"}
