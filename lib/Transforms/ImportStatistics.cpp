@@ -120,16 +120,24 @@ struct QFXImportStatisticsPass
       bool fromTorch;
     };
     llvm::SmallVector<Member> members;
+    // Observers of a value PyTorch's model records nothing for: they take
+    // the statistics of their id (PyTorch observes a value an op that shares
+    // its input's qparams makes with the input's observer, recorded once).
+    llvm::SmallVector<ObserveOp> unrecorded;
     llvm::DenseSet<Attribute> used;
     mlir::WalkResult result = module.walk([&](ObserveOp op) {
       const ObserverSpec &spec = op.getSpec().getSpec();
       if (!isCalibratingObserver(spec.kind))
         return mlir::WalkResult::advance();
       bool fromTorch = false;
-      Attribute stats = statisticsFor(op, spec, used, fromTorch);
-      if (!stats)
+      mlir::FailureOr<Attribute> stats =
+          statisticsFor(op, spec, used, fromTorch);
+      if (mlir::failed(stats))
         return mlir::WalkResult::interrupt();
-      members.push_back({op, stats, fromTorch});
+      if (*stats)
+        members.push_back({op, *stats, fromTorch});
+      else
+        unrecorded.push_back(op);
       return mlir::WalkResult::advance();
     });
     if (result.wasInterrupted())
@@ -164,20 +172,40 @@ struct QFXImportStatisticsPass
         return signalPassFailure();
       }
     }
+    for (ObserveOp op : unrecorded) {
+      auto it = byId.find(op.getId());
+      if (it != byId.end()) {
+        op.setStatsAttr(it->second.first);
+        continue;
+      }
+      mlir::InFlightDiagnostic diag =
+          op.emitError() << "no statistics for observer id " << op.getId()
+                         << " " << op.getSpec()
+                         << ": PyTorch's model has no observer of this value "
+                            "(no qfx.torch_observer on the op producing it), "
+                            "it is not a constant, and no observer it shares "
+                            "its qparams with has statistics";
+      if (mlir::Operation *producer = op.getInput().getDefiningOp())
+        diag.attachNote(producer->getLoc())
+            << "the value is produced by " << describeOp(producer);
+      return signalPassFailure();
+    }
     for (Member &member : members)
       member.op.setStatsAttr(member.stats);
     removeTorchObservers(module, used);
   }
 
   /// The statistics of `op`'s observer: PyTorch's for the value
-  /// (`fromTorch`), or those of the constant it observes. Null after a
-  /// diagnostic.
-  Attribute statisticsFor(ObserveOp op, const ObserverSpec &spec,
-                          llvm::DenseSet<Attribute> &used, bool &fromTorch) {
+  /// (`fromTorch`), or those of the constant it observes; null if neither
+  /// exists; failure after a diagnostic.
+  mlir::FailureOr<Attribute> statisticsFor(ObserveOp op,
+                                           const ObserverSpec &spec,
+                                           llvm::DenseSet<Attribute> &used,
+                                           bool &fromTorch) {
     llvm::Expected<Observer> observer = Observer::create(spec);
     if (!observer) {
       op.emitError() << llvm::toString(observer.takeError());
-      return {};
+      return mlir::failure();
     }
     if (DictionaryAttr tag = findTorchObserver(op)) {
       used.insert(tag);
@@ -187,44 +215,42 @@ struct QFXImportStatisticsPass
                        << describeTorchObserver(tag)
                        << ", keeps no statistics, but qfx's observer "
                        << op.getSpec() << " needs them";
-        return {};
+        return mlir::failure();
       }
       if (llvm::Error error = observer->setState(getObserverState(stats))) {
         op.emitError() << "the statistics of PyTorch's observer "
                        << describeTorchObserver(tag)
                        << " do not fit qfx's observer " << op.getSpec() << ": "
                        << llvm::toString(std::move(error));
-        return {};
+        return mlir::failure();
       }
       fromTorch = true;
       return stats;
     }
+    // A constant, or a reshape of one (a depthwise weight with a channel
+    // multiplier, observed as [KH, KW, C*M]).
+    Value input = op.getInput();
+    while (auto reshape = input.getDefiningOp<mlir::tosa::ReshapeOp>())
+      input = reshape.getInput1();
     mlir::DenseElementsAttr constant;
-    if (mlir::matchPattern(op.getInput(), mlir::m_Constant(&constant))) {
+    if (mlir::matchPattern(input, mlir::m_Constant(&constant))) {
+      constant = constant.reshape(
+          llvm::cast<mlir::ShapedType>(op.getInput().getType()));
       auto type = llvm::cast<mlir::ShapedType>(constant.getType());
       if (!type.getElementType().isF32()) {
         op.emitError() << "expected a float32 constant, got " << type;
-        return {};
+        return mlir::failure();
       }
       llvm::SmallVector<float> values(constant.getValues<float>());
       if (llvm::Error error =
               observer->observe(values, type.getShape(), "the constant")) {
         op.emitError() << llvm::toString(std::move(error));
-        return {};
+        return mlir::failure();
       }
       return getObserverStatsAttr(op.getContext(), spec.kind,
                                   observer->getState());
     }
-    mlir::InFlightDiagnostic diag =
-        op.emitError() << "no statistics for observer id " << op.getId() << " "
-                       << op.getSpec()
-                       << ": PyTorch's model has no observer of this value "
-                          "(no qfx.torch_observer on the op producing it) and "
-                          "it is not a constant";
-    if (mlir::Operation *producer = op.getInput().getDefiningOp())
-      diag.attachNote(producer->getLoc())
-          << "the value is produced by " << describeOp(producer);
-    return {};
+    return Attribute();
   }
 
   /// The statistics now live in the observers; the tags would only keep the

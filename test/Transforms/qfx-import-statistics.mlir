@@ -79,9 +79,43 @@ func.func @unused(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @missing(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-note @+1 {{the value is produced by tosa.tanh}}
   %0 = tosa.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-error @+1 {{no statistics for observer id 0 #qfx.observer<minmax>: PyTorch's model has no observer of this value (no qfx.torch_observer on the op producing it) and it is not a constant}}
+  // expected-error @+1 {{no statistics for observer id 0 #qfx.observer<minmax>: PyTorch's model has no observer of this value (no qfx.torch_observer on the op producing it), it is not a constant, and no observer it shares its qparams with has statistics}}
   %1 = qfx.observe %0 id 0 spec(#qfx.observer<minmax>) : tensor<4xf32>
   return %1 : tensor<4xf32>
+}
+
+// -----
+
+// A value PyTorch records no observer for, made by ops that share their
+// input's qparams (F.interpolate written as reshapes and tiles: PyTorch
+// observes only its input and its result, with one shared observer), takes
+// the statistics of its id.
+
+// CHECK-LABEL: func.func @shared_without_a_record
+// CHECK-COUNT-3: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 2.000000e+00>)
+func.func @shared_without_a_record(%x: tensor<1x2xf32> {qfx.torch_observer = {name = "activation_post_process_0", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 2.0>}}) -> tensor<2x2xf32> {
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) : tensor<1x2xf32>
+  %1 = tosa.tanh %0 : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %2 = qfx.observe %1 id 0 spec(#qfx.observer<minmax>) : tensor<1x2xf32>
+  %m2 = tosa.const_shape {values = dense<[2, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %3 = tosa.tile %2, %m2 {qfx.torch_observer = {name = "activation_post_process_0", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 2.0>}} : (tensor<1x2xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+  %4 = qfx.observe %3 id 0 spec(#qfx.observer<minmax>) : tensor<2x2xf32>
+  return %4 : tensor<2x2xf32>
+}
+
+// -----
+
+// A reshaped constant is a constant (a depthwise weight with a channel
+// multiplier, observed as [KH, KW, C*M]): its own statistics, per channel of
+// the reshaped value.
+// CHECK-LABEL: func.func @reshaped_weight
+// CHECK: stats(#qfx.per_channel_minmax<min = [-1.000000e+00, 0.000000e+00], max = [1.000000e+00, 3.000000e+00]>)
+func.func @reshaped_weight() -> tensor<2x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[1.0, 0.0]], [[-1.0, 3.0]]]> : tensor<2x1x2xf32>}> : () -> tensor<2x1x2xf32>
+  %s = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %w, %s : (tensor<2x1x2xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+  %0 = qfx.observe %r id 0 spec(#qfx.observer<per_channel_minmax, dtype = qint8, qscheme = per_channel_symmetric, ch_axis = 1>) : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
 }
 
 // -----

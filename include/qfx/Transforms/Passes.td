@@ -250,14 +250,19 @@ def QFXImportStatistics
       records a value on the op that gives it PyTorch's layout); they must
       fit the observer (`#qfx.histogram` with its bins for a histogram
       observer, ...);
-    - for an observed constant (a weight) without one, to the statistics of
+    - for an observed constant (a weight; also through `tosa.reshape`s of
+      it) without one, to the statistics of
       the constant, as calibration would compute them (a weight of a QAT
       model has one: its weight fake quantizer's), unless it shares its id
       with a value PyTorch observed (a class token concatenated with
       computed values: PyTorch's shared observer saw the constant too), which
-      gives the statistics of the whole id.
+      gives the statistics of the whole id;
+    - for any other observer without one, to the statistics of its id, if an
+      observer sharing it has PyTorch's (the reshapes and tiles of a nearest
+      `F.interpolate`: PyTorch observes its input and output only, with one
+      shared observer).
 
-    An observer with neither is an error, and so are observers sharing an id
+    An observer with none of these is an error, and so are observers sharing an id
     (qparams) that would get different statistics: PyTorch's model does not
     observe the values qfx's does. A PyTorch observer with statistics that
     no `qfx.observe` took gets a remark. The pass then removes every
