@@ -446,8 +446,10 @@ void Preparer::insertOutputObserver(const PatternMatchResult &match,
   ObservationType type = config.getObservationType();
   const auto &byTensorArgs = config.getNumTensorArgsToObservationType();
   if (!byTensorArgs.empty()) {
+    // PyTorch counts the root node's tensor arguments: two for x + x, which
+    // a qfx.fused op takes as one operand.
     unsigned numTensorArgs =
-        getActivationOperands(inputOp, nullptr, nullptr).size();
+        getActivationOperands(match.getRootOp(), nullptr, nullptr).size();
     auto it = byTensorArgs.find(numTensorArgs);
     if (it != byTensorArgs.end())
       type = it->second;

@@ -165,3 +165,20 @@ func.func @slice_glue(%x: tensor<1x5x5x2xf32>) -> tensor<1x2x2x2xf32> {
   %c = tosa.conv2d %s, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32> loc("conv")
   return %c : tensor<1x2x2x2xf32>
 }
+
+// add_relu of x + x: qfx.fused takes x once, but PyTorch counts the add's
+// two tensor arguments, so the output has an observer of its own (as for an
+// add of two values), not the input's.
+// CHECK-LABEL: func.func @fused_add_of_one_value
+// CHECK: qfx.observe %{{.*}} id 23
+// CHECK: qfx.fused "add_relu"
+// CHECK: qfx.observe %{{.*}} id 24
+func.func @fused_add_of_one_value(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = qfx.fused "add_relu"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = tosa.add %a, %a {qfx.origin = "operator.add"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %2 = tosa.clamp %1 {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32, qfx.origin = "torch.relu"} : (tensor<4xf32>) -> tensor<4xf32>
+    qfx.yield %2 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
