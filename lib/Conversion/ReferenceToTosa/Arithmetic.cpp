@@ -451,7 +451,18 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
   Location loc = body.root->getLoc();
   SmallVector<Value> inputs;
   for (Value operand : concat.getInput1()) {
-    Lowered<Act> input = getAct(body.external(operand));
+    Value external = body.external(operand);
+    // Float zeros (an average pool's padding that PyTorch counts) are the
+    // output's zero point.
+    if (getSplat(external) == 0.0f) {
+      RankedTensorType type = withElement(external.getType(), b.getI8Type());
+      inputs.push_back(
+          tosa::ConstOp::create(b, loc, type,
+                                mlir::DenseElementsAttr::get(
+                                    type, static_cast<int8_t>(out.zeroPoint))));
+      continue;
+    }
+    Lowered<Act> input = getAct(external);
     if (!input)
       return input.takeError();
     Lowered<Value> value = requantize(b, loc, *input, out);

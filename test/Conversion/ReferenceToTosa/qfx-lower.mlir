@@ -330,6 +330,25 @@ func.func @concat(%arg0: tensor<2x!a>, %arg1: tensor<2x!b>) -> tensor<4x!a> {
 
 // -----
 
+!u = !quant.uniform<u8:f32, 0.5:130>
+
+// Float zeros in a concat (the exporter's padding of an average pool that
+// counts it, which PyTorch never observes) are the output's zero point: 130
+// in u8, 2 in the int8 domain.
+// CHECK-LABEL: func.func @concat_zero_padding
+// CHECK: %[[Z0:.*]] = "tosa.const"() <{values = dense<2> : tensor<1x2xi8>}>
+// CHECK: %[[Z1:.*]] = "tosa.const"() <{values = dense<2> : tensor<1x2xi8>}>
+// CHECK: tosa.concat %[[Z0]], %{{.*}}, %[[Z1]] {axis = 0 : i32
+func.func @concat_zero_padding(%arg0: tensor<3x2x!u>) -> tensor<5x2x!u> {
+  %x = quant.dcast %arg0 : tensor<3x2x!u> to tensor<3x2xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %c = tosa.concat %z, %x, %z {axis = 0 : i32} : (tensor<1x2xf32>, tensor<3x2xf32>, tensor<1x2xf32>) -> tensor<5x2xf32>
+  %q = quant.qcast %c : tensor<5x2xf32> to tensor<5x2x!u>
+  return %q : tensor<5x2x!u>
+}
+
+// -----
+
 !in = !quant.uniform<i8:f32, 0.0625:0>
 !out = !quant.uniform<u8:f32, 0.00390625>
 
