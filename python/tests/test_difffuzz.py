@@ -1,0 +1,86 @@
+"""utils/difffuzz.py: a fixed slice of generated models compares qfx with
+PyTorch 1.13 as `utils/difffuzz.sh` does, each with the result it is known
+to have; every reproducer a fixed finding left (difffuzz/*.json) passes.
+
+A seed whose result changes fails: a new finding is a regression (or a
+generator change, which must update the slice), and a known finding that
+stops reproducing must leave KNOWN.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import sys
+
+import pytest
+import torch
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+REPRODUCERS = sorted((pathlib.Path(__file__).parent / "difffuzz").glob("*.json"))
+
+
+def _load_difffuzz():
+    spec = importlib.util.spec_from_file_location("qfx_difffuzz", REPO / "utils" / "difffuzz.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+difffuzz = _load_difffuzz()
+
+SLICE = range(40)
+# Open findings in the slice: seed -> (status, why it is not fixed yet).
+KNOWN = {
+    0: ("numerics", "mean over a sequence then LayerNorm (qnnpack): two documented one-step "
+                    "ops in a row, 2 steps off"),
+    11: ("numerics", "nearest upsampling, ReLU6 left float by an object_type None entry, then "
+                     "BatchNorm2d (onednn): one step off; not investigated yet"),
+    16: ("rejected", "adaptive average pooling to a size that does not divide the input"),
+    32: ("rejected", "adaptive average pooling to a size that does not divide the input"),
+}
+
+
+@pytest.fixture(autouse=True)
+def keep_engine():
+    engine = torch.backends.quantized.engine
+    yield
+    torch.backends.quantized.engine = engine
+
+
+@pytest.mark.parametrize("seed", SLICE)
+def test_generated_model(seed):
+    result = difffuzz.run_case(difffuzz.generate(seed))
+    expected = {KNOWN[seed][0]} if seed in KNOWN else {"ok", "skip"}
+    assert result["status"] in expected, (result, difffuzz.render(difffuzz.generate(seed)))
+
+
+@pytest.mark.parametrize("path", REPRODUCERS, ids=[p.stem for p in REPRODUCERS])
+def test_fixed_finding(path):
+    spec = json.loads(path.read_text())["spec"]
+    result = difffuzz.run_case(spec)
+    assert result["status"] == "ok", (result, difffuzz.render(spec))
+
+
+def test_generated_models_are_valid_and_shrinkable():
+    # Every generated spec has consistent shapes and renders; removing any
+    # op leaves a valid spec or none; pruning keeps only what the output uses.
+    for seed in range(200):
+        spec = difffuzz.generate(seed)
+        assert difffuzz.infer(spec) is not None, seed
+        compile(difffuzz.render(spec), "<model>", "exec")
+        assert difffuzz.prune(spec)["ops"] == spec["ops"], seed
+        for n in range(1, len(spec["ops"]) + 1):
+            smaller = difffuzz.without(spec, n)
+            assert smaller is None or (difffuzz.infer(smaller) is not None
+                                       and len(smaller["ops"]) < len(spec["ops"])), (seed, n)
+
+
+def test_a_crash_is_a_finding(tmp_path, monkeypatch):
+    # The runner reads which seed a dead child was in.
+    monkeypatch.setattr(difffuzz, "__file__", str(tmp_path / "dies.py"))
+    (tmp_path / "dies.py").write_text("import os, sys\nprint('start 7', flush=True)\nos.abort()\n")
+    results, dead, _ = difffuzz.run_in_child([], timeout=60)
+    assert results == [] and dead == 7
