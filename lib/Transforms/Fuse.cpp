@@ -429,6 +429,14 @@ void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
     moved->getResult(0).setType(reshape.getInput1().getType());
     Operation *newReshape = builder.clone(*reshape);
     newReshape->setOperand(0, moved->getResult(0));
+    // PyTorch's observer recorded on the reshape observes the producer's
+    // values, not the clamp's: it stays with them (qfx-import-statistics).
+    llvm::StringLiteral torchObserver = QFXDialect::getTorchObserverAttrName();
+    if (Attribute tag = newReshape->getAttr(torchObserver)) {
+      newReshape->removeAttr(torchObserver);
+      if (!producer->hasAttr(torchObserver))
+        producer->setAttr(torchObserver, tag);
+    }
     clamp.getResult().replaceAllUsesWith(newReshape->getResult(0));
     clamp.erase();
     reshape.erase();

@@ -163,6 +163,28 @@ func.func @linear_reshape_relu(%x: tensor<1x3x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// PyTorch's observer of the Linear's output, recorded on that reshape, stays
+// with the Linear's values when the clamp moves above the reshape: on the
+// op producing them, not on the reshape of the clamp's result.
+// CHECK-LABEL: func.func @linear_reshape_clamp_keeps_torch_observer
+// CHECK: tosa.add {{.*}}qfx.torch_observer = {name = "activation_post_process_3", type = "HistogramObserver"}
+// CHECK: tosa.clamp
+// CHECK-NOT: qfx.torch_observer
+// CHECK: return
+func.func @linear_reshape_clamp_keeps_torch_observer(%x: tensor<1x3x2xf32>) -> tensor<3x2xf32> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<1x2x2xf32>}> : () -> tensor<1x2x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %mm = tosa.matmul %x, %w, %zp, %zp : (tensor<1x3x2xf32>, tensor<1x2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x2xf32>
+  %bias = "tosa.const"() <{values = dense<0.5> : tensor<1x1x2xf32>}> : () -> tensor<1x1x2xf32>
+  %a = tosa.add %mm, %bias : (tensor<1x3x2xf32>, tensor<1x1x2xf32>) -> tensor<1x3x2xf32>
+  %s = tosa.const_shape {values = dense<[3, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %a, %s {qfx.torch_observer = {name = "activation_post_process_3", type = "HistogramObserver"}} : (tensor<1x3x2xf32>, !tosa.shape<2>) -> tensor<3x2xf32>
+  %c = tosa.clamp %r {min_val = -1.0 : f32, max_val = 1.0 : f32} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %c : tensor<3x2xf32>
+}
+
+// -----
+
 // Batch norm in its sub/rsqrt form, (x - mean) * rsqrt(var + eps) * gamma +
 // beta, with the parameters as constants: scale [1, 2], shift [-1, 3], so
 // w' = [[1, 2]], [[6, 8]] and b' = b * scale + shift = [-0.5, 1]. The
