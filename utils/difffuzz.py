@@ -48,7 +48,10 @@ from typing import Optional
 # softmax, mean over other dims than H and W, LayerNorm, GELU, ...): qfx
 # documents that such an output can be one step off where its exact value
 # lies at a rounding boundary (docs/convert-and-lower.md).
-ONE_STEP_OPS = {"matmul", "matmul_v", "softmax", "mean", "layer_norm"}
+ONE_STEP_OPS = {"matmul", "matmul_v", "softmax", "mean", "layer_norm",
+                # ... and adaptive average pooling of a contiguous input at a
+                # tie (docs/convert-and-lower.md, avg_pool2d).
+                "adaptive"}
 
 ACTIVATIONS = ["nn.ReLU()", "nn.ReLU6()", "nn.Hardswish()", "nn.Sigmoid()", "nn.Tanh()",
                "nn.LeakyReLU(0.1)", "nn.Hardsigmoid()", "nn.ELU()", "nn.Hardtanh(-1.0, 1.0)"]
@@ -91,7 +94,11 @@ def op_shape(op, ins) -> Optional[list]:
             return None
         return [x[0], x[1], *[conv_out(s, op["k"], op["stride"], op["pad"], 1) for s in x[2:]]]
     if kind == "adaptive":
-        return [x[0], x[1], op["size"], op["size"]] if len(x) == 4 else None
+        # Not of a 1x1 image to a larger one: the same PyTorch bug as
+        # nearest upsampling (below).
+        if len(x) != 4 or (x[2] * x[3] == 1 and op["size"] > 1):
+            return None
+        return [x[0], x[1], op["size"], op["size"]]
     if kind in ("add", "mul", "add_relu"):
         y = ins[1]
         if len(x) != len(y) or any(b not in (a, 1) for a, b in zip(x, y)):

@@ -1507,6 +1507,10 @@ class _Exporter:
                            loc, origin)
 
     def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin):
+        self.set_pooled(node, self.avg_pool_op(node, src, kernel, stride, pads, out_hw, loc,
+                                               origin), loc)
+
+    def avg_pool_op(self, node, src, kernel, stride, pads, out_hw, loc, origin) -> Tensor:
         w = self.w
         n, _, _, c = src.shape
         zi = w.zero_point(loc)
@@ -1514,21 +1518,37 @@ class _Exporter:
         attrs = (f"acc_type = f32, kernel = array<i64: {kernel[0]}, {kernel[1]}>, "
                  f"stride = array<i64: {stride[0]}, {stride[1]}>, "
                  f"pad = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>")
-        y = w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin,
-                 attrs=attrs, hint=node.name)
-        self.set_pooled(node, y, loc)
+        return w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin,
+                    attrs=attrs, hint=node.name)
 
     def adaptive_avg_pool(self, node, x, loc, origin):
         src = self.pool_input(node, x, loc)
-        _, h, wd, _ = src.shape
+        n, h, wd, c = src.shape
         out = self.pool_out_shape(node)
-        kernel = []
-        for size, o in ((h, out[2]), (wd, out[3])):
-            if size % o != 0:
-                self.fail(node, f"adaptive average pooling from {size} to {o} "
-                                "(not a divisor) is not supported")
-            kernel.append(size // o)
-        self.emit_avg_pool(node, src, kernel, kernel, (0, 0, 0, 0), (out[2], out[3]), loc, origin)
+        if h % out[2] == 0 and wd % out[3] == 0:
+            kernel = (h // out[2], wd // out[3])
+            self.emit_avg_pool(node, src, kernel, kernel, (0, 0, 0, 0), (out[2], out[3]), loc,
+                               origin)
+            return
+        # PyTorch's windows, [floor(i * size / o), ceil((i + 1) * size / o)),
+        # differ in size where o does not divide size: one average pool per
+        # output position over its window's slice, concatenated. (The
+        # concats are glue without an origin, so that the backend's concat
+        # pattern quantizes them; a QConfigMapping entry that leaves the
+        # pool float does not reach them.)
+        def windows(size, o):
+            return [((i * size) // o, -(-((i + 1) * size) // o)) for i in range(o)]
+        rows = []
+        for h0, h1 in windows(h, out[2]):
+            cells = []
+            for w0, w1 in windows(wd, out[3]):
+                window = self.w.slice(src, (0, h0, w0, 0), (n, h1 - h0, w1 - w0, c), loc, None)
+                kernel = (h1 - h0, w1 - w0)
+                cells.append(self.avg_pool_op(node, window, kernel, kernel, (0, 0, 0, 0), (1, 1),
+                                              loc, origin))
+            rows.append(cells[0] if len(cells) == 1 else self.w.concat(cells, 2, loc, None))
+        y = rows[0] if len(rows) == 1 else self.w.concat(rows, 1, loc, None)
+        self.set_pooled(node, y, loc)
 
     # ----- shape ops ------------------------------------------------------
 

@@ -38,8 +38,6 @@ KNOWN = {
                     "ops in a row, 2 steps off"),
     11: ("numerics", "nearest upsampling, ReLU6 left float by an object_type None entry, then "
                      "BatchNorm2d (onednn): one step off; not investigated yet"),
-    16: ("rejected", "adaptive average pooling to a size that does not divide the input"),
-    32: ("rejected", "adaptive average pooling to a size that does not divide the input"),
 }
 
 

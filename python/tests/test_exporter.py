@@ -169,6 +169,12 @@ MODULE_CASES = [
      "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
     ("adaptive_avgpool2d_divisible", lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 4, 6),
      "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
+    # Windows of different sizes (5 -> 2: rows [0, 3) and [2, 5); 7 -> 3:
+    # [0, 3), [2, 5), [4, 7)): one pool per output position.
+    ("adaptive_avgpool2d_overlapping", lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 5, 7),
+     "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
+    ("adaptive_avgpool1d_overlapping", lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 7),
+     "torch.nn.AdaptiveAvgPool1d", "tosa.avg_pool2d"),
     ("maxpool1d", lambda: nn.MaxPool1d(3, 2, padding=1, ceil_mode=True), (2, 3, 12),
      "torch.nn.MaxPool1d", "tosa.max_pool2d"),
     ("avgpool1d", lambda: nn.AvgPool1d(3, 2, padding=1), (2, 3, 11), "torch.nn.AvgPool1d",
@@ -917,8 +923,6 @@ def test_unsupported_method_and_arguments():
     with pytest.raises(ExportError, match="padding_mode 'reflect'"):
         export_tosa(Wrap(nn.Conv2d(3, 3, 3, padding=1, padding_mode="reflect")).eval(),
                     (torch.randn(1, 3, 5, 5),))
-    with pytest.raises(ExportError, match="adaptive average pooling from 5 to 2"):
-        export_tosa(Wrap(nn.AdaptiveAvgPool2d(2)).eval(), (torch.randn(1, 3, 5, 5),))
     with pytest.raises(ExportError, match="alpha"):
         class AddAlpha(nn.Module):
             def forward(self, x):
