@@ -389,8 +389,7 @@ Kernel KernelBuilder::build() {
   // and as int32 groups ([positions, groups]); with kernel-row taps, [N,
   // padded H, padded W, C] read as elements.
   Type element = b.getIntegerType(target.elementBits);
-  int64_t rowMultiple = microKernel->getRowMultiple();
-  int64_t copiedRows = (chain.m + rowMultiple - 1) / rowMultiple * rowMultiple;
+  int64_t copiedRows = microKernel->getPackedRows(chain.m);
   int64_t positions =
       direct ? chain.conv->input[0] * paddedHeight * paddedWidth : 0;
   int64_t bytesOfA = direct ? positions * channels * target.elementBits / 8

@@ -67,8 +67,7 @@ mlir::func::FuncOp buildTile(mlir::ModuleOp module, const MicroKernel &kernel,
         .getResult();
   };
   int64_t k = tile.groups * target.group;
-  int64_t multiple = kernel.getRowMultiple();
-  int64_t packedRows = (tile.rows + multiple - 1) / multiple * multiple;
+  int64_t packedRows = kernel.getPackedRows(tile.rows);
   Value a = view(func.getArgument(0), {tile.rows, k}, element);
   Value packed = mlir::memref::AllocOp::create(
       b, loc,

@@ -58,6 +58,11 @@ public:
 
   /// Packed A holds M rounded up to a multiple of this, zero beyond M.
   virtual int64_t getRowMultiple() const { return 1; }
+  /// The rows packed A holds for `rows` rows of A.
+  int64_t getPackedRows(int64_t rows) const {
+    int64_t multiple = getRowMultiple();
+    return (rows + multiple - 1) / multiple * multiple;
+  }
   /// Packed A and the weights hold k groups rounded up to a multiple of
   /// this, zero beyond K.
   virtual int64_t getGroupMultiple() const { return 1; }
