@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import os
 import random
 import subprocess
@@ -45,7 +46,7 @@ import warnings
 from typing import Optional
 
 # Ops whose int8 result PyTorch computes in float (matmul of activations,
-# softmax, mean over other dims than H and W, LayerNorm, GELU, ...): qfx
+# softmax, mean over other dims than H and W, LayerNorm): qfx
 # documents that such an output can be one step off where its exact value
 # lies at a rounding boundary (docs/convert-and-lower.md).
 ONE_STEP_OPS = {"matmul", "matmul_v", "softmax", "mean", "layer_norm",
@@ -110,7 +111,7 @@ def op_shape(op, ins) -> Optional[list]:
             return None
         return [x[0], x[1] + y[1], *x[2:]]
     if kind == "flatten":
-        return [x[0], prod(x[1:])] if len(x) > 2 else None
+        return [x[0], math.prod(x[1:])] if len(x) > 2 else None
     if kind == "to_seq":
         return [x[0], x[2] * x[3], x[1]] if len(x) == 4 else None
     if kind == "linear":
@@ -141,13 +142,6 @@ def op_shape(op, ins) -> Optional[list]:
     raise ValueError(f"unknown op kind {kind!r}")
 
 
-def prod(values):
-    result = 1
-    for v in values:
-        result *= v
-    return result
-
-
 def generate(seed: int) -> dict:
     """The spec of seed's case: its model's ops, mapping, mode and backend."""
     rng = random.Random(seed)
@@ -166,7 +160,7 @@ def generate(seed: int) -> dict:
             if op is None:
                 continue
             shape = op_shape(op, [shapes[i] for i in op["in"]])
-            if shape is not None and all(d >= 1 for d in shape) and prod(shape) <= 20000:
+            if shape is not None and all(d >= 1 for d in shape) and math.prod(shape) <= 20000:
                 spec["ops"].append(op)
                 shapes.append(shape)
                 break
@@ -293,10 +287,6 @@ def render(spec) -> str:
              "        super().__init__()", *init, "", "    def forward(self, v0):", *forward,
              f"        return v{out}", ""]
     return "\n".join(lines)
-
-
-def spec_ops(spec) -> set:
-    return {op["kind"] for op in spec["ops"]}
 
 
 # ---------------------------------------------------------------- the case
@@ -429,7 +419,7 @@ def run_case(spec) -> dict:
         diff = max((a - b).abs().max().item() for a, b in zip(ours, theirs))
         if scale is not None:
             steps = diff / scale
-            bound = 1.0 if spec_ops(spec) & ONE_STEP_OPS else 0.0
+            bound = 1.0 if {op["kind"] for op in spec["ops"]} & ONE_STEP_OPS else 0.0
             result["steps"] = steps
             if steps > bound + 1e-3:
                 return {**result, "status": "numerics",
@@ -566,7 +556,7 @@ def run_in_child(args: list, timeout: float):
 def check_in_child(spec, timeout=300.0) -> str:
     """The status of `spec`'s case, run in a child ("crash" if it dies)."""
     try:
-        process = subprocess.run([sys.executable, os.path.abspath(__file__), "spec", "-"],
+        process = subprocess.run([sys.executable, os.path.abspath(__file__), "replay", "-"],
                                  input=json.dumps(spec), capture_output=True, text=True,
                                  timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -631,13 +621,11 @@ def main() -> int:
     c.add_argument("seed", type=int)
     s = sub.add_parser("show", help="one seed's model source and spec")
     s.add_argument("seed", type=int)
-    p = sub.add_parser("replay", help="a reproducer's result as JSON")
+    p = sub.add_parser("replay", help="a reproducer's (or, with -, stdin's spec) result as JSON")
     p.add_argument("file")
     w = sub.add_parser("worker")
     w.add_argument("first", type=int)
     w.add_argument("count", type=int)
-    sp = sub.add_parser("spec")
-    sp.add_argument("file")
     args = parser.parse_args()
     if args.command == "run":
         if args.seconds <= 0 and args.count <= 0:
@@ -651,7 +639,7 @@ def main() -> int:
         print(render(spec))
         print("# spec: " + json.dumps(spec))
         return 0
-    if args.command in ("case", "replay", "spec"):
+    if args.command in ("case", "replay"):
         if args.command == "case":
             spec = generate(args.seed)
         else:
