@@ -102,13 +102,12 @@ mlir::func::FuncOp getAmxReady(mlir::ModuleOp module) {
   syscall->setAttr(kInlineAsmConstraintsAttr,
                    b.getStringAttr("={ax},{ax},{di},{si},~{rcx},~{r11},"
                                    "~{memory},~{dirflag},~{fpsr},~{flags}"));
-  // 0: not asked yet, 1: granted, 2: refused.
-  auto stateType = MemRefType::get({}, i32);
-  mlir::memref::GlobalOp::create(
-      b, loc, "qfx_amx_state", b.getStringAttr("private"), stateType,
-      mlir::DenseElementsAttr::get(mlir::RankedTensorType::get({}, i32),
-                                   int32_t{0}),
-      /*constant=*/false, mlir::IntegerAttr());
+  // 0: not asked yet, 1: granted, 2: refused. Kernels run on many threads
+  // at once: the state is read and written atomically (two threads that
+  // both find it unasked both ask, and Linux gives both one answer).
+  mlir::LLVM::GlobalOp::create(b, loc, i32, /*isConstant=*/false,
+                               mlir::LLVM::Linkage::Internal, "qfx_amx_state",
+                               b.getI32IntegerAttr(0));
   auto ready =
       mlir::func::FuncOp::create(b, loc, name, b.getFunctionType({}, {i1}));
   ready.setPrivate();
@@ -116,9 +115,13 @@ mlir::func::FuncOp getAmxReady(mlir::ModuleOp module) {
   auto constant = [&](Type type, int64_t v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
   };
-  Value global =
-      mlir::memref::GetGlobalOp::create(b, loc, stateType, "qfx_amx_state");
-  Value state = mlir::memref::LoadOp::create(b, loc, global);
+  Value global = mlir::LLVM::AddressOfOp::create(
+      b, loc, mlir::LLVM::LLVMPointerType::get(b.getContext()),
+      "qfx_amx_state");
+  Value state = mlir::LLVM::LoadOp::create(
+      b, loc, i32, global, /*alignment=*/4, /*isVolatile=*/false,
+      /*isNonTemporal=*/false, /*isInvariant=*/false,
+      /*isInvariantGroup=*/false, mlir::LLVM::AtomicOrdering::monotonic);
   Value notAsked = constant(i32, 0), yes = constant(i32, 1),
         no = constant(i32, 2);
   Value archPrctl = constant(i64, 158),
@@ -137,7 +140,10 @@ mlir::func::FuncOp getAmxReady(mlir::ModuleOp module) {
     Value granted = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq,
                                           result, success);
     Value answer = arith::SelectOp::create(tb, loc, granted, yes, no);
-    mlir::memref::StoreOp::create(tb, loc, answer, global);
+    mlir::LLVM::StoreOp::create(tb, loc, answer, global, /*alignment=*/4,
+                                /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                /*isInvariantGroup=*/false,
+                                mlir::LLVM::AtomicOrdering::monotonic);
     mlir::scf::YieldOp::create(tb, loc, answer);
     OpBuilder eb = ask.getElseBodyBuilder();
     mlir::scf::YieldOp::create(eb, loc, state);

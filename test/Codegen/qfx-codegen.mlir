@@ -75,7 +75,8 @@
 // I8MM: vector.shuffle %{{.*}}#2, %{{.*}}#3 [0, 1, 4, 5]
 // I8MM: vector.shuffle %{{.*}}#0, %{{.*}}#1 [2, 3, 6, 7]
 // With AMX, a dispatch that calls the tile kernel if Linux grants AMX tile
-// data (asked once, remembered in @qfx_amx_state) and else the VNNI kernel.
+// data (asked once, remembered in @qfx_amx_state, which threads read and
+// write atomically) and else the VNNI kernel.
 // The tile kernel's weights are the VNNI layout with K padded to 64 (16
 // groups, one tile of 16 rows); A is copied with M padded to 16 and K to 64;
 // 16x16 int32 tiles go through a stack buffer to the epilogue; the kernel
@@ -99,13 +100,14 @@
 // AMX: func.func private @qfx_amx_matmul_0_vnni(
 // AMX: call @qfx.intrinsic.llvm.x86.avx512.vpdpbusd.512
 // AMX: func.func private @qfx.syscall(i64, i64, i64) -> i64 attributes {qfx_inline_asm = "syscall"
-// AMX: memref.global "private" @qfx_amx_state : memref<i32> = dense<0>
+// AMX: llvm.mlir.global internal @qfx_amx_state(0 : i32) {addr_space = 0 : i32} : i32
 // AMX: func.func private @qfx_amx_ready() -> i1
-// AMX: %[[STATE:.*]] = memref.load
+// AMX: %[[ADDRESS:.*]] = llvm.mlir.addressof @qfx_amx_state
+// AMX: %[[STATE:.*]] = llvm.load %[[ADDRESS]] atomic monotonic {alignment = 4 : i64} : !llvm.ptr -> i32
 // AMX: arith.cmpi eq, %[[STATE]], %c0_i32
 // AMX: scf.if
 // AMX: func.call @qfx.syscall(%c158_i64, %c4131_i64, %c18_i64)
-// AMX: memref.store
+// AMX: llvm.store %{{.*}}, %[[ADDRESS]] atomic monotonic {alignment = 4 : i64} : i32, !llvm.ptr
 // AMX: func.func private @qfx_amx_matmul_0(%[[IN:[^:]*]]: {{[^,]*}}, %[[OUT:[^:]*]]: {{[^,]*}}, %[[T0:[^:]*]]: {{[^,]*}}, {{.*}}, %[[T4:[^:]*]]: memref<1x16xi64>, %[[V0:[^:]*]]: memref<1x1x64xi8>,
 // AMX: %[[GRANTED:.*]] = call @qfx_amx_ready()
 // AMX: scf.if %[[GRANTED]]
