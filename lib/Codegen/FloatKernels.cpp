@@ -97,7 +97,8 @@ void FloatKernelBuilder::emitTile(OpBuilder &b, Location loc, Value input,
           mlir::ValueRange{blockIndex[v], index(b, loc, 0)}));
   // The channels of each tap the tile's column blocks read: all, or the
   // union of their `_ranges`.
-  auto [firstOfTap, endOfTap] =
+  Value firstOfTap, endOfTap;
+  std::tie(firstOfTap, endOfTap) =
       emitTileRange(b, loc, block0, vectors, channels);
   llvm::SmallVector<Value> starts;
   for (int64_t r = 0; r < rows; ++r) {
