@@ -34,16 +34,25 @@ config.substitutions.append(("%cmake_configure", " ".join([
     f'-DLLVM_USE_LINKER="{config.llvm_use_linker}"',
     f'-DMLIR_DIR="{config.mlir_dir}"'])))
 config.substitutions.append(("%cmake_build", f'"{config.cmake_command}" --build'))
-# A C program linking an instrumented qfx library (libQFXCAPI.so) of the
+# A C program linking an instrumented qfx library (libQFXCAPI.so) of a
 # sanitizer build needs the sanitizer runtime itself.
 config.substitutions.append(
     ("%qfx_sanitize_flags",
-     "-fsanitize=address,undefined" if "Address" in config.llvm_use_sanitizer else ""))
+     "-fsanitize=address,undefined" if "Address" in config.llvm_use_sanitizer
+     else "-fsanitize=thread" if "Thread" in config.llvm_use_sanitizer else ""))
+# quant-compile's instrumentation for the same sanitizer, where it has one.
+config.substitutions.append(
+    ("%quant_compile_sanitize",
+     "--sanitize=thread" if "Thread" in config.llvm_use_sanitizer else ""))
 # qfx's mlir-opt plugin (lib/Plugin) and Debian's mlir-opt.
 config.substitutions.append(
     ("%qfx_plugin", os.path.join(config.qfx_obj_root, "lib", "QFXPlugin.so")))
 config.substitutions.append(
     ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+
+# The ThreadSanitizer run (QFX_SANITIZE=thread utils/test.sh) loads libomp's
+# TSan tool, libarcher, into the tools it starts.
+llvm_config.with_system_environment(["OMP_TOOL_LIBRARIES"])
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -6,6 +6,7 @@
 
 #include "qfx/Runtime/AheadOfTime.h"
 
+#include "Jit.h"
 #include "Support.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,7 +57,8 @@ llvm::Expected<AotTarget> qfx::lookupAotTarget(llvm::StringRef name) {
 
 llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,
                                             const AotTarget &target,
-                                            llvm::StringRef exported) {
+                                            llvm::StringRef exported,
+                                            bool sanitizeThreads) {
   static const bool targetsReady = [] {
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
@@ -106,6 +108,8 @@ llvm::Expected<std::string> qfx::emitObject(mlir::ModuleOp module,
   if (llvm::Error err = optimize(llvmModule.get()))
     return makeError("cannot optimize the model: " +
                      llvm::toString(std::move(err)));
+  if (sanitizeThreads)
+    runtime::instrumentForThreadSanitizer(*llvmModule, *machine);
 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
@@ -314,7 +318,8 @@ llvm::Error qfx::compileAheadOfTime(mlir::ModuleOp original,
   if (!lowered)
     return lowered.takeError();
   llvm::Expected<std::string> object =
-      emitObject(*lowered->module, target, "_mlir_ciface_" + name);
+      emitObject(*lowered->module, target, "_mlir_ciface_" + name,
+                 options.sanitizeThreads);
   if (!object)
     return object.takeError();
 

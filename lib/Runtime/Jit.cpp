@@ -24,10 +24,12 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
 
 #include <algorithm>
 
@@ -206,6 +208,30 @@ static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
 // Compilation
 //===----------------------------------------------------------------------===//
 
+void qfx::runtime::instrumentForThreadSanitizer(llvm::Module &module,
+                                                llvm::TargetMachine &machine) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      function.addFnAttr(llvm::Attribute::SanitizeThread);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  // Without ModuleThreadSanitizerPass's constructor calling __tsan_init:
+  // the runtime is started by the instrumented program that runs the code,
+  // and the JIT's partitions would each define the same constructor.
+  llvm::ModulePassManager passes;
+  passes.addPass(
+      llvm::createModuleToFunctionPassAdaptor(llvm::ThreadSanitizerPass()));
+  passes.run(module, modules);
+}
+
 /// Translates `part` to LLVM IR, optimizes it and compiles it to an object
 /// file for `host`.
 static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
@@ -226,6 +252,8 @@ compilePartition(ModuleOp part, llvm::orc::JITTargetMachineBuilder host,
       options.hostCostModel ? machine->get() : nullptr);
   if (llvm::Error error = optimize(module.get()))
     return std::move(error);
+  if (options.sanitizeThreads)
+    instrumentForThreadSanitizer(*module, **machine);
   if (!options.llvmIRPath.empty()) {
     std::string message;
     std::unique_ptr<llvm::ToolOutputFile> file =

@@ -24,11 +24,22 @@
 #include <memory>
 #include <string>
 
-namespace llvm::orc {
+namespace llvm {
+class Module;
+class TargetMachine;
+namespace orc {
 class LLJIT;
-} // namespace llvm::orc
+} // namespace orc
+} // namespace llvm
 
 namespace qfx::runtime {
+
+/// Whether qfx is built with ThreadSanitizer (QFX_SANITIZE=thread).
+#ifdef __SANITIZE_THREAD__
+inline constexpr bool kBuiltWithThreadSanitizer = true;
+#else
+inline constexpr bool kBuiltWithThreadSanitizer = false;
+#endif
 
 struct JitOptions {
   /// The function to call: it takes pointers only, returns nothing, and is
@@ -46,7 +57,18 @@ struct JitOptions {
   llvm::SmallVector<std::string> libraries;
   /// Functions of this process the code calls, by name.
   llvm::StringMap<void *> symbols;
+  /// Instrument the code for ThreadSanitizer, whose runtime must be in the
+  /// process: the default when qfx itself is built with it
+  /// (QFX_SANITIZE=thread), so that races in a model's code are reported
+  /// with those of qfx's own.
+  bool sanitizeThreads = kBuiltWithThreadSanitizer;
 };
+
+/// Instruments every function of `module` for ThreadSanitizer, as clang's
+/// -fsanitize=thread does after optimizing: the code then calls TSan's
+/// runtime, which the (instrumented) process that runs it must have.
+void instrumentForThreadSanitizer(llvm::Module &module,
+                                  llvm::TargetMachine &machine);
 
 /// An LLVM-dialect module compiled and linked in this process.
 class Jit {

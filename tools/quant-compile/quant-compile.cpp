@@ -55,6 +55,12 @@ static cl::opt<std::string> exportName(
     cl::desc("The name it is exported under: _mlir_ciface_NAME and the "
              "header's qfx_NAME (default: the entry's name)"),
     cl::cat(category));
+static cl::opt<std::string>
+    sanitize("sanitize",
+             cl::desc("Instrument the code for a sanitizer: 'thread' "
+                      "(ThreadSanitizer; link the program with "
+                      "-fsanitize=thread)"),
+             cl::value_desc("thread"), cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::init(false),
                                  cl::desc("List the targets and exit"),
                                  cl::cat(category));
@@ -84,6 +90,8 @@ int main(int argc, char **argv) {
   llvm::Expected<qfx::AotTarget> target = qfx::lookupAotTarget(targetName);
   if (!target)
     return fail(llvm::toString(target.takeError()));
+  if (!sanitize.empty() && sanitize != "thread")
+    return fail("unknown sanitizer '" + sanitize + "', expected 'thread'");
 
   mlir::DialectRegistry registry;
   qfx::registerQFXDialects(registry);
@@ -107,6 +115,7 @@ int main(int argc, char **argv) {
   options.outputPath = outputPath;
   options.headerPath = headerPath;
   options.sourceName = modelPath;
+  options.sanitizeThreads = sanitize == "thread";
   if (llvm::Error err = qfx::compileAheadOfTime(*module, *target, options))
     return fail(modelPath + ": " + llvm::toString(std::move(err)));
   return 0;

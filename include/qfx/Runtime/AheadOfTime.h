@@ -42,11 +42,13 @@ bool isAotTarget(const NativeTargetInfo &target);
 /// to this machine's triple and CPU.
 llvm::Expected<AotTarget> lookupAotTarget(llvm::StringRef name);
 
-/// Compiles an LLVM-dialect module to an ELF object for `target` at -O3.
-/// Only `exported` keeps external linkage.
+/// Compiles an LLVM-dialect module to an ELF object for `target` at -O3,
+/// instrumented for ThreadSanitizer if `sanitizeThreads`. Only `exported`
+/// keeps external linkage.
 llvm::Expected<std::string> emitObject(mlir::ModuleOp module,
                                        const AotTarget &target,
-                                       llvm::StringRef exported);
+                                       llvm::StringRef exported,
+                                       bool sanitizeThreads = false);
 
 /// The C header for a model whose entry point is `_mlir_ciface_FUNCTION`:
 /// memref descriptor types, the declaration, and an inline wrapper
@@ -69,6 +71,9 @@ struct AotOptions {
   std::string headerPath;
   /// What the header says it was compiled from.
   std::string sourceName;
+  /// Instrument the code for ThreadSanitizer: a program that links it must
+  /// be built with -fsanitize=thread (its runtime), as clang's own objects.
+  bool sanitizeThreads = false;
 };
 
 /// quant-compile: lowers `options.entry` of `module` (cloned, not changed)

@@ -11,6 +11,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 
@@ -134,6 +136,47 @@ TEST_F(JitTest, TheEntryMustTakePointersAndReturnNothing) {
   EXPECT_EQ(llvm::toString(jit.takeError()),
             "internal error: @small is not a function of pointers returning "
             "nothing");
+}
+
+// With sanitizeThreads (the default of the ThreadSanitizer build), the code
+// calls TSan's runtime on entry to a function and on each access to memory
+// that is not constant; where the runtime is not in the process, linking
+// says so.
+TEST_F(JitTest, SanitizeThreadsInstrumentsEveryFunction) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kModule, &context);
+  ASSERT_TRUE(module);
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("jit-tsan", "ll", path));
+  llvm::FileRemover remover(path);
+  JitOptions options;
+  options.entry = "entry";
+  options.sanitizeThreads = true;
+  options.llvmIRPath = std::string(path);
+  llvm::Expected<Jit> jit = Jit::compile(*module, options);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> ir =
+      llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(ir);
+  llvm::StringRef text = (*ir)->getBuffer();
+  // @entry and its wrapper (into which @entry is inlined); @left and @right
+  // only read constants, which TSan leaves alone.
+  EXPECT_EQ(text.count("call void @__tsan_func_entry("), 2u);
+  // The wrapper's reads of its argument array; in[0] and out[0], which
+  // TSan checks as unaligned (their loads and stores say align 4).
+  EXPECT_EQ(text.count("call void @__tsan_read8("), 2u);
+  EXPECT_EQ(text.count("call void @__tsan_unaligned_read8("), 2u);
+  EXPECT_EQ(text.count("call void @__tsan_unaligned_write8("), 2u);
+  if (kBuiltWithThreadSanitizer) {
+    ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
+    int64_t index = 1, result = -1;
+    void *arguments[] = {&index, &result};
+    jit->call(arguments);
+    EXPECT_EQ(result, 222);
+  } else {
+    ASSERT_FALSE(jit);
+    EXPECT_NE(llvm::toString(jit.takeError()).find("__tsan_func_entry"),
+              std::string::npos);
+  }
 }
 
 } // namespace
