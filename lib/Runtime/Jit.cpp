@@ -210,9 +210,15 @@ static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
 
 void qfx::runtime::instrumentForThreadSanitizer(llvm::Module &module,
                                                 llvm::TargetMachine &machine) {
+  // The code never unwinds: without nounwind, TSan would give each function
+  // that calls an external one (libomp's) an exception cleanup with
+  // __gcc_personality_v0, whose .eh_frame reference the JIT cannot always
+  // reach (a Delta32 fixup out of range).
   for (llvm::Function &function : module)
-    if (!function.isDeclaration())
+    if (!function.isDeclaration()) {
       function.addFnAttr(llvm::Attribute::SanitizeThread);
+      function.addFnAttr(llvm::Attribute::NoUnwind);
+    }
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;

@@ -143,35 +143,52 @@ TEST_F(JitTest, TheEntryMustTakePointersAndReturnNothing) {
 // that is not constant; where the runtime is not in the process, linking
 // says so.
 TEST_F(JitTest, SanitizeThreadsInstrumentsEveryFunction) {
+  // @sanitized(in, out): @hook(), a function of this process, then @entry.
+  std::string source = std::string(kModule) + R"mlir(
+llvm.func @hook()
+llvm.func @sanitized(%in: !llvm.ptr, %out: !llvm.ptr) {
+  llvm.call @hook() : () -> ()
+  llvm.call @entry(%in, %out) : (!llvm.ptr, !llvm.ptr) -> ()
+  llvm.return
+}
+)mlir";
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(kModule, &context);
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
   ASSERT_TRUE(module);
+  static int hookCalls = 0;
+  hookCalls = 0;
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("jit-tsan", "ll", path));
   llvm::FileRemover remover(path);
   JitOptions options;
-  options.entry = "entry";
+  options.entry = "sanitized";
   options.sanitizeThreads = true;
   options.llvmIRPath = std::string(path);
+  options.symbols["hook"] = reinterpret_cast<void *>(+[] { ++hookCalls; });
   llvm::Expected<Jit> jit = Jit::compile(*module, options);
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> ir =
       llvm::MemoryBuffer::getFile(path);
   ASSERT_TRUE(ir);
   llvm::StringRef text = (*ir)->getBuffer();
-  // @entry and its wrapper (into which @entry is inlined); @left and @right
-  // only read constants, which TSan leaves alone.
-  EXPECT_EQ(text.count("call void @__tsan_func_entry("), 2u);
-  // The wrapper's reads of its argument array; in[0] and out[0], which
-  // TSan checks as unaligned (their loads and stores say align 4).
+  // @entry, @sanitized and its wrapper (into which both are inlined); @left
+  // and @right only read constants, which TSan leaves alone.
+  EXPECT_EQ(text.count("call void @__tsan_func_entry("), 3u);
+  // The wrapper's reads of its argument array; in[0] and out[0] in each
+  // copy of @entry, which TSan checks as unaligned (their loads and stores
+  // say align 4).
   EXPECT_EQ(text.count("call void @__tsan_read8("), 2u);
-  EXPECT_EQ(text.count("call void @__tsan_unaligned_read8("), 2u);
-  EXPECT_EQ(text.count("call void @__tsan_unaligned_write8("), 2u);
+  EXPECT_EQ(text.count("call void @__tsan_unaligned_read8("), 3u);
+  EXPECT_EQ(text.count("call void @__tsan_unaligned_write8("), 3u);
+  // No exception cleanups around the call of @hook, which may unwind as far
+  // as LLVM knows (the code itself never does).
+  EXPECT_EQ(text.count("personality"), 0u);
   if (kBuiltWithThreadSanitizer) {
     ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
     int64_t index = 1, result = -1;
     void *arguments[] = {&index, &result};
     jit->call(arguments);
     EXPECT_EQ(result, 222);
+    EXPECT_EQ(hookCalls, 1);
   } else {
     ASSERT_FALSE(jit);
     EXPECT_NE(llvm::toString(jit.takeError()).find("__tsan_func_entry"),
