@@ -8,6 +8,7 @@
 #   utils/setup.sh --fresh-check  # only the packages of utils/fresh-debian-test.sh
 #   QFX_SANITIZE=1 utils/setup.sh # AddressSanitizer + UndefinedBehaviorSanitizer
 #                                 # build, with fuzzing coverage, in ./build-sanitize
+#   QFX_SANITIZE=thread utils/setup.sh  # ThreadSanitizer build in ./build-tsan
 #
 # Every package the build, the tests, the demo and the benchmarks use is named
 # here: a fresh machine has nothing else. Packages are installed with
@@ -25,11 +26,15 @@ if [ "$SANITIZE" = 1 ]; then
   # LLVM's HandleLLVMOptions adds -fsanitize=address,undefined and, for the
   # fuzzers' guidance, -fsanitize=fuzzer-no-link.
   BUILD_FLAGS=(-DLLVM_USE_SANITIZER="Address;Undefined" -DLLVM_USE_SANITIZE_COVERAGE=ON)
+elif [ "$SANITIZE" = thread ]; then
+  BUILD=${QFX_BUILD_DIR:-$ROOT/build-tsan}
+  # Every qfx library and tool, and the code the JIT compiles (lib/Runtime).
+  BUILD_FLAGS=(-DLLVM_USE_SANITIZER=Thread)
 elif [ "$SANITIZE" = 0 ]; then
   BUILD=${QFX_BUILD_DIR:-$ROOT/build}
   BUILD_FLAGS=()
 else
-  echo "setup.sh: QFX_SANITIZE must be 0 or 1, not '$SANITIZE'" >&2
+  echo "setup.sh: QFX_SANITIZE must be 0, 1 or thread, not '$SANITIZE'" >&2
   exit 2
 fi
 
@@ -40,9 +45,12 @@ PACKAGES=(
   cmake ninja-build
   clang-22 lld-22 clang-format-22
   llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libomp-dev  # the OpenMP runtime of qfx-codegen's parallel kernels
+  # The OpenMP runtime of qfx-codegen's parallel kernels (and its
+  # ThreadSanitizer support, libarcher.so, for QFX_SANITIZE=thread).
+  libomp-dev
   libgtest-dev  # test/Unit
-  # libFuzzer and the sanitizer runtimes: tools/fuzzers, QFX_SANITIZE=1.
+  # libFuzzer and the sanitizer runtimes: tools/fuzzers, QFX_SANITIZE=1
+  # and thread.
   libclang-rt-22-dev
   libbenchmark-dev  # bench/ (Google Benchmark)
   libdnnl-dev  # oneDNN, the speed peer of utils/bench/*_vs_peers.py

@@ -8,6 +8,7 @@
 # UndefinedBehaviorSanitizer build (./build-sanitize) instead: any report
 # fails the test that caused it. QFX_SANITIZE=both runs the plain build's
 # suites, then the sanitizer build's, and sums them in the one line (CI).
+# QFX_SANITIZE=thread runs them on the ThreadSanitizer build (./build-tsan).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,8 @@ case "${QFX_SANITIZE:-0}" in
   0) MODES=(0) ;;
   1) MODES=(1) ;;
   both) MODES=(0 1) ;;
-  *) echo "test.sh: QFX_SANITIZE must be 0, 1 or both, not '$QFX_SANITIZE'" >&2
+  thread) MODES=(thread) ;;
+  *) echo "test.sh: QFX_SANITIZE must be 0, 1, both or thread, not '$QFX_SANITIZE'" >&2
      echo "0 passed, 1 failed"; exit 2 ;;
 esac
 ((${#MODES[@]} == 1)) || [ -z "${QFX_BUILD_DIR:-}" ] ||
@@ -26,6 +28,8 @@ summary=()
 for mode in "${MODES[@]}"; do
   if [ "$mode" = 1 ]; then
     BUILD=${QFX_BUILD_DIR:-$ROOT/build-sanitize} suffix=" (sanitizers)"
+  elif [ "$mode" = thread ]; then
+    BUILD=${QFX_BUILD_DIR:-$ROOT/build-tsan} suffix=" (ThreadSanitizer)"
   else
     BUILD=${QFX_BUILD_DIR:-$ROOT/build} suffix=""
   fi
@@ -44,6 +48,15 @@ for mode in "${MODES[@]}"; do
       export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0}
       export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
       export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+    elif [ "$mode" = thread ]; then
+      # Any report fails its test (TSan's exit code 66). Calls into TSan
+      # from the uninstrumented libraries (libLLVM, libMLIR, libomp) are
+      # not checked; the suppressions are explained in their file. libomp's
+      # TSan tool, libarcher, tells TSan how the kernels' OpenMP regions
+      # synchronize.
+      export TSAN_OPTIONS=${TSAN_OPTIONS:-ignore_noninstrumented_modules=1:suppressions=$ROOT/utils/tsan-suppressions.txt}
+      export OMP_TOOL_LIBRARIES
+      OMP_TOOL_LIBRARIES=$(dirname "$(readlink -f /usr/lib/x86_64-linux-gnu/libomp.so.5)")/libarcher.so
     fi
     if ! QFX_BUILD_DIR="$BUILD" "$ROOT/utils/setup.sh"; then
       touch "$RESULTS/setup-failed"
@@ -52,7 +65,9 @@ for mode in "${MODES[@]}"; do
     /usr/lib/llvm-22/bin/lit -sv "$BUILD/test" --xunit-xml-output "$RESULTS/lit.xml"
     echo $? >"$RESULTS/lit.status"
     PYTEST_ENV=()
-    if [ "$mode" = 1 ]; then
+    if [ "$mode" = thread ]; then
+      PYTEST_ENV=(LD_PRELOAD="$(clang-22 -print-file-name=libclang_rt.tsan-x86_64.so)")
+    elif [ "$mode" = 1 ]; then
       # Python loads the instrumented libQFXCAPI.so: the sanitizer runtime
       # must come first in the uninstrumented interpreter. Leaks are not
       # checked in the interpreter (its own would be reported);
@@ -63,7 +78,7 @@ for mode in "${MODES[@]}"; do
                   QFX_TOOLS_ASAN_OPTIONS="$ASAN_OPTIONS")
     fi
     PYTEST_ARGS=("$ROOT/python" -q -p no:cacheprovider --junitxml "$RESULTS/pytest.xml")
-    if [ "$mode" = 1 ]; then
+    if [ "$mode" != 0 ]; then
       env "${PYTEST_ENV[@]}" QFX_BUILD_DIR="$BUILD" /usr/bin/python3 -m pytest "${PYTEST_ARGS[@]}"
     else
       # The plain build's Python tests run against an installed copy, outside

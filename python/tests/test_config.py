@@ -44,9 +44,9 @@ BACKENDS = ["x86", "fbgemm", "qnnpack", "onednn"]
 # --- the C++ presets ---------------------------------------------------------
 
 
-# The sanitizer build's libraries need the sanitizer runtimes (utils/test.sh).
-SANITIZER_FLAGS = (["-fsanitize=address,undefined", "-fsanitize=fuzzer-no-link"]
-                   if os.environ.get("QFX_SANITIZE") == "1" else [])
+# The sanitizer builds' libraries need the sanitizer runtimes (utils/test.sh).
+SANITIZER_FLAGS = {"1": ["-fsanitize=address,undefined", "-fsanitize=fuzzer-no-link"],
+                   "thread": ["-fsanitize=thread"]}.get(os.environ.get("QFX_SANITIZE"), [])
 
 
 @pytest.fixture(scope="session")
