@@ -136,9 +136,11 @@ std::vector<CompositeInfo> makeComposites() {
 
   // Activations: a table of the body. Fixed qparams [0, 1] for
   // Hardsigmoid.
-  add(row("torch.nn.Hardsigmoid", F::Elementwise, L::Table,
-          OpGroup::FixedQParams, kHardsigmoidOps))
-      .fixedRange0To1 = true;
+  CompositeInfo &hardsigmoid =
+      add(row("torch.nn.Hardsigmoid", F::Elementwise, L::Table,
+              OpGroup::FixedQParams, kHardsigmoidOps));
+  hardsigmoid.fixedRange0To1 = true;
+  hardsigmoid.takesOutputQParams = false;
   add(row("torch.nn.Hardswish", F::Elementwise, L::Table, OpGroup::Default,
           kHardswishOps));
   add(row("torch.nn.ELU", F::Elementwise, L::Table, OpGroup::Default, kELUOps))
@@ -188,10 +190,12 @@ std::vector<CompositeInfo> makeComposites() {
     add(row(name, F::InstanceNorm, L::Normalization, OpGroup::Default, ops))
         .attributes = kGroupNormAttrs;
   // Bilinear interpolation (nearest is data movement): PyTorch's kernel
-  // interpolates q - zp in float and rounds.
-  add(row("torch.nn.functional.interpolate", F::Interpolate, L::CenteredFloat,
-          OpGroup::ShareQParams, kInterpolateOps))
-      .attributes = kInterpolateAttrs;
+  // interpolates q - zp in float and rounds, keeping the input's qparams.
+  CompositeInfo &interpolate =
+      add(row("torch.nn.functional.interpolate", F::Interpolate,
+              L::CenteredFloat, OpGroup::ShareQParams, kInterpolateOps));
+  interpolate.attributes = kInterpolateAttrs;
+  interpolate.takesOutputQParams = false;
 
   // Batch norm that does not follow a conv (qfx-fuse folds it there), alone
   // or with a ReLU.
@@ -212,14 +216,17 @@ std::vector<CompositeInfo> makeComposites() {
 
   // Means and 3-D average pools keep their input's qparams (TOSA has no
   // 3-D pooling).
-  add(row("torch.mean", F::Mean, L::Mean, OpGroup::ShareQParams, kMeanOps))
-      .attributes = kMeanAttrs;
-  add(row("torch.nn.AvgPool3d", F::AvgPool3d, L::Pool, OpGroup::ShareQParams,
-          kAvgPool3dOps))
-      .attributes = kPool3dAttrs;
-  add(row("torch.nn.AdaptiveAvgPool3d", F::AdaptiveAvgPool3d, L::Pool,
-          OpGroup::ShareQParams, kAdaptiveAvgPool3dOps))
-      .attributes = kPool3dAttrs;
+  for (CompositeInfo info :
+       {row("torch.mean", F::Mean, L::Mean, OpGroup::ShareQParams, kMeanOps),
+        row("torch.nn.AvgPool3d", F::AvgPool3d, L::Pool, OpGroup::ShareQParams,
+            kAvgPool3dOps),
+        row("torch.nn.AdaptiveAvgPool3d", F::AdaptiveAvgPool3d, L::Pool,
+            OpGroup::ShareQParams, kAdaptiveAvgPool3dOps)}) {
+    info.attributes =
+        info.family == F::Mean ? llvm::ArrayRef(kMeanAttrs) : kPool3dAttrs;
+    info.takesOutputQParams = false;
+    add(info);
+  }
 
   // A 3-D transposed conv: a conv3d over the zero-spread input with the
   // kernel reversed, lowered as that conv3d; its weight is PyTorch's

@@ -443,17 +443,10 @@ void Preparer::insertOutputObserver(const PatternMatchResult &match,
   result.replaceAllUsesExcept(output, output);
 
   Operation *inputOp = match.ops.front();
-  ObservationType type = config.getObservationType();
-  const auto &byTensorArgs = config.getNumTensorArgsToObservationType();
-  if (!byTensorArgs.empty()) {
-    // PyTorch counts the root node's tensor arguments: two for x + x, which
-    // a qfx.fused op takes as one operand.
-    unsigned numTensorArgs =
-        getActivationOperands(match.getRootOp(), nullptr, nullptr).size();
-    auto it = byTensorArgs.find(numTensorArgs);
-    if (it != byTensorArgs.end())
-      type = it->second;
-  }
+  // PyTorch counts the root node's tensor arguments: two for x + x, which a
+  // qfx.fused op takes as one operand.
+  ObservationType type = config.getObservationType(
+      getActivationOperands(match.getRootOp(), nullptr, nullptr).size());
   if (type != ObservationType::OutputShareObserverWithInput &&
       qconfig.activation.kind != ObserverKind::ReuseInput)
     return;

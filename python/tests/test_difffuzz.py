@@ -36,12 +36,6 @@ SLICE = range(40)
 KNOWN = {
     0: ("numerics", "mean over a sequence then LayerNorm (qnnpack): two documented one-step "
                     "ops in a row, 2 steps off"),
-    11: ("numerics", "ReLU6 configured None between quantized ops (onednn): PyTorch 1.13's "
-                     "special_pattern_replacement lowers dequantize -> copy op (relu, "
-                     "hardtanh, clamp, pools, interpolate, flatten, mean) -> quantize "
-                     "whatever the op's qconfig, and drops the quantize: the output keeps "
-                     "the input's qparams; qfx-lower requantizes to the next observer's, "
-                     "one step off"),
 }
 
 

@@ -171,6 +171,14 @@ public:
 
   llvm::ArrayRef<std::string> getPattern() const { return pattern; }
   ObservationType getObservationType() const { return observationType; }
+  /// The observation type of a match whose root op has `numTensorArgs`
+  /// tensor arguments: its getNumTensorArgsToObservationType entry, else
+  /// getObservationType().
+  ObservationType getObservationType(unsigned numTensorArgs) const {
+    auto it = numTensorArgsToObservationType.find(numTensorArgs);
+    return it == numTensorArgsToObservationType.end() ? observationType
+                                                      : it->second;
+  }
   llvm::ArrayRef<DTypeConfig> getDTypeConfigs() const { return dtypeConfigs; }
   const std::optional<std::string> &getRootOp() const { return rootOp; }
   const std::optional<std::string> &getFusedOp() const { return fusedOp; }

@@ -118,6 +118,8 @@ struct CompositeInfo {
   llvm::ArrayRef<llvm::StringLiteral> torchOps;
   /// FixedQParams: an output range of [0, 1] (else [-1, 1]).
   bool fixedRange0To1 = false;
+  /// See QuantizableOpInterface::takesOutputQParams.
+  bool takesOutputQParams = true;
   /// Binary: whether an operand may be a scalar.
   bool scalarOperand = true;
   /// Only in the table of PyTorch's native.py (qfx's "onednn").

@@ -326,6 +326,49 @@ llvm::Error replaceQuantizeCasts(PatternRewriter &rewriter, Lowering &lowering,
   return llvm::Error::success();
 }
 
+/// The qparams the pattern's kernel gives its output: the observer's,
+/// except where PyTorch 1.13's lowering to its native ops
+/// (_lower_to_native_backend.py, special_pattern_replacement) drops the
+/// quantize after an op whose kernel is not given output qparams
+/// (QuantizableOpInterface::takesOutputQParams) and runs that kernel on the
+/// quantized input: the output keeps its first input's qparams where the
+/// pattern's table row shares the input's observer (the copy and shape ops,
+/// cat), has the fixed ones where the row fixes its observer (sigmoid,
+/// tanh). They differ from the observer's only where the op is not quantized
+/// itself (a None entry: the next pattern's input observer quantizes its
+/// output) or where its input's qparams are a kernel's own (an add of a
+/// scalar). The storage type stays the observer's: PyTorch's output has its
+/// input's dtype, the same integers in the int8 domain.
+static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
+                                              const PatternBody &body,
+                                              const PatternMatchResult *match,
+                                              const ActQuant &out) {
+  Operation *main = body.ops.front();
+  auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(main);
+  if (!match || !quantizable || quantizable.takesOutputQParams())
+    return out;
+  const BackendPatternConfig &config = *match->config;
+  const std::optional<ObserverSpec> &fixed =
+      config.getOverwriteOutputObserver();
+  if (fixed && fixed->kind == ObserverKind::FixedQParams) {
+    // (Its validation requires the scale and zero point.)
+    int64_t offset = fixed->getDType() == DType::QUInt8 ? 128 : 0;
+    return ActQuant{*fixed->scale, *fixed->zeroPoint - offset, out.isUnsigned};
+  }
+  // PyTorch counts the tensor arguments: the quantized ones, here.
+  SmallVector<Value> inputs;
+  for (Value operand : main->getOperands())
+    if (isDequantized(body.external(operand)))
+      inputs.push_back(body.external(operand));
+  if (inputs.empty() || config.getObservationType(inputs.size()) !=
+                            ObservationType::OutputShareObserverWithInput)
+    return out;
+  Lowered<Act> input = lowering.getAct(inputs.front());
+  if (!input)
+    return input.takeError();
+  return ActQuant{input->quant.scale, input->quant.zeroPoint, out.isUnsigned};
+}
+
 /// The int8 lowering of one kind: a pattern whose lowering resolves to
 /// `kind` (resolveLowering), and whose main op the lowering applies to.
 class LowerKind : public LowerPattern {
@@ -349,12 +392,16 @@ public:
                            stringifyLoweringKind(kind).str() +
                            "' does not apply to '" + describeOp(main) + "'");
       ActQuant out = cantFail(getOutputQuant(root->getResult(0)));
+      Lowered<ActQuant> target = getKernelOutputQuant(
+          lowering, body, options.matches->lookup(root), out);
+      if (!target)
+        return target.takeError();
       OpBuilder b(root, lowering.listener);
-      Lowered<Value> result = (lowering.*lower)(b, body, out);
+      Lowered<Value> result = (lowering.*lower)(b, body, *target);
       if (!result)
         return result.takeError();
       return replaceQuantizeCasts(rewriter, lowering, root, *result,
-                                  lowering.resultQuant.value_or(out), out);
+                                  lowering.resultQuant.value_or(*target), out);
     });
   }
 

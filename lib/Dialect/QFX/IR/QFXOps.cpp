@@ -179,6 +179,11 @@ std::optional<LoweringKind> CompositeOp::getInt8Lowering() {
   return info ? info->lowering : LoweringKind::Table;
 }
 
+bool CompositeOp::takesOutputQParams() {
+  const CompositeInfo *info = getInfo();
+  return !info || info->takesOutputQParams;
+}
+
 /// Whether `attr` holds a value of `kind`.
 static bool isOfKind(Attribute attr, CompositeAttrKind kind) {
   switch (kind) {

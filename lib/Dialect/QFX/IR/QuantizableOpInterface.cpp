@@ -96,18 +96,24 @@ struct WeightedModel
   }
 };
 
-/// An op without weights, lowered by `Kind`.
-template <typename OpT, LoweringKind Kind>
-struct LoweredModel
-    : QuantizableOpInterface::ExternalModel<LoweredModel<OpT, Kind>, OpT> {
+/// An op without weights, lowered by `Kind`; `TakesOutputQParams`: see
+/// QuantizableOpInterface::takesOutputQParams.
+template <typename OpT, LoweringKind Kind, bool TakesOutputQParams>
+struct LoweredModel : QuantizableOpInterface::ExternalModel<
+                          LoweredModel<OpT, Kind, TakesOutputQParams>, OpT> {
   std::optional<LoweringKind> getInt8Lowering(mlir::Operation *) const {
     return Kind;
   }
+  bool takesOutputQParams(mlir::Operation *) const {
+    return TakesOutputQParams;
+  }
 };
 
-template <LoweringKind Kind, typename... OpTs>
+template <LoweringKind Kind, bool TakesOutputQParams, typename... OpTs>
 void attach(mlir::MLIRContext *context) {
-  (OpTs::template attachInterface<LoweredModel<OpTs, Kind>>(*context), ...);
+  (OpTs::template attachInterface<LoweredModel<OpTs, Kind, TakesOutputQParams>>(
+       *context),
+   ...);
 }
 
 } // namespace
@@ -125,17 +131,24 @@ void qfx::registerQuantizableOpInterfaceExternalModels(
         WeightedModel<tosa::TransposeConv2DOp, kTransposeConv2d>>(*context);
     tosa::MatMulOp::attachInterface<WeightedModel<tosa::MatMulOp, kMatmul>>(
         *context);
-    attach<LoweringKind::Binary, tosa::AddOp, tosa::MulOp>(context);
-    attach<LoweringKind::Pool, tosa::MaxPool2dOp, tosa::AvgPool2dOp>(context);
-    attach<LoweringKind::Concat, tosa::ConcatOp>(context);
-    // Unary elementwise ops: a 256-entry table of the float op.
-    attach<LoweringKind::Table, tosa::SigmoidOp, tosa::TanhOp, tosa::ClampOp,
-           tosa::ExpOp, tosa::LogOp, tosa::ErfOp, tosa::AbsOp, tosa::FloorOp,
-           tosa::CeilOp, tosa::NegateOp, tosa::ReciprocalOp, tosa::RsqrtOp>(
+    attach<LoweringKind::Binary, true, tosa::AddOp, tosa::MulOp>(context);
+    // PyTorch's pools, ReLUs, hardtanh and clamp, cat, sigmoid and tanh keep
+    // their input's qparams or have fixed ones.
+    attach<LoweringKind::Pool, false, tosa::MaxPool2dOp, tosa::AvgPool2dOp>(
         context);
-    // Ops that move elements without changing them.
-    attach<LoweringKind::DataMovement, tosa::ReshapeOp, tosa::TransposeOp,
-           tosa::SliceOp, tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(
+    attach<LoweringKind::Concat, false, tosa::ConcatOp>(context);
+    // Unary elementwise ops: a 256-entry table of the float op.
+    attach<LoweringKind::Table, false, tosa::SigmoidOp, tosa::TanhOp,
+           tosa::ClampOp>(context);
+    attach<LoweringKind::Table, true, tosa::ExpOp, tosa::LogOp, tosa::ErfOp,
+           tosa::AbsOp, tosa::FloorOp, tosa::CeilOp, tosa::NegateOp,
+           tosa::ReciprocalOp, tosa::RsqrtOp>(context);
+    // Ops that move elements without changing them: PyTorch's shape ops
+    // (reshape, view, flatten, transpose, permute, repeat, Identity) run on
+    // the quantized tensor; slicing and flipping in float, then quantize.
+    attach<LoweringKind::DataMovement, false, tosa::ReshapeOp,
+           tosa::TransposeOp, tosa::TileOp, tosa::IdentityOp>(context);
+    attach<LoweringKind::DataMovement, true, tosa::SliceOp, tosa::ReverseOp>(
         context);
   });
 }

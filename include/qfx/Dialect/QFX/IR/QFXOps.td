@@ -143,7 +143,7 @@ def QFX_CompositeOp
                                QFX_QuantizableOpInterface,
                                ["getWeightOperandIndex", "getBiasOperandIndex",
                                 "getWeightChannelAxes", "getTorchWeightAxes",
-                                "getInt8Lowering"]>]> {
+                                "getInt8Lowering", "takesOutputQParams"]>]> {
   let summary =
       "A PyTorch op that has no single TOSA op, with its decomposition";
   let description = [{

@@ -52,6 +52,14 @@ def QFX_QuantizableOpInterface : OpInterface<"QuantizableOpInterface"> {
       "for the kinds); none if it has none.",
       "std::optional<::qfx::LoweringKind>", "getInt8Lowering", (ins), "",
       "return std::nullopt;">,
+    InterfaceMethod<
+      "Whether PyTorch 1.13's quantized kernel for the op is given its "
+      "output's qparams (conv, linear, add, softmax, layer norm: those of the "
+      "quantize after it); if not, its output has its input's (copy, shape "
+      "and cat ops, whose backend table row shares the input's observer) or "
+      "the kernel's fixed ones (sigmoid, tanh, hardsigmoid, whose row fixes "
+      "the output's observer), whatever observes the output next.",
+      "bool", "takesOutputQParams", (ins), "", "return true;">,
   ];
 }
 
