@@ -3,9 +3,9 @@
 
 A seed makes one random valid PyTorch model (a spec: a list of ops over
 the values before them, rendered as Python source), a random QConfigMapping
-(x86, qnnpack or onednn defaults, with None entries by object type and by
-module name), a mode (static or dynamic) and samples. The model is
-quantized by PyTorch's FX and by qfx with PyTorch's statistics imported
+(x86, qnnpack or onednn defaults, with None entries by object type: module
+classes, functions, methods; and by module name), a mode (static or
+dynamic) and samples. The model is quantized by PyTorch's FX and by qfx with PyTorch's statistics imported
 (so the int8 arithmetic is compared), and, for static models, by qfx with
 its own calibration. A finding is:
 
@@ -217,7 +217,8 @@ def random_op(rng, shapes) -> Optional[dict]:
 
 def random_mapping(rng, spec) -> list:
     """QConfigMapping entries after the backend's defaults: ["object_type",
-    class name, None] or ["module_name", name, None]."""
+    class name or function (function_key), None] or ["module_name", name,
+    None]."""
     entries = []
     modules = [(f"m{n}", op) for n, op in enumerate(spec["ops"], 1) if is_module(op)]
     if modules and rng.random() < 0.25:
@@ -226,7 +227,38 @@ def random_mapping(rng, spec) -> list:
     if modules and rng.random() < 0.15:
         _, op = rng.choice(modules)
         entries.append(["object_type", module_class(op), None])
+    functions = sorted({function_key(op) for op in spec["ops"]} - {None})
+    if functions and rng.random() < 0.2:
+        entries.append(["object_type", rng.choice(functions), None])
     return entries
+
+
+def function_key(op) -> Optional[str]:
+    """The function or method the op calls, as an object_type key:
+    "torch.cat", "F.relu", "operator.add", "Tensor.mean"; None for a
+    module."""
+    if op["kind"] == "fact":
+        return op["expr"].split("(")[0]
+    return {"add": "operator.add", "mul": "operator.mul", "add_relu": "torch.relu",
+            "cat": "torch.cat", "flatten": "torch.flatten", "matmul": "torch.matmul",
+            "matmul_v": "torch.matmul", "mean": "Tensor.mean", "transpose": "Tensor.transpose",
+            "upsample": "F.interpolate"}.get(op["kind"])
+
+
+def object_type(key):
+    """The object_type a mapping entry's key names (random_mapping)."""
+    import operator
+
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    if key.startswith("Tensor."):
+        return key.split(".", 1)[1]
+    if "." in key:
+        module, name = key.split(".")
+        return getattr({"torch": torch, "F": F, "operator": operator}[module], name)
+    return getattr(nn, key)
 
 
 def is_module(op) -> bool:
@@ -323,7 +355,7 @@ def torch_mapping(spec):
         if kind == "module_name":
             mapping.set_module_name(key, None)
         else:
-            mapping.set_object_type(getattr(nn, key), None)
+            mapping.set_object_type(object_type(key), None)
     return mapping
 
 
