@@ -423,6 +423,14 @@ static Operation *getQueryOp(Operation *op, const PatternMatchResult *match) {
   return ops.empty() ? op : ops.front();
 }
 
+const QConfigQuery *qfx::getLastQuery(Operation *op,
+                                      const QConfigQueries &queries) {
+  if (!llvm::isa<FusedOp>(op))
+    return nullptr;
+  SmallVector<Operation *, 3> ops = getFusedPatternOps(op);
+  return ops.empty() ? nullptr : queries.lookup(ops.back());
+}
+
 /// "[tosa.conv2d, tosa.clamp]".
 static std::string describePattern(const BackendPatternConfig &config) {
   std::string text = "[";
@@ -458,10 +466,23 @@ OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
     return result;
   }
   result.support = checkQConfigSupport(*result.qconfig, *result.match->config);
-  if (!result.support.isSupported())
+  if (!result.support.isSupported()) {
     result.whyNotQuantized =
         "backend '" + backend.getName().str() + "' pattern " +
         describePattern(*result.match->config) +
         " does not support its QConfig: " + result.support.reason;
+    return result;
+  }
+  // PyTorch checks the dtype of a pattern's output, its last node's, before
+  // it observes the pattern: with that node configured None the output is
+  // float, which a pattern that quantizes its output does not accept (a
+  // fused add + ReLU whose ReLU is None stays float, inputs included; a
+  // weight-only or dynamic Linear + ReLU outputs float anyway).
+  QConfigDTypes dtypes = getQConfigDTypes(*result.qconfig);
+  if (const QConfigQuery *last = getLastQuery(op, queries);
+      last && !mapping.resolve(*last) &&
+      dtypes.outputActivation != DType::Float32 && !dtypes.isDynamic)
+    result.whyNotQuantized = "the QConfig of its pattern's last op is null (" +
+                             describeQuery(*last) + ")";
   return result;
 }

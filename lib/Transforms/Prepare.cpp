@@ -195,6 +195,15 @@ private:
   /// `match`, then the sharing of output_share_observer_with_input.
   void insertOutputObserver(const PatternMatchResult &match,
                             const QConfig &qconfig);
+  /// The QConfig PyTorch observes a pattern's output with: its last node's
+  /// (its inputs take the root node's, `resolution`); for a qfx.fused op,
+  /// the last op of its body's pattern (getLastQuery).
+  OptionalQConfig getOutputQConfig(Operation *op,
+                                   const OpResolution &resolution,
+                                   const QConfigQueries &queries) const {
+    const QConfigQuery *last = getLastQuery(op, queries);
+    return last ? mapping.resolve(*last) : resolution.qconfig;
+  }
   /// PyTorch's maybe_make_input_output_share_observers: gives `output` (and
   /// a concat's inputs) the id and spec of the first input's observer;
   /// false if there is none.
@@ -488,8 +497,10 @@ LogicalResult Preparer::prepare(mlir::FunctionOpInterface function) {
       if (op == match.ops.front() &&
           failed(insertInputObservers(match, *resolution.qconfig)))
         return failure();
-      if (op == match.getLastOp())
-        insertOutputObserver(match, *resolution.qconfig);
+      if (op != match.getLastOp())
+        continue;
+      if (OptionalQConfig output = getOutputQConfig(op, resolution, queries))
+        insertOutputObserver(match, *output);
     }
   }
   return success();

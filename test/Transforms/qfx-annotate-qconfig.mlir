@@ -108,14 +108,36 @@ func.func @patterns(%x: tensor<1x4x4x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4
 
 // A qfx.fused op is annotated as one op with its pattern and the QConfig of
 // the pattern's root op (the conv, in features.0: 104); the ops of its body
-// get their own QConfig (the clamp, in head.act: null), without remarks.
+// get their own QConfig (the clamp, in features.act: 105), without remarks.
 // CHECK-LABEL: func.func @fused
 // CHECK: qfx.fused "conv2d_relu"({{.*}}) attributes {qfx.pattern = ["tosa.conv2d", "tosa.clamp"], qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 104>
 // CHECK: tosa.conv2d {{.*}}qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 104>
-// CHECK: tosa.clamp {{.*}}qfx.qconfig = "none"
+// CHECK: tosa.clamp {{.*}}qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 105>
 func.func @fused(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
   %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %r = qfx.fused "conv2d_relu" (%x, %w, %b) : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%a: tensor<1x4x4x2xf32>, %k: tensor<2x1x1x2xf32>, %c: tensor<2xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %0 = tosa.conv2d %a, %k, %c, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("features.0")
+    %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("features.act")
+    qfx.yield %1 : tensor<1x4x4x2xf32>
+  } loc(fused["features.0", "features.act"])
+  return %r : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// A pattern whose last op is configured None (the clamp, in head.act) is not
+// quantized, inputs included: PyTorch checks the pattern's output dtype (its
+// last node's: float) against the backend's before it observes anything.
+// CHECK-LABEL: func.func @fused_last_null
+// CHECK: qfx.fused "conv2d_relu"({{.*}}) attributes {qfx.pattern = ["tosa.conv2d", "tosa.clamp"], qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 104>
+// CHECK: tosa.clamp {{.*}}qfx.qconfig = "none"
+func.func @fused_last_null(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32>
+  // REMARK: remark: loc(fused["features.0", "head.act"]): not quantized: the QConfig of its pattern's last op is null (module 'head.act', object types tosa.clamp #0 in 'head')
   %r = qfx.fused "conv2d_relu" (%x, %w, %b) : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32> {
   ^bb0(%a: tensor<1x4x4x2xf32>, %k: tensor<2x1x1x2xf32>, %c: tensor<2xf32>):
     %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>

@@ -11,11 +11,13 @@
 
 // Inputs/prepare-mapping.json: default_qconfig globally,
 // default_reuse_input_qconfig for tosa.reshape, default_dynamic_qconfig for
-// module "dyn", default_symmetric_qnnpack_qconfig for "sym", null for "off".
+// module "dyn", default_symmetric_qnnpack_qconfig for "sym", null for "off",
+// a histogram activation observer for "hist".
 
-// SUMMARY: remark: 1 op not quantized (backend 'qnnpack', qconfig-mapping '{{.*}}prepare-mapping.json'):
+// SUMMARY: remark: 2 ops not quantized (backend 'qnnpack', qconfig-mapping '{{.*}}prepare-mapping.json'):
 // SUMMARY-NEXT: op | module | reason
 // SUMMARY-NEXT: tosa.add | off(add) | its QConfig is null (module 'off', object types tosa.add #0 in 'off')
+// SUMMARY-NEXT: qfx.fused "conv2d_relu" | ? | the QConfig of its pattern's last op is null (module 'off', object types tosa.clamp #0 in '')
 
 // ERROR: error: qconfig-mapping: {{.*}}malformed.json: invalid JSON
 
@@ -105,5 +107,45 @@ func.func @fused(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
     %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("relu")
     qfx.yield %1 : tensor<1x4x4x2xf32>
   } loc(fused["conv", "relu"])
+  return %r : tensor<1x4x4x2xf32>
+}
+
+// PyTorch observes a pattern's output with its last node's QConfig (the
+// clamp, in "hist"), its inputs with its root node's (the conv: global).
+// CHECK-LABEL: func.func @fused_last_other
+// CHECK: qfx.observe %{{.*}} spec(#qfx.observer<minmax, quant_min = 0, quant_max = 127>)
+// CHECK: qfx.fused "conv2d_relu"
+// CHECK: qfx.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: qfx.observe %{{.*}} spec(#qfx.observer<histogram, reduce_range = true>)
+func.func @fused_last_other(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %r = qfx.fused "conv2d_relu" (%x, %w, %b) : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%a: tensor<1x4x4x2xf32>, %k: tensor<2x1x1x2xf32>, %c: tensor<2xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %0 = tosa.conv2d %a, %k, %c, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+    %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("hist")
+    qfx.yield %1 : tensor<1x4x4x2xf32>
+  } loc(fused["conv", "hist"])
+  return %r : tensor<1x4x4x2xf32>
+}
+
+// With the last node configured None the pattern's output is float, which
+// its dtype configs do not take: nothing of it is observed.
+// CHECK-LABEL: func.func @fused_last_off
+// CHECK-NOT: qfx.observe
+// CHECK: return
+func.func @fused_last_off(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32>
+  // REMARK: remark: loc(fused["conv", "off"]): not quantized: the QConfig of its pattern's last op is null (module 'off', object types tosa.clamp #0 in '')
+  %r = qfx.fused "conv2d_relu" (%x, %w, %b) : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%a: tensor<1x4x4x2xf32>, %k: tensor<2x1x1x2xf32>, %c: tensor<2xf32>):
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %0 = tosa.conv2d %a, %k, %c, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+    %1 = tosa.clamp %0 {min_val = 0.0 : f32, max_val = 3.40282347e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("off")
+    qfx.yield %1 : tensor<1x4x4x2xf32>
+  } loc(fused["conv", "off"])
   return %r : tensor<1x4x4x2xf32>
 }

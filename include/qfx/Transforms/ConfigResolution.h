@@ -191,9 +191,15 @@ struct OpResolution {
 /// ''": the query as a remark shows it.
 std::string describeQuery(const QConfigQuery &query);
 
+/// For a qfx.fused op, the query of its body pattern's last op (whose
+/// QConfig PyTorch observes the pattern's output with); else null.
+const QConfigQuery *getLastQuery(Operation *op, const QConfigQueries &queries);
+
 /// Resolves `op`: its QConfig (for a qfx.fused op, the QConfig of its
 /// pattern's root op), its match, the dtype check, and the reason it is not
-/// quantized. `op` must be a candidate or a qfx.fused op.
+/// quantized (for a qfx.fused op that quantizes its output, also its
+/// pattern's last op having a null QConfig). `op` must be a candidate or a
+/// qfx.fused op.
 OpResolution resolveOp(Operation *op, const QConfigMapping &mapping,
                        const BackendConfig &backend,
                        const QConfigQueries &queries,
