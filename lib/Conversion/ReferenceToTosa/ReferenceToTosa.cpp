@@ -347,6 +347,20 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
   auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(main);
   if (!match || !quantizable || quantizable.takesOutputQParams())
     return out;
+  // PyTorch counts the tensor arguments: the quantized ones, here. It
+  // replaces only an op that reads dequantize nodes themselves: after
+  // another op (a reshape before a transpose) the quantize stays.
+  SmallVector<Value> inputs;
+  for (Value operand : main->getOperands()) {
+    Value input = body.external(operand);
+    if (!isDequantized(input))
+      continue;
+    if (!input.getDefiningOp<quant::DequantizeCastOp>())
+      return out;
+    inputs.push_back(input);
+  }
+  if (inputs.empty())
+    return out;
   const BackendPatternConfig &config = *match->config;
   const std::optional<ObserverSpec> &fixed =
       config.getOverwriteOutputObserver();
@@ -355,13 +369,8 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
     int64_t offset = fixed->getDType() == DType::QUInt8 ? 128 : 0;
     return ActQuant{*fixed->scale, *fixed->zeroPoint - offset, out.isUnsigned};
   }
-  // PyTorch counts the tensor arguments: the quantized ones, here.
-  SmallVector<Value> inputs;
-  for (Value operand : main->getOperands())
-    if (isDequantized(body.external(operand)))
-      inputs.push_back(body.external(operand));
-  if (inputs.empty() || config.getObservationType(inputs.size()) !=
-                            ObservationType::OutputShareObserverWithInput)
+  if (config.getObservationType(inputs.size()) !=
+      ObservationType::OutputShareObserverWithInput)
     return out;
   Lowered<Act> input = lowering.getAct(inputs.front());
   if (!input)

@@ -704,3 +704,24 @@ func.func @kernel_qparams(%arg0: tensor<1x4x4x2x!t>, %arg1: tensor<1x4x4x2x!s>) 
   %dc = quant.dcast %qc : tensor<1x8x4x2x!o> to tensor<1x8x4x2xf32>
   return %da, %dr, %dg, %dc : tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x8x4x2xf32>
 }
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!o = !quant.uniform<i8:f32, 0.1:0>
+
+// PyTorch keeps the kernel's qparams only for an op that reads a dequantize
+// itself: a transpose after a reshape (x.flatten(2).transpose(1, 2)) runs in
+// float and is quantized with the observer's qparams.
+// CHECK-LABEL: func.func @kernel_qparams_after_data_movement
+// CHECK: tosa.rescale
+// CHECK: quant.scast %{{.*}} : tensor<1x8x2xi8> to tensor<1x8x2x!quant.uniform<i8:f32, 1.000000e-01>>
+func.func @kernel_qparams_after_data_movement(%arg0: tensor<1x2x2x4x!t>) -> tensor<1x8x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x4x!t> to tensor<1x2x2x4xf32>
+  %s = tosa.const_shape {values = dense<[1, 2, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %r = tosa.reshape %x, %s : (tensor<1x2x2x4xf32>, !tosa.shape<3>) -> tensor<1x2x8xf32>
+  %t = tosa.transpose %r {perms = array<i32: 0, 2, 1>} : (tensor<1x2x8xf32>) -> tensor<1x8x2xf32>
+  %q = quant.qcast %t : tensor<1x8x2xf32> to tensor<1x8x2x!o>
+  %d = quant.dcast %q : tensor<1x8x2x!o> to tensor<1x8x2xf32>
+  return %d : tensor<1x8x2xf32>
+}
