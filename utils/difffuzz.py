@@ -5,9 +5,9 @@ A seed makes one random valid PyTorch model (a spec: a list of ops over
 the values before them, rendered as Python source), a random QConfigMapping
 (x86, qnnpack or onednn defaults, with None entries by object type: module
 classes, functions, methods; and by module name), a mode (static or
-dynamic) and samples. The model is quantized by PyTorch's FX and by qfx with PyTorch's statistics imported
-(so the int8 arithmetic is compared), and, for static models, by qfx with
-its own calibration. A finding is:
+dynamic) and samples. The model is quantized by PyTorch's FX and by qfx
+with PyTorch's statistics imported (so the int8 arithmetic is compared),
+and, for static models, by qfx with its own calibration. A finding is:
 
 - crash: the process running the case died;
 - rejected: PyTorch quantized the model and qfx raised;

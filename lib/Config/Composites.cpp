@@ -216,16 +216,20 @@ std::vector<CompositeInfo> makeComposites() {
 
   // Means and 3-D average pools keep their input's qparams (TOSA has no
   // 3-D pooling).
-  for (CompositeInfo info :
-       {row("torch.mean", F::Mean, L::Mean, OpGroup::ShareQParams, kMeanOps),
-        row("torch.nn.AvgPool3d", F::AvgPool3d, L::Pool, OpGroup::ShareQParams,
-            kAvgPool3dOps),
-        row("torch.nn.AdaptiveAvgPool3d", F::AdaptiveAvgPool3d, L::Pool,
-            OpGroup::ShareQParams, kAdaptiveAvgPool3dOps)}) {
-    info.attributes =
-        info.family == F::Mean ? llvm::ArrayRef(kMeanAttrs) : kPool3dAttrs;
-    info.takesOutputQParams = false;
-    add(info);
+  CompositeInfo &mean =
+      add(row("torch.mean", F::Mean, L::Mean, OpGroup::ShareQParams, kMeanOps));
+  mean.attributes = kMeanAttrs;
+  mean.takesOutputQParams = false;
+  for (auto [name, family, ops] :
+       {std::tuple{StringLiteral("torch.nn.AvgPool3d"), F::AvgPool3d,
+                   llvm::ArrayRef<StringLiteral>(kAvgPool3dOps)},
+        std::tuple{StringLiteral("torch.nn.AdaptiveAvgPool3d"),
+                   F::AdaptiveAvgPool3d,
+                   llvm::ArrayRef<StringLiteral>(kAdaptiveAvgPool3dOps)}}) {
+    CompositeInfo &pool =
+        add(row(name, family, L::Pool, OpGroup::ShareQParams, ops));
+    pool.attributes = kPool3dAttrs;
+    pool.takesOutputQParams = false;
   }
 
   // A 3-D transposed conv: a conv3d over the zero-spread input with the

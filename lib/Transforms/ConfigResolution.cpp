@@ -478,10 +478,11 @@ OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
   // float, which a pattern that quantizes its output does not accept (a
   // fused add + ReLU whose ReLU is None stays float, inputs included; a
   // weight-only or dynamic Linear + ReLU outputs float anyway).
+  const QConfigQuery *last = getLastQuery(op, queries);
+  if (!last || mapping.resolve(*last))
+    return result;
   QConfigDTypes dtypes = getQConfigDTypes(*result.qconfig);
-  if (const QConfigQuery *last = getLastQuery(op, queries);
-      last && !mapping.resolve(*last) &&
-      dtypes.outputActivation != DType::Float32 && !dtypes.isDynamic)
+  if (dtypes.outputActivation != DType::Float32 && !dtypes.isDynamic)
     result.whyNotQuantized = "the QConfig of its pattern's last op is null (" +
                              describeQuery(*last) + ")";
   return result;
