@@ -349,13 +349,20 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
     return out;
   // PyTorch counts the tensor arguments: the quantized ones, here. It
   // replaces only an op that reads dequantize nodes themselves: after
-  // another op (a reshape before a transpose) the quantize stays.
+  // another of its ops (a reshape before a transpose) the quantize stays.
+  // qfx's own layout changes (without `qfx.origin`) are not PyTorch's ops.
   SmallVector<Value> inputs;
   for (Value operand : main->getOperands()) {
     Value input = body.external(operand);
     if (!isDequantized(input))
       continue;
-    if (!input.getDefiningOp<quant::DequantizeCastOp>())
+    Value read = input;
+    while (Operation *def = read.getDefiningOp())
+      if (isDataMovement(def) && !def->hasAttr(QFXDialect::getOriginAttrName()))
+        read = def->getOperand(0);
+      else
+        break;
+    if (!read.getDefiningOp<quant::DequantizeCastOp>())
       return out;
     inputs.push_back(input);
   }

@@ -719,9 +719,30 @@ func.func @kernel_qparams(%arg0: tensor<1x4x4x2x!t>, %arg1: tensor<1x4x4x2x!s>) 
 func.func @kernel_qparams_after_data_movement(%arg0: tensor<1x2x2x4x!t>) -> tensor<1x8x2xf32> {
   %x = quant.dcast %arg0 : tensor<1x2x2x4x!t> to tensor<1x2x2x4xf32>
   %s = tosa.const_shape {values = dense<[1, 2, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
-  %r = tosa.reshape %x, %s : (tensor<1x2x2x4xf32>, !tosa.shape<3>) -> tensor<1x2x8xf32>
+  %r = tosa.reshape %x, %s {qfx.origin = "torch.flatten"} : (tensor<1x2x2x4xf32>, !tosa.shape<3>) -> tensor<1x2x8xf32>
   %t = tosa.transpose %r {perms = array<i32: 0, 2, 1>} : (tensor<1x2x8xf32>) -> tensor<1x8x2xf32>
   %q = quant.qcast %t : tensor<1x8x2xf32> to tensor<1x8x2x!o>
   %d = quant.dcast %q : tensor<1x8x2x!o> to tensor<1x8x2xf32>
   return %d : tensor<1x8x2xf32>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!o = !quant.uniform<i8:f32, 0.1:0>
+
+// qfx's own layout changes (no qfx.origin) are not PyTorch's ops: a flatten
+// of a tensor held NHWC reads the dequantize through the transpose to
+// PyTorch's order and keeps its kernel's qparams.
+// CHECK-LABEL: func.func @kernel_qparams_through_layout_change
+// CHECK-NOT: tosa.rescale
+// CHECK: quant.scast %{{.*}} : tensor<1x16xi8> to tensor<1x16x!quant.uniform<i8:f32, 5.000000e-01:3>>
+func.func @kernel_qparams_through_layout_change(%arg0: tensor<1x2x2x4x!t>) -> tensor<1x16xf32> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x4x!t> to tensor<1x2x2x4xf32>
+  %t = tosa.transpose %x {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x2x4xf32>) -> tensor<1x4x2x2xf32>
+  %s = tosa.const_shape {values = dense<[1, 16]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %t, %s {qfx.origin = "torch.flatten"} : (tensor<1x4x2x2xf32>, !tosa.shape<2>) -> tensor<1x16xf32>
+  %q = quant.qcast %r : tensor<1x16xf32> to tensor<1x16x!o>
+  %d = quant.dcast %q : tensor<1x16x!o> to tensor<1x16xf32>
+  return %d : tensor<1x16xf32>
 }
