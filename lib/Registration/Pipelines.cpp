@@ -79,8 +79,10 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
          "finalize-memref-to-llvm" +
          (options.bufferCache ? "{use-generic-functions=true}," : ",") +
-         // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt.
-         "func.func(math-expand-ops{ops=rsqrt}),"
+         // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt. The
+         // count leading zeros of tosa.avg_pool2d's division at padded
+         // borders: convert-math-to-libm rejects math.ctlz, so shifts.
+         "func.func(math-expand-ops{ops=rsqrt,ctlz}),"
          "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
          "reconcile-unrealized-casts,qfx-byte-constants";
 }
