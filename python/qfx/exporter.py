@@ -31,6 +31,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from qfx._memory_format import QuantizedStrides, uses_contiguous_pool_kernel
 from qfx._tosa_text import FLOAT32_MAX, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
 
 # torch is imported on the first export (it takes a second to load and the
@@ -197,6 +198,7 @@ class _Exporter:
         # output) has several names.
         self.modules = dict(root.named_modules(remove_duplicate=False))
         self.w = TosaWriter()
+        self.torch_strides = QuantizedStrides(gm, self.modules, recorded)
         self.env: dict = {}
         self.converted: dict = {}
         self.args: list = []
@@ -1504,13 +1506,24 @@ class _Exporter:
         pr, cut_w = _window_extent(wd, pads[2], pads[3], out[3], stride[1], kernel[1])
         src = w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
         self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]),
-                           loc, origin)
+                           loc, origin, self.pool_kernel(node, "avg_pool2d"))
 
-    def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin):
+    def pool_kernel(self, node, name: str) -> Optional[str]:
+        """`qfx.torch_kernel` of the average pool `node` (its operand the
+        node's first): the kernel PyTorch's quantized model runs on a
+        contiguous operand, None for a channels-last one."""
+        source = node.all_input_nodes[0]
+        strides = self.torch_strides.read(source)
+        if strides is None or not uses_contiguous_pool_kernel(self.recorded[source].shape, strides):
+            return None
+        return f"{name}_contiguous"
+
+    def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin, torch_kernel):
         self.set_pooled(node, self.avg_pool_op(node, src, kernel, stride, pads, out_hw, loc,
-                                               origin), loc)
+                                               origin, torch_kernel), loc)
 
-    def avg_pool_op(self, node, src, kernel, stride, pads, out_hw, loc, origin) -> Tensor:
+    def avg_pool_op(self, node, src, kernel, stride, pads, out_hw, loc, origin,
+                    torch_kernel: Optional[str]) -> Tensor:
         w = self.w
         n, _, _, c = src.shape
         zi = w.zero_point(loc)
@@ -1518,6 +1531,8 @@ class _Exporter:
         attrs = (f"acc_type = f32, kernel = array<i64: {kernel[0]}, {kernel[1]}>, "
                  f"stride = array<i64: {stride[0]}, {stride[1]}>, "
                  f"pad = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>")
+        if torch_kernel:
+            attrs += f', qfx.torch_kernel = "{torch_kernel}"'
         return w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin,
                     attrs=attrs, hint=node.name)
 
@@ -1525,10 +1540,11 @@ class _Exporter:
         src = self.pool_input(node, x, loc)
         n, h, wd, c = src.shape
         out = self.pool_out_shape(node)
+        torch_kernel = self.pool_kernel(node, "adaptive_avg_pool2d")
         if h % out[2] == 0 and wd % out[3] == 0:
             kernel = (h // out[2], wd // out[3])
             self.emit_avg_pool(node, src, kernel, kernel, (0, 0, 0, 0), (out[2], out[3]), loc,
-                               origin)
+                               origin, torch_kernel)
             return
         # PyTorch's windows, [floor(i * size / o), ceil((i + 1) * size / o)),
         # differ in size where o does not divide size: one average pool per
@@ -1545,7 +1561,7 @@ class _Exporter:
                 window = self.w.slice(src, (0, h0, w0, 0), (n, h1 - h0, w1 - w0, c), loc, None)
                 kernel = (h1 - h0, w1 - w0)
                 cells.append(self.avg_pool_op(node, window, kernel, kernel, (0, 0, 0, 0), (1, 1),
-                                              loc, origin))
+                                              loc, origin, torch_kernel))
             rows.append(cells[0] if len(cells) == 1 else self.w.concat(cells, 2, loc, None))
         y = rows[0] if len(rows) == 1 else self.w.concat(rows, 1, loc, None)
         self.set_pooled(node, y, loc)

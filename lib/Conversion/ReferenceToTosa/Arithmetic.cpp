@@ -201,17 +201,18 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
     return requantize(b, loc, Act{pooled, input->quant}, out);
   }
   auto avg = llvm::cast<tosa::AvgPool2dOp>(main);
-  if (llvm::any_of(avg.getPad(), [](int64_t p) { return p != 0; })) {
-    // The count varies at the borders: TOSA's average (which rounds ties
-    // up, where PyTorch rounds them to even).
-    Value zp = zeroPoint(b, loc, b.getIntegerType(8), input->quant.zeroPoint);
-    Value pooled = tosa::AvgPool2dOp::create(
-        b, loc, type, input->value, zp, zp, avg.getKernelAttr(),
-        avg.getStrideAttr(), avg.getPadAttr(),
-        mlir::TypeAttr::get(b.getIntegerType(32)));
-    return requantize(b, loc, Act{pooled, input->quant}, out);
+  // PyTorch's kernels for a contiguous operand, but on the qnnpack engine,
+  // which averages quint8 pools with its own.
+  if (auto kernel = avg->getAttrOfType<mlir::StringAttr>(
+          QFXDialect::getTorchKernelAttrName())) {
+    auto module = avg->getParentOfType<mlir::ModuleOp>();
+    if (!input->quant.isUnsigned || !module ||
+        QFXDialect::getEngineName(module) != "qnnpack")
+      return averageAsContiguousKernel(
+          b, loc, avg, *input,
+          kernel.getValue() == "adaptive_avg_pool2d_contiguous", out);
   }
-  return averageWithoutPadding(b, loc, avg, *input, out);
+  return averageAsChannelsLastKernel(b, loc, avg, *input, out);
 }
 
 /// An int32 splat of the rank of `like`, to broadcast against it.
@@ -223,21 +224,45 @@ Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value) {
       mlir::DenseElementsAttr::get(type, static_cast<int32_t>(value)));
 }
 
+/// A constant to broadcast against an NHWC tensor like `like`: one value
+/// per output position of `values` (H * W of them), or a splat of one.
+template <typename T>
+Value perPosition(OpBuilder &b, Location loc, Type like, Type element,
+                  ArrayRef<T> values) {
+  auto shape = llvm::cast<RankedTensorType>(like).getShape();
+  auto type = values.size() == 1 || llvm::all_equal(values)
+                  ? RankedTensorType::get({1, 1, 1, 1}, element)
+                  : RankedTensorType::get({1, shape[1], shape[2], 1}, element);
+  return tosa::ConstOp::create(
+      b, loc, type,
+      mlir::DenseElementsAttr::get(type,
+                                   values.take_front(type.getNumElements())));
+}
+
 /// `sum / count` rounded half to even, as PyTorch's integer averages do,
 /// exactly, for int32 sums with sum >= -bound * count (`bound` even, so the
 /// offset below keeps the parity). With s = sum + bound * count >= 0,
 /// num = 2s + count and q = num / (2 count) is s / count rounded half up; on
-/// a tie (q * 2 count == num) an odd q is one too high.
-Value roundedQuotient(OpBuilder &b, Location loc, Value sum, int64_t count,
-                      int64_t bound) {
-  Type type = sum.getType();
+/// a tie (q * 2 count == num) an odd q is one too high. `counts` holds one
+/// count, or one per position of an NHWC `sum`.
+Value roundedQuotient(OpBuilder &b, Location loc, Value sum,
+                      ArrayRef<int64_t> counts, int64_t bound) {
+  Type type = sum.getType(), i32 = b.getIntegerType(32);
+  auto constant = [&](auto f) -> Value {
+    if (counts.size() == 1)
+      return splatLike(b, loc, type, f(counts.front()));
+    auto values = llvm::to_vector(llvm::map_range(
+        counts, [&](int64_t count) { return static_cast<int32_t>(f(count)); }));
+    return perPosition(b, loc, type, i32, ArrayRef<int32_t>(values));
+  };
   auto splat = [&](int64_t v) { return splatLike(b, loc, type, v); };
   Value twice = tosa::AddOp::create(b, loc, type, sum, sum);
-  Value num =
-      tosa::AddOp::create(b, loc, type, twice, splat((2 * bound + 1) * count));
-  Value q = tosa::IntDivOp::create(b, loc, type, num, splat(2 * count));
-  Value back =
-      tosa::MulOp::create(b, loc, type, q, splat(2 * count), noShift(b, loc));
+  Value num = tosa::AddOp::create(
+      b, loc, type, twice,
+      constant([&](int64_t count) { return (2 * bound + 1) * count; }));
+  Value divisor = constant([](int64_t count) { return 2 * count; });
+  Value q = tosa::IntDivOp::create(b, loc, type, num, divisor);
+  Value back = tosa::MulOp::create(b, loc, type, q, divisor, noShift(b, loc));
   Value tie = tosa::EqualOp::create(b, loc, withElement(type, b.getI1Type()),
                                     back, num);
   Value odd = tosa::BitwiseAndOp::create(b, loc, type, q, splat(1));
@@ -246,48 +271,129 @@ Value roundedQuotient(OpBuilder &b, Location loc, Value sum, int64_t count,
       b, loc, type, tosa::SubOp::create(b, loc, type, q, down), splat(bound));
 }
 
-Lowered<Value> Lowering::averageWithoutPadding(OpBuilder &b, Location loc,
-                                               tosa::AvgPool2dOp avg,
-                                               const Act &input,
-                                               const ActQuant &out) {
-  // The window sums of x - zero point: a depthwise convolution with ones,
-  // requantized with the window's size where the scales differ.
-  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+/// The elements of each window of `avg` inside its input (TOSA's padding is
+/// not counted), in output order.
+static SmallVector<int64_t> getWindowCounts(tosa::AvgPool2dOp avg) {
+  ArrayRef<int64_t> kernel = avg.getKernel(), stride = avg.getStride(),
+                    pad = avg.getPad();
+  auto input = llvm::cast<RankedTensorType>(avg.getInput().getType());
+  auto result = llvm::cast<RankedTensorType>(avg.getType());
+  auto inside = [](int64_t start, int64_t size, int64_t extent) {
+    return std::min(start + size, extent) - std::max<int64_t>(start, 0);
+  };
+  SmallVector<int64_t> counts;
+  for (int64_t y = 0; y < result.getDimSize(1); ++y)
+    for (int64_t x = 0; x < result.getDimSize(2); ++x)
+      counts.push_back(
+          inside(y * stride[0] - pad[0], kernel[0], input.getDimSize(1)) *
+          inside(x * stride[1] - pad[2], kernel[1], input.getDimSize(2)));
+  return counts;
+}
+
+/// The int32 window sums of `input - zeroPoint` of `avg`'s windows (a
+/// depthwise convolution with ones; padding adds nothing), or with
+/// `epilogue` what it makes of them.
+static Value getWindowSums(OpBuilder &b, Location loc, tosa::AvgPool2dOp avg,
+                           Value input, int64_t zeroPoint, Type resultElement,
+                           Attribute epilogue = {}) {
+  Type i8 = b.getIntegerType(8);
   ArrayRef<int64_t> kernel = avg.getKernel();
   int64_t channels =
-      llvm::cast<RankedTensorType>(input.value.getType()).getShape().back();
+      llvm::cast<RankedTensorType>(input.getType()).getShape().back();
   auto onesType =
       RankedTensorType::get({kernel[0], kernel[1], channels, 1}, i8);
   Value ones = tosa::ConstOp::create(
       b, loc, onesType,
       mlir::DenseElementsAttr::get(onesType, b.getIntegerAttr(i8, 1)));
-  int64_t count = kernel[0] * kernel[1];
-  Attribute epilogue;
-  Type resultElement = i32;
-  if (input.quant.scale != out.scale) {
+  return ContractOp::create(b, loc, withElement(avg.getType(), resultElement),
+                            ContractionKind::DepthwiseConv2d, input, ones,
+                            /*bias=*/nullptr, zeroPoint, 0, avg.getPadAttr(),
+                            avg.getStrideAttr(), b.getDenseI64ArrayAttr({1, 1}),
+                            epilogue);
+}
+
+/// PyTorch's quantized average pooling of a channels-last operand (its
+/// output keeps the input's qparams): per window the sum of `q - zp` over
+/// the elements inside the input, divided by their count with ties to
+/// even, plus the zero point. A user's table that observes the output apart
+/// gets it requantized, without padding in the division's epilogue.
+Lowered<Value> Lowering::averageAsChannelsLastKernel(OpBuilder &b, Location loc,
+                                                     tosa::AvgPool2dOp avg,
+                                                     const Act &input,
+                                                     const ActQuant &out) {
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
+  if (!llvm::cast<RankedTensorType>(avg.getType()).hasStaticShape())
+    return unsupported("an average pool needs static shapes");
+  SmallVector<int64_t> counts = getWindowCounts(avg);
+  if (input.quant.scale != out.scale && llvm::all_equal(counts)) {
     auto multipliers =
-        getMultipliers({input.quant.scale / (count * out.scale)});
+        getMultipliers({input.quant.scale / (counts.front() * out.scale)});
     if (!multipliers)
       return multipliers.takeError();
     MLIRContext *context = b.getContext();
-    epilogue = RescaleAttr::get(
-        context, 0, mlir::DenseI32ArrayAttr::get(context, {}),
-        mlir::DenseI32ArrayAttr::get(context, multipliers->first),
-        mlir::DenseI32ArrayAttr::get(context, multipliers->second),
-        out.zeroPoint, kInt8Min, kInt8Max);
-    resultElement = i8;
+    return getWindowSums(
+        b, loc, avg, input.value, input.quant.zeroPoint, i8,
+        RescaleAttr::get(
+            context, 0, mlir::DenseI32ArrayAttr::get(context, {}),
+            mlir::DenseI32ArrayAttr::get(context, multipliers->first),
+            mlir::DenseI32ArrayAttr::get(context, multipliers->second),
+            out.zeroPoint, kInt8Min, kInt8Max));
   }
-  Value sum = ContractOp::create(
-      b, loc, withElement(avg.getType(), resultElement),
-      ContractionKind::DepthwiseConv2d, input.value, ones, /*bias=*/nullptr,
-      input.quant.zeroPoint, 0, avg.getPadAttr(), avg.getStrideAttr(),
-      b.getDenseI64ArrayAttr({1, 1}), epilogue);
-  if (epilogue)
-    return sum;
-  // Same scale: (x - zp) averaged, rounded half to even, plus zp, as
-  // PyTorch's quantized average pooling (|x - zp| <= 255).
-  return rescale(b, loc, roundedQuotient(b, loc, sum, count, /*bound=*/256),
-                 {1.0}, 0, out.zeroPoint, i8);
+  Value sum =
+      getWindowSums(b, loc, avg, input.value, input.quant.zeroPoint, i32);
+  // |q - zp| <= 255.
+  Lowered<Value> pooled =
+      rescale(b, loc, roundedQuotient(b, loc, sum, counts, /*bound=*/256),
+              {1.0}, 0, input.quant.zeroPoint, i8);
+  if (!pooled)
+    return pooled.takeError();
+  return requantize(b, loc, Act{*pooled, input.quant}, out);
+}
+
+/// PyTorch's quantized average pools of a contiguous (NCHW) operand, whose
+/// output keeps the input's qparams. avg_pool2d: per window the int32 sum
+/// of `q - zp` over the elements inside the input, times float32
+/// `1 / count`, plus the zero point in float32, rounded half to even and
+/// clamped. adaptive_avg_pool2d: the sum of the stored integers times its
+/// float32 `(1 / kh) / kw`, rounded half to even.
+Lowered<Value> Lowering::averageAsContiguousKernel(OpBuilder &b, Location loc,
+                                                   tosa::AvgPool2dOp avg,
+                                                   const Act &input,
+                                                   bool adaptive,
+                                                   const ActQuant &out) {
+  Type i32 = b.getIntegerType(32), f32 = b.getF32Type();
+  auto resultType = llvm::cast<RankedTensorType>(avg.getType());
+  if (!resultType.hasStaticShape())
+    return unsupported("an average pool needs static shapes");
+  ArrayRef<int64_t> kernel = avg.getKernel();
+  // The storage's offset from the int8 domain (quint8 is stored q - 128).
+  int64_t offset = input.quant.isUnsigned ? 128 : 0;
+  Value sum = getWindowSums(b, loc, avg, input.value,
+                            adaptive ? 0 : input.quant.zeroPoint, i32);
+  if (adaptive && offset != 0)
+    sum = tosa::AddOp::create(
+        b, loc, sum.getType(), sum,
+        splatLike(b, loc, sum.getType(), offset * kernel[0] * kernel[1]));
+  auto multipliers =
+      llvm::to_vector(llvm::map_range(getWindowCounts(avg), [&](int64_t count) {
+        return adaptive ? 1.0f / static_cast<float>(kernel[0]) /
+                              static_cast<float>(kernel[1])
+                        : static_cast<float>(1.0 / count);
+      }));
+  auto floatType = resultType.clone(f32);
+  Value multiplier =
+      perPosition(b, loc, floatType, f32, ArrayRef<float>(multipliers));
+  Value value = tosa::MulOp::create(
+      b, loc, floatType, tosa::CastOp::create(b, loc, floatType, sum),
+      multiplier, noShift(b, loc));
+  if (!adaptive)
+    value = tosa::AddOp::create(
+        b, loc, floatType, value,
+        channelConstant(b, loc, 4,
+                        ArrayRef<float>{static_cast<float>(
+                            input.quant.zeroPoint + offset)}));
+  Value pooled = roundToInt8(b, loc, value, -offset, {kInt8Min, kInt8Max});
+  return requantize(b, loc, Act{pooled, input.quant}, out);
 }
 
 /// The operand axes a torch.mean composite averages over: its

@@ -210,9 +210,14 @@ public:
                                      const Act &input, float scalar);
   Lowered<Value> lowerPool(OpBuilder &b, PatternBody &body,
                            const ActQuant &out);
-  Lowered<Value> averageWithoutPadding(OpBuilder &b, Location loc,
-                                       tosa::AvgPool2dOp avg, const Act &input,
-                                       const ActQuant &out);
+  Lowered<Value> averageAsChannelsLastKernel(OpBuilder &b, Location loc,
+                                             tosa::AvgPool2dOp avg,
+                                             const Act &input,
+                                             const ActQuant &out);
+  Lowered<Value> averageAsContiguousKernel(OpBuilder &b, Location loc,
+                                           tosa::AvgPool2dOp avg,
+                                           const Act &input, bool adaptive,
+                                           const ActQuant &out);
   Lowered<Value> lowerMean(OpBuilder &b, PatternBody &body,
                            const ActQuant &out);
   Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,

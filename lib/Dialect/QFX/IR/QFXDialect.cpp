@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -180,6 +181,17 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a unit attribute of a constant";
     return success();
   }
+  if (attr.getName() == getTorchKernelAttrName()) {
+    auto kernel = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
+    if (!llvm::isa<mlir::tosa::AvgPool2dOp>(op) || !kernel ||
+        (kernel.getValue() != "avg_pool2d_contiguous" &&
+         kernel.getValue() != "adaptive_avg_pool2d_contiguous"))
+      return op->emitOpError()
+             << "attribute '" << getTorchKernelAttrName()
+             << "' must be \"avg_pool2d_contiguous\" or "
+                "\"adaptive_avg_pool2d_contiguous\" on a tosa.avg_pool2d";
+    return success();
+  }
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
@@ -191,6 +203,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                            << getQConfigAttrName() << "', '"
                            << getPatternAttrName() << "', '"
                            << getQuantizedAttrName() << "', '"
-                           << getTensorOperandAttrName() << "' or '"
+                           << getTensorOperandAttrName() << "', '"
+                           << getTorchKernelAttrName() << "' or '"
                            << getTorchObserverAttrName() << "'";
 }

@@ -87,6 +87,15 @@ def QFX_Dialect : Dialect {
     tensor arguments (its output gets an observer of its own) and observes
     and quantizes it as an activation; qfx-prepare does the same.
 
+    An average pool (`tosa.avg_pool2d`) whose operand PyTorch's quantized
+    model holds contiguous (NCHW) carries `qfx.torch_kernel`, the kernel
+    PyTorch runs for it: `"avg_pool2d_contiguous"` (the sums of `q - zp`
+    times `1 / count` and plus the zero point in float32, rounded half to
+    even) or `"adaptive_avg_pool2d_contiguous"` (the stored integers' sums
+    times PyTorch's float32 `1 / count`, rounded half to even). Without it
+    `qfx-lower` averages as PyTorch's channels-last kernels (every pool after
+    a quantized convolution) do; the two differ on some ties.
+
     An integer function argument that indexes embeddings carries
     `qfx.index_bound = V : i64`, the rows of the smallest table it indexes:
     PyTorch raises IndexError for an index outside [0, V), and so do qfx's
@@ -154,6 +163,14 @@ def QFX_Dialect : Dialect {
     /// the op's tensor arguments and observes it as an activation.
     static constexpr ::llvm::StringLiteral getTensorOperandAttrName() {
       return ::llvm::StringLiteral("qfx.tensor_operand");
+    }
+    /// The discardable attribute of a `tosa.avg_pool2d` naming the kernel
+    /// PyTorch's quantized model runs for it when its operand is contiguous
+    /// (NCHW), not channels-last: "avg_pool2d_contiguous" or
+    /// "adaptive_avg_pool2d_contiguous". Without it, the channels-last
+    /// kernels' arithmetic.
+    static constexpr ::llvm::StringLiteral getTorchKernelAttrName() {
+      return ::llvm::StringLiteral("qfx.torch_kernel");
     }
     /// The argument attribute bounding an index argument: [0, bound).
     static constexpr ::llvm::StringLiteral getIndexBoundAttrName() {

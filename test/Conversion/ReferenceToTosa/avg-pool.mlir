@@ -1,0 +1,116 @@
+// RUN: quant-opt %s --qfx-lower --split-input-file | FileCheck %s
+
+// An average pool of a channels-last operand (without qfx.torch_kernel), as
+// PyTorch's kernel: the sums of q - zp over each window's elements inside
+// the input, divided by their count with ties to even, plus the zero point.
+// With padding (not counted) the counts differ by position: 4, 6 or 9 for
+// 3x3 windows of stride 2 with one row and column of padding on a 5x5 input.
+!s = !quant.uniform<i8:f32, 0.05:3>
+// CHECK-LABEL: func.func @channels_last_padded
+// CHECK-NOT: tosa.avg_pool2d
+// CHECK: qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = 3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+// CHECK: "tosa.const"() <{values = dense<{{\[\[\[}}[2052], [3078], [2052]], {{\[\[}}3078], [4617], [3078]], {{\[\[}}2052], [3078], [2052]]]]> : tensor<1x3x3x1xi32>}>
+// CHECK: "tosa.const"() <{values = dense<{{\[\[\[}}[8], [12], [8]], {{\[\[}}12], [18], [12]], {{\[\[}}8], [12], [8]]]]> : tensor<1x3x3x1xi32>}>
+// CHECK: tosa.intdiv
+// CHECK-NOT: tosa.avg_pool2d
+// CHECK: return
+func.func @channels_last_padded(%arg0: tensor<1x5x5x2x!s>) -> tensor<1x3x3x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x5x5x2x!s> to tensor<1x5x5x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x5x5x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %q = quant.qcast %a : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!s>
+  %d = quant.dcast %q : tensor<1x3x3x2x!s> to tensor<1x3x3x2xf32>
+  return %d : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// An average pool whose operand PyTorch's quantized model holds contiguous
+// (NCHW) carries qfx.torch_kernel: qfx-lower computes PyTorch's kernel for
+// that layout. avg_pool2d: the sums of q - zp, times float32 1/count, plus
+// the zero point (PyTorch's, 117 for the u8 type) in float32, clamped to the
+// storage's range, rounded half to even, back to the int8 domain.
+!u = !quant.uniform<u8:f32, 0.05:117>
+// CHECK-LABEL: func.func @avg_pool2d
+// CHECK: %[[SUM:.*]] = qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = -11 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x2x2x1xi8>) -> tensor<1x3x3x2xi32>
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1x1x1xf32>}>
+// CHECK: %[[F:.*]] = tosa.cast %[[SUM]] : (tensor<1x3x3x2xi32>) -> tensor<1x3x3x2xf32>
+// CHECK: %[[P:.*]] = tosa.mul %[[F]], %[[M]]
+// CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<1.170000e+02> : tensor<1x1x1x1xf32>}>
+// CHECK: %[[A:.*]] = tosa.add %[[P]], %[[ZP]]
+// CHECK: %[[C:.*]] = tosa.clamp %[[A]] {max_val = 2.550000e+02 : f32, min_val = 0.000000e+00 : f32}
+// CHECK: %[[R:.*]] = tosa.cast %[[C]] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xi32>
+// CHECK: %[[OFF:.*]] = "tosa.const"() <{values = dense<-128> : tensor<1x1x1x1xi32>}>
+// CHECK: tosa.add %[[R]], %[[OFF]]
+func.func @avg_pool2d(%arg0: tensor<1x4x4x2x!u>) -> tensor<1x3x3x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x4x4x2x!u> to tensor<1x4x4x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %q = quant.qcast %a : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!u>
+  %d = quant.dcast %q : tensor<1x3x3x2x!u> to tensor<1x3x3x2xf32>
+  return %d : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// With padding (not counted, as TOSA's pad), each position's 1/count: the
+// 3x3 windows of stride 2 with one row and column of padding on a 5x5 input
+// hold 4, 6 or 9 elements. An i8 type has no offset.
+!s = !quant.uniform<i8:f32, 0.05:3>
+// CHECK-LABEL: func.func @avg_pool2d_padded
+// CHECK: qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = 3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+// CHECK: "tosa.const"() <{values = dense<{{\[\[\[}}[2.500000e-01], [0.166666672], [2.500000e-01]], {{\[\[}}0.166666672], [0.111111112], [0.166666672]], {{\[\[}}2.500000e-01], [0.166666672], [2.500000e-01]]]]> : tensor<1x3x3x1xf32>}>
+// CHECK: "tosa.const"() <{values = dense<3.000000e+00> : tensor<1x1x1x1xf32>}>
+// CHECK: tosa.clamp %{{.*}} {max_val = 1.270000e+02 : f32, min_val = -1.280000e+02 : f32}
+// CHECK-NEXT: tosa.cast %{{.*}} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xi8>
+func.func @avg_pool2d_padded(%arg0: tensor<1x5x5x2x!s>) -> tensor<1x3x3x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x5x5x2x!s> to tensor<1x5x5x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>, qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<1x5x5x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %q = quant.qcast %a : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!s>
+  %d = quant.dcast %q : tensor<1x3x3x2x!s> to tensor<1x3x3x2xf32>
+  return %d : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// adaptive_avg_pool2d: the sums of the stored integers (the int8 domain's
+// plus 128 per u8 element), times PyTorch's float32 (1 / kh) / kw, rounded
+// half to even; no zero point is added.
+!u = !quant.uniform<u8:f32, 0.05:117>
+// CHECK-LABEL: func.func @adaptive_avg_pool2d
+// CHECK: %[[SUM:.*]] = qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 3, 3>}
+// CHECK: %[[OFF:.*]] = "tosa.const"() <{values = dense<1152> : tensor<1x1x1x1xi32>}>
+// CHECK: %[[S:.*]] = tosa.add %[[SUM]], %[[OFF]]
+// CHECK: "tosa.const"() <{values = dense<0.111111112> : tensor<1x1x1x1xf32>}>
+// CHECK: tosa.cast %[[S]]
+// CHECK: tosa.mul
+// CHECK-NOT: tosa.add %{{.*}} : (tensor<1x1x1x2xf32>
+// CHECK: tosa.clamp %{{.*}} {max_val = 2.550000e+02 : f32, min_val = 0.000000e+00 : f32}
+func.func @adaptive_avg_pool2d(%arg0: tensor<1x3x3x2x!u>) -> tensor<1x1x1x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x3x3x2x!u> to tensor<1x3x3x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 3, 3>, qfx.torch_kernel = "adaptive_avg_pool2d_contiguous"} : (tensor<1x3x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x2xf32>
+  %q = quant.qcast %a : tensor<1x1x1x2xf32> to tensor<1x1x1x2x!u>
+  %d = quant.dcast %q : tensor<1x1x1x2x!u> to tensor<1x1x1x2xf32>
+  return %d : tensor<1x1x1x2xf32>
+}
+
+// -----
+
+// PyTorch's qnnpack engine averages quint8 pools with its own kernel,
+// whatever the layout: the attribute does not apply there.
+!u = !quant.uniform<u8:f32, 0.05:117>
+// CHECK-LABEL: func.func @qnnpack_engine
+// CHECK-NOT: tosa.cast {{.*}}xi32>) -> tensor<1x3x3x2xf32>
+// CHECK: quant.dcast
+module attributes {qfx.engine = "qnnpack"} {
+func.func @qnnpack_engine(%arg0: tensor<1x4x4x2x!u>) -> tensor<1x3x3x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x4x4x2x!u> to tensor<1x4x4x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %q = quant.qcast %a : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!u>
+  %d = quant.dcast %q : tensor<1x3x3x2x!u> to tensor<1x3x3x2xf32>
+  return %d : tensor<1x3x3x2xf32>
+}
+}
