@@ -425,8 +425,12 @@ class _Exporter:
         # Dropout's output with an observer of its own and requantizes there.
         # qfx has one value, observed once (its producer's qparams, which
         # it may share with the producer's input): the first record stays.
+        # PyTorch also observes a value once per observer type its users ask
+        # for (a matmul's histogram and a softmax's fixed qparams): qfx does
+        # too, and imports the statistics, which a record without (a fixed
+        # qparams observer) gives way to.
         earlier = self.torch_observers.get(x.tensor.name)
-        if earlier is not None:
+        if earlier is not None and not (earlier[1] is None and stats is not None):
             if earlier[1] != stats:
                 warnings.warn(f"PyTorch's observers {earlier[0]} and {node.target} observe the "
                               f"same value with different statistics (PyTorch requantizes at "
