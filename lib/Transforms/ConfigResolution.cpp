@@ -84,8 +84,12 @@ std::string qfx::describeOp(Operation *op) {
 SmallVector<std::string, 2> qfx::getObjectTypes(Operation *op) {
   SmallVector<std::string, 2> types;
   types.push_back(getPatternName(op).str());
-  if (auto origin = op->getAttrOfType<mlir::StringAttr>(
-          QFXDialect::getOriginAttrName())) {
+  auto origin =
+      op->getAttrOfType<mlir::StringAttr>(QFXDialect::getOriginAttrName());
+  if (!origin)
+    origin =
+        op->getAttrOfType<mlir::StringAttr>(QFXDialect::getPartOfAttrName());
+  if (origin) {
     StringRef type = origin.getValue();
     // PyTorch keys tensor methods by their bare name ("reshape").
     type.consume_front("torch.Tensor.");

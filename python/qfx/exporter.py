@@ -1512,6 +1512,13 @@ class _Exporter:
         self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]),
                            loc, origin, self.pool_kernel(node, "avg_pool2d"))
 
+    def part_of(self, tensor: Tensor, origin: Optional[str]) -> Tensor:
+        """`tensor`, whose op is a part of the PyTorch op `origin` without
+        being its TOSA form, marked `qfx.part_of`: it takes that op's QConfig."""
+        if origin is not None:
+            self.w.annotate(tensor, "qfx.part_of", f'"{origin}"')
+        return tensor
+
     def pool_kernel(self, node, name: str) -> Optional[str]:
         """`qfx.torch_kernel` of the average pool `node` (its operand the
         node's first): the kernel PyTorch's quantized model runs on a
@@ -1553,9 +1560,8 @@ class _Exporter:
         # PyTorch's windows, [floor(i * size / o), ceil((i + 1) * size / o)),
         # differ in size where o does not divide size: one average pool per
         # output position over its window's slice, concatenated. (The
-        # concats are glue without an origin, so that the backend's concat
-        # pattern quantizes them; a QConfigMapping entry that leaves the
-        # pool float does not reach them.)
+        # concats are the pool's parts: the backend's concat pattern
+        # quantizes them, with the pool's QConfig.)
         def windows(size, o):
             return [((i * size) // o, -(-((i + 1) * size) // o)) for i in range(o)]
         rows = []
@@ -1566,8 +1572,10 @@ class _Exporter:
                 kernel = (h1 - h0, w1 - w0)
                 cells.append(self.avg_pool_op(node, window, kernel, kernel, (0, 0, 0, 0), (1, 1),
                                               loc, origin, torch_kernel))
-            rows.append(cells[0] if len(cells) == 1 else self.w.concat(cells, 2, loc, None))
-        y = rows[0] if len(rows) == 1 else self.w.concat(rows, 1, loc, None)
+            rows.append(cells[0] if len(cells) == 1
+                        else self.part_of(self.w.concat(cells, 2, loc, None), origin))
+        y = (rows[0] if len(rows) == 1
+             else self.part_of(self.w.concat(rows, 1, loc, None), origin))
         self.set_pooled(node, y, loc)
 
     # ----- shape ops ------------------------------------------------------

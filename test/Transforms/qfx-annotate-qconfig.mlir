@@ -173,3 +173,17 @@ func.func @origins(%x: tensor<2x4xf32>) -> tensor<8xf32> {
   %3 = tosa.add %2, %2 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> loc(""("add"))
   return %3 : tensor<8xf32>
 }
+
+// -----
+
+// An op the exporter writes as a part of a PyTorch op (the concats joining an
+// adaptive pool's uneven windows) takes that op's QConfig by its
+// qfx.part_of, and matches backend patterns as the TOSA op it is.
+// CHECK-LABEL: func.func @part_of
+// CHECK: tosa.concat {{.*}}qfx.part_of = "torch.nn.ReLU6", qfx.pattern = ["tosa.concat"], qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 103>
+// CHECK: tosa.concat {{.*}}qfx.pattern = ["tosa.concat"], qfx.qconfig = #qfx.qconfig<activation = #qfx.observer<minmax, quant_min = 0, quant_max = 101>
+func.func @part_of(%x: tensor<4xf32>) -> tensor<16xf32> {
+  %0 = tosa.concat %x, %x {axis = 0 : i32, qfx.part_of = "torch.nn.ReLU6"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32> loc("pool")
+  %1 = tosa.concat %0, %0 {axis = 0 : i32} : (tensor<8xf32>, tensor<8xf32>) -> tensor<16xf32> loc("pool2")
+  return %1 : tensor<16xf32>
+}

@@ -70,9 +70,9 @@ std::string describeOp(Operation *op);
 bool isReLUClamp(Operation *op);
 
 /// The object types `op` is known by, in increasing priority: its pattern
-/// name (getPatternName), then its `qfx.origin` if any. A tensor method origin
-/// ("torch.Tensor.reshape") is given by its bare name ("reshape"), as
-/// PyTorch keys methods in a QConfigMapping.
+/// name (getPatternName), then its `qfx.origin` (or `qfx.part_of`) if any. A
+/// tensor method origin ("torch.Tensor.reshape") is given by its bare name
+/// ("reshape"), as PyTorch keys methods in a QConfigMapping.
 SmallVector<std::string, 2> getObjectTypes(Operation *op);
 
 /// True for the ops a QConfig is resolved for: everything but constants

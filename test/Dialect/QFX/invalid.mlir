@@ -441,7 +441,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.engine', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand', 'qfx.torch_kernel' or 'qfx.torch_observer'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.engine', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand', 'qfx.part_of', 'qfx.torch_kernel' or 'qfx.torch_observer'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -775,4 +775,12 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d}}
   %0 = tosa.sigmoid %x {qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tosa.concat' op attribute 'qfx.part_of' must be a non-empty string naming a PyTorch type, on an op without 'qfx.origin'}}
+  %0 = tosa.concat %x, %x {axis = 0 : i32, qfx.origin = "torch.cat", qfx.part_of = "torch.nn.AdaptiveAvgPool2d"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
 }

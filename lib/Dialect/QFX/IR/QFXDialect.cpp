@@ -181,6 +181,16 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a unit attribute of a constant";
     return success();
   }
+  if (attr.getName() == getPartOfAttrName()) {
+    auto type = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
+    if (!type || type.getValue().empty() || op->hasAttr(getOriginAttrName()))
+      return op->emitOpError()
+             << "attribute '" << getPartOfAttrName()
+             << "' must be a non-empty string naming a PyTorch type, on an "
+                "op without '"
+             << getOriginAttrName() << "'";
+    return success();
+  }
   if (attr.getName() == getTorchKernelAttrName()) {
     auto kernel = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
     if (!llvm::isa<mlir::tosa::AvgPool2dOp>(op) || !kernel ||
@@ -204,6 +214,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                            << getPatternAttrName() << "', '"
                            << getQuantizedAttrName() << "', '"
                            << getTensorOperandAttrName() << "', '"
+                           << getPartOfAttrName() << "', '"
                            << getTorchKernelAttrName() << "' or '"
                            << getTorchObserverAttrName() << "'";
 }

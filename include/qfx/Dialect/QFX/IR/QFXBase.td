@@ -87,6 +87,13 @@ def QFX_Dialect : Dialect {
     tensor arguments (its output gets an observer of its own) and observes
     and quantizes it as an activation; qfx-prepare does the same.
 
+    An op that is a part of one PyTorch op without being that op's TOSA form
+    (the concats an exporter joins an adaptive pool's uneven windows with)
+    carries `qfx.part_of`, that
+    op's PyTorch type, instead of `qfx.origin`: its QConfig is the PyTorch
+    op's (an object type entry that leaves the pool float leaves its parts
+    float), while backend patterns match it as the TOSA op it is.
+
     An average pool (`tosa.avg_pool2d`) whose operand PyTorch's quantized
     model holds contiguous (NCHW) carries `qfx.torch_kernel`, the kernel
     PyTorch runs for it: `"avg_pool2d_contiguous"` (the sums of `q - zp`
@@ -111,6 +118,12 @@ def QFX_Dialect : Dialect {
     /// The name of the discardable attribute that names an op's PyTorch type.
     static constexpr ::llvm::StringLiteral getOriginAttrName() {
       return ::llvm::StringLiteral("qfx.origin");
+    }
+    /// The discardable attribute of an op the exporter writes as a part of
+    /// one PyTorch op (the concats joining an adaptive pool's windows): that
+    /// op's PyTorch type, which its QConfig is resolved by.
+    static constexpr ::llvm::StringLiteral getPartOfAttrName() {
+      return ::llvm::StringLiteral("qfx.part_of");
     }
     /// The discardable attribute naming the PyTorch module an op belongs to.
     static constexpr ::llvm::StringLiteral getModuleNameAttrName() {
