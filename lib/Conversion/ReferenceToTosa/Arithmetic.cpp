@@ -271,6 +271,15 @@ Value roundedQuotient(OpBuilder &b, Location loc, Value sum,
       b, loc, type, tosa::SubOp::create(b, loc, type, q, down), splat(bound));
 }
 
+/// Whether the heights and widths of `avg`'s input and result are static.
+static bool hasStaticWindows(tosa::AvgPool2dOp avg) {
+  return llvm::all_of(
+      ArrayRef<Value>{avg.getInput(), avg.getResult()}, [](Value value) {
+        auto type = llvm::cast<RankedTensorType>(value.getType());
+        return !type.isDynamicDim(1) && !type.isDynamicDim(2);
+      });
+}
+
 /// The elements of each window of `avg` inside its input (TOSA's padding is
 /// not counted), in output order.
 static SmallVector<int64_t> getWindowCounts(tosa::AvgPool2dOp avg) {
@@ -322,8 +331,8 @@ Lowered<Value> Lowering::averageAsChannelsLastKernel(OpBuilder &b, Location loc,
                                                      const Act &input,
                                                      const ActQuant &out) {
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
-  if (!llvm::cast<RankedTensorType>(avg.getType()).hasStaticShape())
-    return unsupported("an average pool needs static shapes");
+  if (!hasStaticWindows(avg))
+    return unsupported("an average pool needs a static height and width");
   SmallVector<int64_t> counts = getWindowCounts(avg);
   if (input.quant.scale != out.scale && llvm::all_equal(counts)) {
     auto multipliers =
@@ -363,8 +372,8 @@ Lowered<Value> Lowering::averageAsContiguousKernel(OpBuilder &b, Location loc,
                                                    const ActQuant &out) {
   Type i32 = b.getIntegerType(32), f32 = b.getF32Type();
   auto resultType = llvm::cast<RankedTensorType>(avg.getType());
-  if (!resultType.hasStaticShape())
-    return unsupported("an average pool needs static shapes");
+  if (!hasStaticWindows(avg))
+    return unsupported("an average pool needs a static height and width");
   ArrayRef<int64_t> kernel = avg.getKernel();
   // The storage's offset from the int8 domain (quint8 is stored q - 128).
   int64_t offset = input.quant.isUnsigned ? 128 : 0;

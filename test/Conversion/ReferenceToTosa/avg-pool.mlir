@@ -1,4 +1,6 @@
-// RUN: quant-opt %s --qfx-lower --split-input-file | FileCheck %s
+// RUN: quant-opt %s --qfx-lower --split-input-file 2>/dev/null | FileCheck %s
+// RUN: quant-opt %s --qfx-lower --split-input-file 2>&1 >/dev/null \
+// RUN:   | FileCheck %s --check-prefix=REMARK --implicit-check-not=remark
 
 // An average pool of a channels-last operand (without qfx.torch_kernel), as
 // PyTorch's kernel: the sums of q - zp over each window's elements inside
@@ -113,4 +115,20 @@ func.func @qnnpack_engine(%arg0: tensor<1x4x4x2x!u>) -> tensor<1x3x3x2xf32> {
   %d = quant.dcast %q : tensor<1x3x3x2x!u> to tensor<1x3x3x2xf32>
   return %d : tensor<1x3x3x2xf32>
 }
+}
+
+// -----
+
+// The counts need a static height and width: else the pool stays float.
+!s = !quant.uniform<i8:f32, 0.05:3>
+// REMARK: remark: runs in float: an average pool needs a static height and width
+// CHECK-LABEL: func.func @dynamic_height
+// CHECK: tosa.avg_pool2d
+func.func @dynamic_height(%arg0: tensor<1x?x5x2x!s>) -> tensor<1x3x3x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x?x5x2x!s> to tensor<1x?x5x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x?x5x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %q = quant.qcast %a : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!s>
+  %d = quant.dcast %q : tensor<1x3x3x2x!s> to tensor<1x3x3x2xf32>
+  return %d : tensor<1x3x3x2xf32>
 }
