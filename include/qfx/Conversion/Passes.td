@@ -262,8 +262,13 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       is added after rounding half to even. Otherwise: inputs rescaled to
       int32 (add: onto a common scale with 20 fractional bits), the integer
       op, a rescale to the output.
-    - max_pool2d / avg_pool2d / concat / reshape / transpose / slice: on the
-      integers, with a rescale where input and output qparams differ.
+    - max_pool2d / concat / reshape / transpose / slice: on the integers,
+      with a rescale where input and output qparams differ.
+    - avg_pool2d: PyTorch's kernel for the layout its quantized model holds
+      the operand in: window sums of `q - zp` divided by each window's
+      count with ties to even (channels-last), or, with `qfx.torch_kernel`
+      (a contiguous operand), its float32 `avg_pool2d` /
+      `adaptive_avg_pool2d` arithmetic.
     - sigmoid / tanh / clamp, and a `qfx.composite` with an elementwise
       body: a 256-entry `tosa.table` evaluated from the input and output
       qparams; with per-channel constants in the body (PReLU), one table per
