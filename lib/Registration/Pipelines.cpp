@@ -79,9 +79,9 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
          "finalize-memref-to-llvm" +
          (options.bufferCache ? "{use-generic-functions=true}," : ",") +
-         // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt. The
-         // count leading zeros of tosa.avg_pool2d's division at padded
-         // borders: convert-math-to-libm rejects math.ctlz, so shifts.
+         // libm has no rsqrtf (tosa.rsqrt of a layer norm): 1 / sqrt.
+         // convert-math-to-libm rejects math.ctlz (an int8 tosa.avg_pool2d
+         // with padding divides with it): shifts and compares.
          "func.func(math-expand-ops{ops=rsqrt,ctlz}),"
          "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
          "reconcile-unrealized-casts,qfx-byte-constants";

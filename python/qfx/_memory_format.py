@@ -7,19 +7,21 @@ with integer rounding, one of a contiguous (NCHW) tensor rounds in float32
 the two differ on ties. qfx holds tensors in its own layouts, so the exporter
 asks this module which format PyTorch's lowered model would have.
 
-The rules are those of PyTorch's quantized CPU kernels, measured on PyTorch
-1.13 (`test_memory_format.py`): a quantized convolution (1-, 2-, 3-D,
-transposed too) and batch norm write channels-last; Linear, matmul, layer
-norm, ELU, mean, softmax, stack and embeddings write contiguous tensors;
-views (reshape, flatten, squeeze, unsqueeze, permute, transpose, chunk,
+The rules are those of PyTorch's quantized CPU kernels: a quantized
+convolution (1-, 2-, 3-D, transposed too) and batch norm write
+channels-last; Linear, matmul, layer norm, ELU, mean, softmax, stack,
+embeddings and recurrent modules write contiguous tensors; views (reshape, flatten, squeeze, unsqueeze, permute, transpose, chunk,
 split, indexing) keep their operand's strides as `Tensor.view` computes
 them, or copy to contiguous; cat keeps a format all its operands share; every
 other op writes its first tensor operand's format. Ops no table of PyTorch's
 quantizes (chunk, split, indexing, torch.reshape) run in float, and the
-quantize after them writes their result densely. A convolution or batch
-norm left in float keeps its operand's format instead, which this module
-does not know (it runs before QConfigs are resolved): it assumes them
-quantized.
+quantize after them writes their result densely. Measured on PyTorch 1.13
+for convolutions, batch norm, Linear, layer norm, ELU, cat, views and
+elementwise ops (`test_memory_format.py` checks the layout PyTorch's
+converted model hands its pools); the other contiguous outputs are what
+their kernels allocate, unmeasured here. A convolution or batch norm left in
+float keeps its operand's format instead, which this module does not know
+(it runs before QConfigs are resolved): it assumes them quantized.
 """
 
 from __future__ import annotations
@@ -82,14 +84,18 @@ def channels_last_strides(shape: Sequence[int]) -> Strides:
     return tuple(strides)
 
 
+def _channels_last_order(rank: int) -> list:
+    """The dimensions of a channels-last tensor, innermost first."""
+    return [1] + list(range(rank - 1, 1, -1)) + [0]
+
+
 def is_channels_last_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """Tensor.is_contiguous(memory_format=torch.channels_last[_3d]) for a 4-D
     (5-D) tensor: dense with channels innermost, size-1 dimensions skipped."""
     if len(shape) not in (4, 5):
         return False
-    order = [1] + list(range(len(shape) - 1, 1, -1)) + [0]  # innermost first
     expected = 1
-    for d in order:
+    for d in _channels_last_order(len(shape)):
         if shape[d] != 1:
             if strides[d] != expected:
                 return False
@@ -102,9 +108,8 @@ def suggests_channels_last(shape: Sequence[int], strides: Sequence[int]) -> bool
     is_channels_last_strides_2d / _3d)."""
     if len(shape) not in (4, 5) or strides[1] == 0:
         return False
-    order = [1] + list(range(len(shape) - 1, 1, -1)) + [0]
     smallest = 0
-    for d in order:
+    for d in _channels_last_order(len(shape)):
         if shape[d] == 0 or strides[d] < smallest:
             return False
         if d == 0 and smallest == strides[1]:
@@ -259,7 +264,7 @@ class QuantizedStrides:
 
     def _permuted(self, node, strides: Strides) -> Strides:
         rank = len(strides)
-        args = [a for a in node.args[1:]]
+        args = list(node.args[1:])
         if node.target in (torch.transpose, "transpose"):
             a, b = (args + [node.kwargs.get("dim0"), node.kwargs.get("dim1")])[:2]
             perm = list(range(rank))

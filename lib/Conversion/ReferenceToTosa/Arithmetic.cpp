@@ -224,13 +224,13 @@ Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value) {
       mlir::DenseElementsAttr::get(type, static_cast<int32_t>(value)));
 }
 
-/// A constant to broadcast against an NHWC tensor like `like`: one value
-/// per output position of `values` (H * W of them), or a splat of one.
+/// A constant to broadcast against an NHWC tensor like `like`: `values`,
+/// one per position (H * W of them), or a splat where they are all equal.
 template <typename T>
 Value perPosition(OpBuilder &b, Location loc, Type like, Type element,
                   ArrayRef<T> values) {
   auto shape = llvm::cast<RankedTensorType>(like).getShape();
-  auto type = values.size() == 1 || llvm::all_equal(values)
+  auto type = llvm::all_equal(values)
                   ? RankedTensorType::get({1, 1, 1, 1}, element)
                   : RankedTensorType::get({1, shape[1], shape[2], 1}, element);
   return tosa::ConstOp::create(
@@ -383,12 +383,13 @@ Lowered<Value> Lowering::averageAsContiguousKernel(OpBuilder &b, Location loc,
     sum = tosa::AddOp::create(
         b, loc, sum.getType(), sum,
         splatLike(b, loc, sum.getType(), offset * kernel[0] * kernel[1]));
-  auto multipliers =
-      llvm::to_vector(llvm::map_range(getWindowCounts(avg), [&](int64_t count) {
-        return adaptive ? 1.0f / static_cast<float>(kernel[0]) /
-                              static_cast<float>(kernel[1])
-                        : static_cast<float>(1.0 / count);
-      }));
+  SmallVector<float> multipliers;
+  if (adaptive)
+    multipliers.push_back(1.0f / static_cast<float>(kernel[0]) /
+                          static_cast<float>(kernel[1]));
+  else
+    for (int64_t count : getWindowCounts(avg))
+      multipliers.push_back(static_cast<float>(1.0 / count));
   auto floatType = resultType.clone(f32);
   Value multiplier =
       perPosition(b, loc, floatType, f32, ArrayRef<float>(multipliers));

@@ -357,11 +357,11 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
     if (!isDequantized(input))
       continue;
     Value read = input;
-    while (Operation *def = read.getDefiningOp())
-      if (isDataMovement(def) && !def->hasAttr(QFXDialect::getOriginAttrName()))
-        read = def->getOperand(0);
-      else
-        break;
+    for (Operation *def = read.getDefiningOp();
+         def && isDataMovement(def) &&
+         !def->hasAttr(QFXDialect::getOriginAttrName());
+         def = read.getDefiningOp())
+      read = def->getOperand(0);
     if (!read.getDefiningOp<quant::DequantizeCastOp>())
       return out;
     inputs.push_back(input);
