@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 # The sanitizer run (QFX_SANITIZE=1 utils/test.sh) starts the interpreter
 # with the AddressSanitizer runtime preloaded, for the instrumented
 # libQFXCAPI.so it loads. The runtime is loaded now; the instrumented tools
@@ -32,3 +34,20 @@ if "QFX_TEST_INSTALLED" in os.environ:
                        ("the C API", _capi._Session.get()[0]._name)):
         if not pathlib.Path(path).resolve().is_relative_to(installed):
             raise RuntimeError(f"{what} is {path}, not the installed copy in {installed}")
+
+
+def _engine(name):
+    """A fixture running its test on PyTorch's quantized engine `name`,
+    restoring the engine after."""
+    @pytest.fixture
+    def fixture():
+        import torch
+        saved = torch.backends.quantized.engine
+        torch.backends.quantized.engine = name
+        yield
+        torch.backends.quantized.engine = saved
+    return fixture
+
+
+onednn = _engine("onednn")
+qnnpack = _engine("qnnpack")

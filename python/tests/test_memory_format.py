@@ -24,12 +24,7 @@ from qfx._memory_format import (channels_last_strides, contiguous_strides,
 nn = torch.nn
 
 
-@pytest.fixture(autouse=True)
-def onednn():
-    saved = torch.backends.quantized.engine
-    torch.backends.quantized.engine = "onednn"
-    yield
-    torch.backends.quantized.engine = saved
+pytestmark = pytest.mark.usefixtures("onednn")
 
 
 class Net(nn.Module):

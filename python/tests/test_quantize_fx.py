@@ -99,22 +99,6 @@ def torch_quantized(model, mapping, example, calibration, backend_config=None, r
     return convert(prepared, **kwargs)
 
 
-@pytest.fixture
-def onednn():
-    saved = torch.backends.quantized.engine
-    torch.backends.quantized.engine = "onednn"
-    yield
-    torch.backends.quantized.engine = saved
-
-
-@pytest.fixture
-def qnnpack():
-    saved = torch.backends.quantized.engine
-    torch.backends.quantized.engine = "qnnpack"
-    yield
-    torch.backends.quantized.engine = saved
-
-
 def compare_steps(ours, theirs, scale):
     """The largest difference in output steps and the fraction of equal
     outputs (equal: less than 1e-3 steps apart, i.e. the same int8 value)."""

@@ -111,12 +111,7 @@ def encoder():
     return model, samples[:6], samples[6:]
 
 
-@pytest.fixture(autouse=True)
-def onednn():
-    engine = torch.backends.quantized.engine
-    torch.backends.quantized.engine = "onednn"
-    yield
-    torch.backends.quantized.engine = engine
+pytestmark = pytest.mark.usefixtures("onednn")
 
 
 def torch_static(model, calibration, mapping=None):
