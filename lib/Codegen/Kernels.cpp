@@ -102,10 +102,14 @@ std::optional<Chain> matchContract(ContractOp op) {
   // The weights as [K, N]; the sums' bias.
   std::vector<double> weight;
   if (chain.f32) {
+    // A float matmul may multiply by a value computed at run time.
     std::optional<std::vector<float>> values = getFloats(op.getWeight());
-    if (!values)
+    if (values)
+      weight.assign(values->begin(), values->end());
+    else if (op.getKind() == ContractionKind::Matmul)
+      chain.runtimeWeight = true;
+    else
       return std::nullopt;
-    weight.assign(values->begin(), values->end());
   } else {
     std::optional<std::vector<int64_t>> values = getInts(op.getWeight());
     if (!values)
@@ -140,8 +144,11 @@ std::optional<Chain> matchContract(ContractOp op) {
   };
   switch (op.getKind()) {
   case ContractionKind::Matmul:
-    // [1, M, K] x [1, K, N]: the weight is [K, N] already.
-    if (inType.getDimSize(0) != 1)
+    // [1, M, K] x [1, K, N]: the weight is [K, N] already; a runtime weight
+    // is one [K, N] per batch.
+    chain.batch = inType.getDimSize(0);
+    if (chain.runtimeWeight ? wType.getDimSize(0) != chain.batch
+                            : chain.batch != 1)
       return std::nullopt;
     chain.m = inType.getDimSize(1);
     chain.k = inType.getDimSize(2);
@@ -231,13 +238,20 @@ static Type getElementType(const Chain &chain, bool output) {
 MemRefType getInputType(const Chain &chain) {
   if (chain.conv)
     return MemRefType::get(chain.conv->input, getElementType(chain, false));
-  return MemRefType::get({1, chain.m, chain.k}, getElementType(chain, false));
+  return MemRefType::get({chain.batch, chain.m, chain.k},
+                         getElementType(chain, false));
 }
 
 MemRefType getOutputType(const Chain &chain) {
   if (chain.conv)
     return MemRefType::get(chain.conv->output, getElementType(chain, true));
-  return MemRefType::get({1, chain.m, chain.n}, getElementType(chain, true));
+  return MemRefType::get({chain.batch, chain.m, chain.n},
+                         getElementType(chain, true));
+}
+
+MemRefType getRuntimeWeightType(const Chain &chain) {
+  return MemRefType::get({chain.batch, chain.k, chain.n},
+                         getElementType(chain, false));
 }
 
 void replaceChain(const Chain &chain, const Kernel &kernel) {
@@ -250,6 +264,10 @@ void replaceChain(const Chain &chain, const Kernel &kernel) {
       /*read_only=*/true));
   Value out = mlir::memref::AllocOp::create(b, loc, getOutputType(chain));
   arguments.push_back(out);
+  if (chain.runtimeWeight)
+    arguments.push_back(mlir::bufferization::ToBufferOp::create(
+        b, loc, getRuntimeWeightType(chain), op->getOperand(1),
+        /*read_only=*/true));
   for (mlir::memref::GlobalOp global : kernel.constants)
     arguments.push_back(mlir::memref::GetGlobalOp::create(
         b, loc, global.getType(), global.getSymName()));
@@ -296,6 +314,8 @@ mlir::func::FuncOp getIntrinsic(mlir::ModuleOp module,
 mlir::func::FuncOp KernelBuilderBase::createFunction(OpBuilder &b,
                                                      Location loc) {
   llvm::SmallVector<Type> arguments{getInputType(chain), getOutputType(chain)};
+  if (chain.runtimeWeight)
+    arguments.push_back(getRuntimeWeightType(chain));
   for (mlir::memref::GlobalOp global : constants)
     arguments.push_back(global.getType());
   auto func = mlir::func::FuncOp::create(b, loc, name,
@@ -318,7 +338,7 @@ Value KernelBuilderBase::getConstant(llvm::StringRef suffix) {
   std::string symbol = name + suffix.str();
   for (auto [i, global] : llvm::enumerate(constants))
     if (global.getSymName() == symbol)
-      return body->getArgument(2 + i);
+      return body->getArgument((chain.runtimeWeight ? 3 : 2) + i);
   llvm_unreachable("a kernel reads a constant it did not create");
 }
 
@@ -834,13 +854,11 @@ void KernelBuilderBase::forEach(
     uppers.push_back(index(b, loc, u));
     stepValues.push_back(index(b, loc, st));
   }
-  // Threads only pay off beyond a few microseconds of work: an OpenMP fork
-  // and join costs about that. A depthwise multiply-add (vector arithmetic,
-  // no dot product) costs about 8 of the GEMM kernels' (docs/performance.md,
-  // "Measured decisions").
-  constexpr int64_t kParallelMacs = int64_t{1} << 22;
+  // A depthwise multiply-add (vector arithmetic, no dot product) costs
+  // about 8 of the GEMM kernels' (docs/performance.md, "Measured
+  // decisions").
   int64_t work = chain.m * chain.n * chain.k * (chain.isDepthwise() ? 8 : 1);
-  if (target.parallel && work >= kParallelMacs) {
+  if (target.parallel && tilesOnThreads && work >= kParallelMacs) {
     mlir::scf::ParallelOp::create(b, loc, lowers, uppers, stepValues, body);
     return;
   }

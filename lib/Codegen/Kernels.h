@@ -258,6 +258,12 @@ struct Chain {
   /// matmul's zeros) hold its constants.
   bool f32 = false;
   std::vector<float> floatWeight;
+  /// A float matmul whose weight is an operand, not a constant (attention's
+  /// Q K^T and its weights times V): `batch` products of [M, K] by [K, N];
+  /// the weight, [batch, K, N], is the kernel's third argument, packed by
+  /// the kernel on every call. `floatWeight` is empty.
+  bool runtimeWeight = false;
+  int64_t batch = 1;
   /// An int8 max_pool2d (PoolKernels.cpp): the window as `conv`'s kernel
   /// size, M output pixels of N channels, K taps; no constants, no epilogue.
   bool maxPool = false;
@@ -276,20 +282,28 @@ bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
 /// The chain of a qfx.contract the kernels take: static shapes, a constant
 /// weight with zero point 0 (and constant bias), a matmul of one batch, a
 /// conv2d or depthwise_conv2d; int8 with its epilogue or without (the int32
-/// sums), or float32 (matmul and conv2d).
+/// sums), or float32 (matmul and conv2d, and a batched matmul by a weight
+/// computed at run time).
 std::optional<Chain> matchContract(ContractOp op);
 /// A max pool's chain (PoolKernels.cpp), the pool alone.
 std::optional<Chain> matchMaxPool(mlir::Operation *op);
 
-/// The types of the kernel's arguments: A (or the NHWC input) and the output.
+/// The types of the kernel's arguments: A (or the NHWC input), the output
+/// and a runtime weight.
 mlir::MemRefType getInputType(const Chain &chain);
 mlir::MemRefType getOutputType(const Chain &chain);
+mlir::MemRefType getRuntimeWeightType(const Chain &chain);
 
-/// A kernel function, (input, output, constants...) -> (), and the globals
-/// a chain's call passes it as its constants. Chains of the same geometry
-/// and epilogue build the same function (their weights, epilogue constants,
-/// zero points and clamps are constants): qfx-codegen keeps the first and
-/// calls it with each chain's globals (resnet50: 54 chains, 24 functions).
+/// Threads only pay off beyond a few microseconds of work: an OpenMP fork
+/// and join costs about that (docs/performance.md, "Measured decisions").
+inline constexpr int64_t kParallelMacs = int64_t{1} << 22;
+
+/// A kernel function, (input, output, [runtime weight,] constants...) -> (),
+/// and the globals a chain's call passes it as its constants. Chains of the
+/// same geometry and epilogue build the same function (their weights,
+/// epilogue constants, zero points and clamps are constants): qfx-codegen
+/// keeps the first and calls it with each chain's globals (resnet50: 54
+/// chains, 24 functions).
 struct Kernel {
   mlir::func::FuncOp func;
   llvm::SmallVector<mlir::memref::GlobalOp> constants;
@@ -474,7 +488,8 @@ protected:
                               int64_t rows, mlir::Value block0, int64_t vectors,
                               bool partial)>
           tile);
-  /// scf.parallel on targets with threads (for chains with enough work),
+  /// scf.parallel on targets with threads (for chains with enough work,
+  /// unless `tilesOnThreads` is false: the caller's loop has the threads),
   /// else nested scf.for.
   void forEach(mlir::OpBuilder &b, mlir::Location loc,
                llvm::ArrayRef<int64_t> upper, llvm::ArrayRef<int64_t> steps,
@@ -491,6 +506,8 @@ protected:
   std::string name;
   /// Column blocks of `kLanes`.
   const int64_t blocks;
+  /// Whether forEach may run its loop on threads.
+  bool tilesOnThreads = true;
   /// createRanges's ranges, [first, end) per block (empty: none).
   std::vector<int32_t> ranges;
   mlir::MemRefType constType, i64Type, floatType;

@@ -485,6 +485,71 @@ func.func @float_matmul(%a: tensor<1x2x3xf32>) -> tensor<1x2x20xf32> {
 
 // -----
 
+// A float matmul by a weight computed at run time (attention's Q K^T): the
+// weight is the kernel's third argument; each batch's [K, N] is packed into
+// 16-column blocks, the last one lane by lane with zeros beyond N, then
+// multiplied as a constant weight is, every sum from 0.0. Two batches of
+// little work run one after the other.
+// CHECK-LABEL: func.func @runtime_matmul
+// CHECK: call @qfx_vnni_f32_0(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<2x3x5xf32>, memref<2x3x20xf32>, memref<2x5x20xf32>) -> ()
+// CHECK: func.func private @qfx_vnni_f32_0(%[[A:.*]]: memref<2x3x5xf32>, %[[OUT:.*]]: memref<2x3x20xf32>, %[[W:.*]]: memref<2x5x20xf32>)
+// CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x2x5x16xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %[[B:.*]] =
+// CHECK: %[[BPACKED:.*]] = memref.subview %[[PACKED]][%[[B]], 0, 0, 0] [1, 2, 5, 16]
+// CHECK: %[[BW:.*]] = memref.subview %[[W]][%[[B]], 0, 0] [1, 5, 20]
+// CHECK: %[[ROW:.*]] = vector.load %[[BW]]{{.*}} vector<16xf32>
+// CHECK: vector.store %[[ROW]], %[[BPACKED]]
+// CHECK: vector.store %[[ZEROS:.*]], %[[BPACKED]]
+// CHECK-COUNT-4: memref.load %[[BW]]
+// CHECK: %[[BA:.*]] = memref.subview %[[A]][%[[B]], 0, 0] [1, 3, 5]
+// CHECK: %[[BOUT:.*]] = memref.subview %[[OUT]][%[[B]], 0, 0] [1, 3, 20]
+// CHECK: vector.load %[[BPACKED]]
+// CHECK: memref.load %[[BA]]
+// CHECK: %[[PRODUCT:.*]] = arith.mulf %{{.*}} : vector<16xf32>
+// CHECK: arith.addf %{{.*}}, %[[PRODUCT]] : vector<16xf32>
+// CHECK-NOT: math.fma
+// CHECK: vector.store %{{.*}}, %[[BOUT]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+// NONE-LABEL: func.func @runtime_matmul
+// NONE: qfx.contract matmul
+// AVX2-LABEL: func.func @runtime_matmul
+// AVX2: func.func private @qfx_avx2_f32_0
+// AVX2: memref.alloc() {alignment = 64 : i64} : memref<2x3x5x8xf32>
+// SDOT-LABEL: func.func @runtime_matmul
+// SDOT: func.func private @qfx_sdot_f32_0
+// SDOT: memref.alloc() {alignment = 64 : i64} : memref<2x5x5x4xf32>
+func.func @runtime_matmul(%a: tensor<2x3x5xf32>, %w: tensor<2x5x20xf32>) -> tensor<2x3x20xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %a, %w, %zp, %zp : (tensor<2x3x5xf32>, tensor<2x5x20xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x3x20xf32>
+  return %y : tensor<2x3x20xf32>
+}
+
+// -----
+
+// Attention's scores of 4 heads: one head's 2^20 multiply-adds are too few
+// for threads, the four heads' are enough: the heads run on threads, each
+// head's tiles on one.
+// CHECK-LABEL: func.func @attention_scores
+// CHECK: func.func private @qfx_vnni_f32_0
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<4x8x64x16xf32>
+// CHECK: scf.parallel (%[[HEAD:.*]]) =
+// CHECK: memref.subview %{{.*}}[%[[HEAD]], 0, 0, 0]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+// SDOT-LABEL: func.func @attention_scores
+// SDOT: func.func private @qfx_sdot_f32_0
+// SDOT-NOT: scf.parallel
+// SDOT: return
+func.func @attention_scores(%q: tensor<4x128x64xf32>, %k: tensor<4x64x128xf32>) -> tensor<4x128x128xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %q, %k, %zp, %zp : (tensor<4x128x64xf32>, tensor<4x64x128xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x128x128xf32>
+  return %y : tensor<4x128x128xf32>
+}
+
+// -----
+
 // An int8 max pool keeps each block of channels' maximum in a register: 64
 // bytes, then the remaining 6 channels as 4 and 2, over the window's rows and
 // columns clipped to the input (the padding, TOSA's int8 minimum, never

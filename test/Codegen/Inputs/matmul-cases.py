@@ -13,7 +13,8 @@ the case names, one per line: each shape with the integer requantization
 (caseN, convN, depthwiseN, groupedN) and with the float one (caseNf, ...);
 float TOSA matmuls and convolutions, which qfx-tosa-to-contract gives the
 float kernels (fcaseN, fconvN, and fgroupedN with block-diagonal weights,
-whose zero ends they skip); and programs of two contractions of the same
+whose zero ends they skip; fbatchN, batched matmuls of two values computed
+at run time); and programs of two contractions of the same
 shape, one after the other, each with its own weights, zero points and
 requantization (sharedN, sharedNf), which qfx-codegen runs with one kernel;
 and contractions without epilogue followed by TOSA's requantization of
@@ -37,6 +38,14 @@ SHAPES = [(1, 1, 1), (1, 16, 4), (2, 10, 16), (3, 17, 5), (8, 32, 64),
 # The shapes of SHAPES that the float kernels' cases use (fcaseN): ones,
 # odd sizes, N not a multiple of 16, K = 300.
 FLOAT_SHAPES = (0, 3, 5, 7, 8, 11)
+
+
+# (B, M, N, K) of float matmuls by a weight computed at run time (fbatchN):
+# ones, N not a multiple of any target's lanes, one row, more tiles than
+# one in each direction; attention's scores of 4 heads (threads over the
+# heads) and one batch with the work for threads of its own.
+RUNTIME_SHAPES = [(1, 1, 1, 1), (2, 3, 20, 5), (3, 9, 33, 67), (1, 1, 100, 30),
+                  (4, 128, 128, 64), (1, 64, 256, 256)]
 
 
 # (N, H, W, C, O, KH, KW, stride, pad [t, b, l, r], dilation): 1x1 and 3x3,
@@ -390,6 +399,28 @@ def float_matmul_case(rng: np.random.Generator, m: int, n: int, k: int) -> str:
         "}"]) + "\n"
 
 
+def runtime_matmul_case(b: int, m: int, n: int, k: int) -> str:
+    """A float matmul [B, M, K] x [B, K, N] of two values computed at run
+    time: slices of the one input, [B, M + K, max(K, N)]."""
+    rows, columns = m + k, max(k, n)
+    def shape(name: str, values) -> str:
+        return (f"  %{name} = tosa.const_shape {{values = dense<{list(values)}> : "
+                f"tensor<3xindex>}} : () -> !tosa.shape<3>")
+    def piece(name: str, start: str, size: str, dims: str) -> str:
+        return (f"  %{name} = tosa.slice %x, %{start}, %{size} : (tensor<{b}x{rows}x{columns}xf32>, "
+                f"!tosa.shape<3>, !tosa.shape<3>) -> tensor<{dims}xf32>")
+    return "\n".join([
+        f"func.func @main(%x: tensor<{b}x{rows}x{columns}xf32>) -> tensor<{b}x{m}x{n}xf32> {{",
+        shape("a0", (0, 0, 0)), shape("as", (b, m, k)),
+        shape("w0", (0, m, 0)), shape("ws", (b, k, n)),
+        piece("a", "a0", "as", f"{b}x{m}x{k}"), piece("w", "w0", "ws", f"{b}x{k}x{n}"),
+        '  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>',
+        f"  %y = tosa.matmul %a, %w, %zp, %zp : (tensor<{b}x{m}x{k}xf32>, tensor<{b}x{k}x{n}xf32>, "
+        f"tensor<1xf32>, tensor<1xf32>) -> tensor<{b}x{m}x{n}xf32>",
+        f"  return %y : tensor<{b}x{m}x{n}xf32>",
+        "}"]) + "\n"
+
+
 def case(rng: np.random.Generator, m: int, n: int, k: int, index: int, tail=epilogue) -> str:
     """A qfx.contract matmul of [1, M, K] by a random constant [1, K, N]."""
     weight = rng.integers(-128, 128, size=(1, k, n), dtype=np.int64)
@@ -426,6 +457,12 @@ def main() -> None:
         m, n, k = SHAPES[index]
         (out / f"{name}.mlir").write_text(float_matmul_case(rng, m, n, k))
         np.save(out / f"{name}.npy", rng.standard_normal((1, m, k)).astype(np.float32))
+        print(name)
+    for index, (b, m, n, k) in enumerate(RUNTIME_SHAPES):
+        name = f"fbatch{index}"
+        (out / f"{name}.mlir").write_text(runtime_matmul_case(b, m, n, k))
+        np.save(out / f"{name}.npy",
+                rng.standard_normal((b, m + k, max(k, n))).astype(np.float32))
         print(name)
     for prefix, convs in (("fconv", CONVS), ("fgrouped", GROUPED)):
         for index, conv in enumerate(convs):
