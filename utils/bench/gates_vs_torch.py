@@ -13,8 +13,8 @@
 # encoder_vs_torch.py and lstm_vs_torch.py.) Each is quantized by qfx
 # (prepare_fx / convert_fx, x86 default QConfigMapping) and by PyTorch 1.13 FX
 # (onednn engine) on the same calibration samples, and the int8 models are
-# timed interleaved in one process with the float model (medians of per-round
-# medians). PyTorch 1.13's tracer cannot trace ShuffleNet and ViT on Python
+# timed interleaved in one process with the float model and PyTorch's
+# quantize_dynamic of it (int8 Linears; medians of per-round medians). PyTorch 1.13's tracer cannot trace ShuffleNet and ViT on Python
 # 3.11 (Proxy.__iter__): their rows have no PyTorch int8 column. Prints per
 # model the latencies, qfx / PyTorch int8, the ops qfx leaves in float, the
 # share of outputs equal to PyTorch's int8 model and the worst difference in
@@ -27,6 +27,7 @@
 
 import argparse
 import copy
+import os
 import pathlib
 import sys
 import time
@@ -129,7 +130,10 @@ def one(name: str, args) -> dict:
     row["float_ops"] = sorted({op.origin for op in ours.float_ops})
 
     theirs, row["torch_s"], row["note"] = torch_int8(model, example, calibration)
-    peers = {"qfx int8": ours, "PyTorch float": model}
+    # PyTorch's dynamic quantization (int8 Linear weights, eager mode: no
+    # tracing), the int8 model a PyTorch user gets where FX cannot trace.
+    dynamic = torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear})
+    peers = {"qfx int8": ours, "PyTorch float": model, "PyTorch dynamic": dynamic}
     if theirs is not None:
         peers["PyTorch int8"] = theirs
         with torch.no_grad():
@@ -152,6 +156,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before qfx's runtime starts
     torch_onednn(args.threads)
 
     rows = []
@@ -165,10 +170,13 @@ def main() -> int:
     nan = float("nan")
     print_table(
         [("model", 20, ""), ("qfx int8", 9, ".2f"), ("PT int8", 9, ".2f"),
-         ("PT float", 9, ".2f"), ("qfx/PT8", 8, ".2f"), ("equal", 7, ".1%"),
+         ("PT float", 9, ".2f"), ("PT dyn", 9, ".2f"), ("qfx/PT8", 8, ".2f"),
+         ("qfx/PTf", 8, ".2f"), ("qfx/PTd", 8, ".2f"), ("equal", 7, ".1%"),
          ("worst", 6, ".2f"), ("qfx conv s", 10, ".1f"), ("PT conv s", 9, ".1f")],
         [[r["model"], r["qfx int8"], r.get("PyTorch int8", nan), r["PyTorch float"],
-          r["qfx int8"] / r.get("PyTorch int8", nan), r.get("equal", nan),
+          r["PyTorch dynamic"], r["qfx int8"] / r.get("PyTorch int8", nan),
+          r["qfx int8"] / r["PyTorch float"], r["qfx int8"] / r["PyTorch dynamic"],
+          r.get("equal", nan),
           r.get("worst", nan), r["qfx_s"], r["torch_s"]] for r in rows])
     for r in rows:
         notes = [r["note"]] if r["note"] else []
