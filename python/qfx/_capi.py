@@ -29,6 +29,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from qfx import _compiled
 from qfx.tools import ToolError
 
 # IR text: str, or its UTF-8 bytes.
@@ -116,10 +117,8 @@ def _candidates() -> List[pathlib.Path]:
 
 
 def _load() -> ctypes.CDLL:
-    # The kernels' OpenMP threads spin between parallel regions instead of
-    # sleeping, as in quant-run (libomp reads this when the first compiled
-    # model starts it), unless the user chose.
-    os.environ.setdefault("OMP_WAIT_POLICY", "active")
+    # (Before the JIT's first model starts libomp's threads.)
+    _compiled.default_omp_waiting()
     places = _candidates()
     for place in places:
         if place.is_file():

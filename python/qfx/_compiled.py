@@ -31,6 +31,23 @@ LIBRARY = "libmodel.so"
 HEADER = "model.h"
 TARGET = "host"
 
+# The variables by which a user chooses how libomp's threads wait between
+# parallel regions.
+_OMP_WAITING = ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY")
+
+
+def default_omp_waiting() -> None:
+    """The kernels' OpenMP threads (libomp's) spin for 1 ms after a
+    parallel region, then sleep (KMP_BLOCKTIME=1, as quant-run sets it;
+    libomp reads it when the first compiled model starts its threads),
+    unless the user chose. Waking sleeping threads costs a small kernel more
+    than its work; spinning for ever burns a core while the process idles
+    or PyTorch computes (docs/codegen.md). Only libomp reads KMP_ variables:
+    PyTorch's OpenMP runtime (libgomp) is left as the user set it."""
+    if not any(name in os.environ for name in _OMP_WAITING):
+        os.environ["KMP_BLOCKTIME"] = "1"
+
+
 # MLIR element types the C interface carries, as quant-compile names them
 # (the NumPy dtype names).
 _ELEMENT_DTYPES = {"f32": "float32", "f16": "float16", "i8": "int8", "ui8": "uint8",
@@ -297,10 +314,7 @@ class CompiledFunction:
             os.link(self.library, alias)
         except OSError:
             alias.write_bytes(self.library.read_bytes())
-        # The kernels' OpenMP threads spin between parallel regions instead
-        # of sleeping, as in quant-run (libomp reads this at its first
-        # region), unless the user chose.
-        os.environ.setdefault("OMP_WAIT_POLICY", "active")
+        default_omp_waiting()
         try:
             handle = ctypes.CDLL(str(alias))
         except OSError as error:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -405,17 +407,79 @@ def test_runs_here():
     assert "compiled for 'sparc'" in _compiled.runs_here(dict(here, machine="sparc"))
 
 
-def test_loading_makes_omp_threads_spin_unless_chosen(mlp, monkeypatch, tmp_path):
-    # libomp's default (PASSIVE) puts the kernels' threads to sleep after
-    # every parallel region; loading a compiled model asks for ACTIVE, as
-    # quant-run does, but leaves a policy the user set. (qfx._capi asks the
-    # same when it loads the C API.)
+def test_loading_bounds_omp_spinning_unless_chosen(mlp, monkeypatch, tmp_path):
+    # The kernels' threads (libomp's) spin 1 ms after a parallel region, then
+    # sleep: loading a compiled model sets KMP_BLOCKTIME=1, as quant-run
+    # does, but leaves a choice the user made, and sets nothing PyTorch's
+    # OpenMP runtime reads. (qfx._capi asks the same when it loads the C
+    # API.)
     mlp.save(tmp_path / "saved")
     loaded = qfx.load(tmp_path / "saved")  # keeps its working directory
     library = loaded._function
-    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
-    _compiled.CompiledFunction(library.library, library.name, library.inputs, library.outputs)
-    assert os.environ["OMP_WAIT_POLICY"] == "active"
-    monkeypatch.setenv("OMP_WAIT_POLICY", "passive")
-    _compiled.CompiledFunction(library.library, library.name, library.inputs, library.outputs)
-    assert os.environ["OMP_WAIT_POLICY"] == "passive"
+
+    def load():
+        _compiled.CompiledFunction(library.library, library.name, library.inputs,
+                                   library.outputs)
+
+    for name in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY"):
+        monkeypatch.delenv(name, raising=False)
+    load()
+    assert os.environ["KMP_BLOCKTIME"] == "1"
+    assert "OMP_WAIT_POLICY" not in os.environ
+    for name, value in (("OMP_WAIT_POLICY", "passive"), ("KMP_BLOCKTIME", "20"),
+                        ("KMP_LIBRARY", "turnaround")):
+        for other in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY"):
+            monkeypatch.delenv(other, raising=False)
+        monkeypatch.setenv(name, value)
+        load()
+        assert {k: os.environ.get(k) for k in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME",
+                                                "KMP_LIBRARY")} == {
+            k: (value if k == name else None)
+            for k in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY")}
+
+
+IDLE_SCRIPT = """
+import resource, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import importlib.util
+from qfx import _capi
+spec = importlib.util.spec_from_file_location("c", sys.argv[2])
+cases = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(cases)
+model = _capi.Model(cases.case(np.random.default_rng(0), 256, 256, 256, 0))
+x = np.zeros((1, 256, 256), np.int8)
+for _ in range(20):
+    model([x])
+usage = resource.getrusage(resource.RUSAGE_SELF)
+before = usage.ru_utime + usage.ru_stime
+time.sleep(1.0)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(usage.ru_utime + usage.ru_stime - before)
+"""
+
+
+@pytest.mark.parametrize("policy", [None, "active"])
+def test_an_idle_process_does_not_spin(policy, tmp_path):
+    # After its last call, a process whose main thread sleeps uses next to
+    # no CPU: the kernels' threads (a 256^3 GEMM's, on two) sleep 1 ms after
+    # their last region. With OMP_WAIT_POLICY=active (the user's choice, and
+    # qfx's default before) they spin for ever: a core for the whole second.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY")}
+    env["OMP_NUM_THREADS"] = "2"
+    if "QFX_PYTHON_LD_PRELOAD" in env:  # the sanitizer run (conftest.py)
+        env["LD_PRELOAD"] = env["QFX_PYTHON_LD_PRELOAD"]
+        env["ASAN_OPTIONS"] = env["QFX_PYTHON_ASAN_OPTIONS"]
+    if policy:
+        env["OMP_WAIT_POLICY"] = policy
+    cases = pathlib.Path(__file__).parents[2] / "test" / "Codegen" / "Inputs" / "matmul-cases.py"
+    script = tmp_path / "idle.py"
+    script.write_text(IDLE_SCRIPT)
+    out = subprocess.run([sys.executable, str(script), str(pathlib.Path(qfx.__file__).parents[1]),
+                          str(cases)], env=env, check=True, capture_output=True, text=True)
+    seconds = float(out.stdout.split()[-1])
+    if policy:
+        assert seconds > 0.3
+    else:
+        assert seconds < 0.1

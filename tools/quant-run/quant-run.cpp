@@ -384,10 +384,13 @@ static int runCalibration(mlir::ModuleOp module) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // The kernels' OpenMP threads spin between parallel regions instead of
-  // sleeping (libomp's default, PASSIVE, wakes them for every region, a
-  // cost a small kernel pays each call), unless the user chose.
-  ::setenv("OMP_WAIT_POLICY", "active", /*overwrite=*/0);
+  // The kernels' OpenMP threads spin for 1 ms after a parallel region, then
+  // sleep, unless the user chose: waking sleeping threads costs a small
+  // kernel more than its work, spinning for ever burns a core while the
+  // process does other work or idles (docs/codegen.md).
+  if (!::getenv("OMP_WAIT_POLICY") && !::getenv("KMP_BLOCKTIME") &&
+      !::getenv("KMP_LIBRARY"))
+    ::setenv("KMP_BLOCKTIME", "1", /*overwrite=*/1);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
