@@ -17,6 +17,7 @@ from qfx.quantize_fx import (FloatOp, FloatOpWarning, LayerTime, PreparedModel, 
                              QuantizedModel, convert_fx, load, prepare_fx, quantize_dynamic)
 from qfx.auto_quantize import AutoQuantizeResult, Decision, auto_quantize
 from qfx import config
+from qfx._compiled import get_num_threads, set_num_threads
 from qfx.config import *  # noqa: F401,F403 - the torch.ao.quantization-style names
 from qfx.config import OBSERVER_PRESETS as _OBSERVER_PRESETS
 from qfx.config import QCONFIG_PRESET_NAMES as _QCONFIG_PRESET_NAMES
@@ -25,7 +26,7 @@ from qfx.config import __all__ as _config_all
 __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
            "prepare_fx", "convert_fx", "quantize_dynamic", "load", "PreparedModel", "QuantizedModel", "FloatOp",
            "FloatOpWarning", "Profile", "LayerTime", "auto_quantize", "AutoQuantizeResult",
-           "Decision", "config"] + list(_config_all)
+           "Decision", "config", "set_num_threads", "get_num_threads"] + list(_config_all)
 
 
 def __getattr__(name: str) -> Any:

@@ -333,6 +333,7 @@ def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<sour
         _PROGRESS()
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
+    _compiled.apply_num_threads()
     status = library.qfxCalibrate(session, source, len(source), source_name.encode(),
                                   _optional(entry), paths, len(sample_paths), callback, None, 1,
                                   ctypes.byref(output), ctypes.byref(length))
@@ -422,6 +423,7 @@ class Model:
                 raise ValueError("the compiled model writes its results into writable C-order "
                                  "arrays")
         library, session = _Session.get()
+        _compiled.apply_num_threads()
         status = library.qfxModelRun(session, self._handle, self._tensors(inputs), len(inputs),
                                      self._tensors(results), len(results))
         if status != 0:

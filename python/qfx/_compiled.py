@@ -48,6 +48,50 @@ def default_omp_waiting() -> None:
         os.environ["KMP_BLOCKTIME"] = "1"
 
 
+# The kernels' OpenMP runtime (libomp; the JIT loads it, saved libraries
+# link it) and set_num_threads's count.
+_LIBOMP = "libomp.so.5"
+_libomp_handle: Optional[ctypes.CDLL] = None
+_threads: Optional[int] = None
+
+
+def _libomp() -> ctypes.CDLL:
+    """libomp, loaded once (the instance compiled models use), after its
+    waiting is chosen: it reads its variables when first called."""
+    global _libomp_handle
+    if _libomp_handle is None:
+        default_omp_waiting()
+        _libomp_handle = ctypes.CDLL(_LIBOMP)
+        _libomp_handle.omp_get_max_threads.restype = ctypes.c_int
+        _libomp_handle.omp_set_num_threads.argtypes = [ctypes.c_int]
+    return _libomp_handle
+
+
+def set_num_threads(count: int) -> None:
+    """The number of OpenMP threads qfx's kernels use in every later call
+    of a compiled model (and in calibration), from whichever thread calls
+    it, as torch.set_num_threads sets PyTorch's; it overrides
+    OMP_NUM_THREADS. PyTorch's own threads are not changed."""
+    global _threads
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"set_num_threads expects a positive int, got {count!r}")
+    _threads = count
+    apply_num_threads()
+
+
+def get_num_threads() -> int:
+    """The number of OpenMP threads qfx's kernels use: set_num_threads's
+    count, else OMP_NUM_THREADS's (default: the cores)."""
+    return _threads if _threads is not None else _libomp().omp_get_max_threads()
+
+
+def apply_num_threads() -> None:
+    """Gives the calling thread set_num_threads's count (libomp keeps one
+    per thread), before it runs compiled code."""
+    if _threads is not None:
+        _libomp().omp_set_num_threads(_threads)
+
+
 # MLIR element types the C interface carries, as quant-compile names them
 # (the NumPy dtype names).
 _ELEMENT_DTYPES = {"f32": "float32", "f16": "float16", "i8": "int8", "ui8": "uint8",
@@ -361,6 +405,7 @@ class CompiledFunction:
                     or not array.flags.writeable):
                 raise ValueError(f"_mlir_ciface_{self.name}: output {k} must be a writable "
                                  f"C-contiguous {TensorSpec(dtype.name, shape)}")
+        apply_num_threads()
         descriptors = []
         for buffer, (descriptor, _, shape, strides) in zip(buffers + list(outputs),
                                                            self._layouts):

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -436,6 +437,38 @@ def test_loading_bounds_omp_spinning_unless_chosen(mlp, monkeypatch, tmp_path):
                                                 "KMP_LIBRARY")} == {
             k: (value if k == name else None)
             for k in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY")}
+
+
+def test_set_num_threads_reaches_every_calling_thread(mlp, monkeypatch):
+    # libomp keeps a thread count per thread: qfx.set_num_threads gives it to
+    # whichever thread calls a model next, as torch.set_num_threads does
+    # for PyTorch's threads.
+    libomp = _compiled._libomp()
+    default = libomp.omp_get_max_threads()
+    count = default + 1
+    monkeypatch.setattr(_compiled, "_threads", None)
+    assert qfx.get_num_threads() == default
+    x = samples((4, 16), 1, seed=3)[0]
+    expected = mlp(x)
+    try:
+        qfx.set_num_threads(count)
+        assert qfx.get_num_threads() == count
+        seen = []
+
+        def call():
+            seen.append(libomp.omp_get_max_threads())
+            seen.append(same_bits(mlp(x), expected))
+            seen.append(libomp.omp_get_max_threads())
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        thread.join()
+        assert seen == [default, True, count]
+    finally:
+        libomp.omp_set_num_threads(default)  # this thread's
+    for bad in (0, -1, 2.0, "2", True, None):
+        with pytest.raises(ValueError, match="positive int"):
+            qfx.set_num_threads(bad)
 
 
 IDLE_SCRIPT = """
