@@ -20,6 +20,7 @@
 
 import argparse
 import copy
+import os
 import pathlib
 import sys
 import time
@@ -43,6 +44,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before qfx's runtime starts
 
     import torch
     from torch.ao.quantization import quantize_dynamic
