@@ -46,7 +46,6 @@ import statistics
 import subprocess
 import sys
 import time
-import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = ("resnet18,resnet50,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,googlenet,"
@@ -118,7 +117,7 @@ def worker(args) -> dict:
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
-    import qfx
+    from peers import qfx_int8
     from torchvision_gate import build
 
     torch.set_num_threads(args.threads)
@@ -133,12 +132,7 @@ def worker(args) -> dict:
 
     start = time.perf_counter()
     try:
-        prepared = qfx.prepare_fx(model, "default:x86", (x,), outputs=None)
-        for sample in calibration:
-            prepared(sample)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            quantized = qfx.convert_fx(prepared)
+        prepared, quantized = qfx_int8(model, x, calibration)
         quantized(x)
         row["qfx_convert_s"] = time.perf_counter() - start
         peers["qfx"] = lambda: quantized(x)

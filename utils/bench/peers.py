@@ -111,6 +111,21 @@ def torch_onednn(threads: int):
     return torch
 
 
+def qfx_int8(model, example, calibration) -> tuple:
+    """qfx's prepared and int8 models of `model` (x86 default mapping):
+    prepare_fx on `example`, a call per calibration sample, convert_fx with
+    its float-op warnings silenced."""
+    import warnings
+
+    import qfx
+    prepared = qfx.prepare_fx(model, "default:x86", (example,), outputs=None)
+    for sample in calibration:
+        prepared(sample)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return prepared, qfx.convert_fx(prepared)
+
+
 def median_ms(op: Callable[[], object], runs: int, warmup: int = 3) -> float:
     """The median over RUNS timed calls of OP, after WARMUP untimed ones, in ms."""
     for _ in range(warmup):

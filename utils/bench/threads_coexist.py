@@ -41,13 +41,12 @@ def worker(threads: int, runs: int) -> dict:
     sys.path.insert(0, str(ROOT / "utils" / "bench"))
     import copy
     import resource
-    import warnings
 
     import torch
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
-    import qfx
+    from peers import qfx_int8
     from torchvision_gate import build
 
     torch.set_num_threads(threads)
@@ -56,12 +55,7 @@ def worker(threads: int, runs: int) -> dict:
     generator = torch.Generator().manual_seed(1)
     calibration = [torch.randn(1, 3, 224, 224, generator=generator) for _ in range(2)]
     x = torch.randn(1, 3, 224, 224, generator=generator)
-    prepared = qfx.prepare_fx(model, "default:x86", (x,), outputs=None)
-    for sample in calibration:
-        prepared(sample)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours = qfx.convert_fx(prepared)
+    _, ours = qfx_int8(model, x, calibration)
     theirs = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), (x,))
     with torch.no_grad():
         for sample in calibration:
