@@ -1442,7 +1442,8 @@ class _Exporter:
             self.fail(node, f"{origin} with divisor_override is not supported")
         stride = _window(dims, m.stride if m.stride is not None else m.kernel_size, 1)
         self.avg_pool(node, x, _window(dims, m.kernel_size, 1), stride,
-                      _window(dims, m.padding, 0), m.count_include_pad, loc, origin)
+                      _window(dims, m.padding, 0), m.count_include_pad, m.ceil_mode, loc,
+                      origin)
 
     def m_adaptive_avgpool(self, node, m, x, loc, origin):
         self.adaptive_avg_pool(node, x, loc, origin)
@@ -1486,7 +1487,8 @@ class _Exporter:
         y = self.w.op("max_pool2d", [src], (n, out[2], out[3], c), loc, origin, attrs=attrs, hint=node.name)
         self.set_pooled(node, y, loc)
 
-    def avg_pool(self, node, x, kernel, stride, padding, count_include_pad, loc, origin):
+    def avg_pool(self, node, x, kernel, stride, padding, count_include_pad, ceil_mode, loc,
+                 origin):
         w = self.w
         src = self.pool_input(node, x, loc)
         n, h, wd, c = src.shape
@@ -1509,8 +1511,9 @@ class _Exporter:
         pb, cut_h = _window_extent(h, pads[0], pads[1], out[2], stride[0], kernel[0])
         pr, cut_w = _window_extent(wd, pads[2], pads[3], out[3], stride[1], kernel[1])
         src = w.slice(src, (0, 0, 0, 0), (n, h - cut_h, wd - cut_w, c), loc, None)
+        # PyTorch's qnnpack engine takes a pool without ceil_mode.
         self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]),
-                           loc, origin, self.pool_kernel(node, "avg_pool2d"))
+                           loc, origin, self.pool_kernel(node, "avg_pool2d"), not ceil_mode)
 
     def part_of(self, tensor: Tensor, origin: Optional[str]) -> Tensor:
         """`tensor`, whose op is a part of the PyTorch op `origin` without
@@ -1529,12 +1532,16 @@ class _Exporter:
             return None
         return f"{name}_contiguous"
 
-    def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin, torch_kernel):
+    def emit_avg_pool(self, node, src, kernel, stride, pads, out_hw, loc, origin, torch_kernel,
+                      qnnpack):
         self.set_pooled(node, self.avg_pool_op(node, src, kernel, stride, pads, out_hw, loc,
-                                               origin, torch_kernel), loc)
+                                               origin, torch_kernel, qnnpack), loc)
 
     def avg_pool_op(self, node, src, kernel, stride, pads, out_hw, loc, origin,
-                    torch_kernel: Optional[str]) -> Tensor:
+                    torch_kernel: Optional[str], qnnpack: bool = False) -> Tensor:
+        """The tosa.avg_pool2d; `torch_kernel` its `qfx.torch_kernel`, and
+        `qnnpack` whether PyTorch's qnnpack engine averages it with qnnpack's
+        kernel (`qfx.qnnpack_pool`)."""
         w = self.w
         n, _, _, c = src.shape
         zi = w.zero_point(loc)
@@ -1544,6 +1551,8 @@ class _Exporter:
                  f"pad = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>")
         if torch_kernel:
             attrs += f', qfx.torch_kernel = "{torch_kernel}"'
+        if qnnpack:
+            attrs += ", qfx.qnnpack_pool"
         return w.op("avg_pool2d", [src, zi, zo], (n, out_hw[0], out_hw[1], c), loc, origin,
                     attrs=attrs, hint=node.name)
 
@@ -1554,8 +1563,10 @@ class _Exporter:
         torch_kernel = self.pool_kernel(node, "adaptive_avg_pool2d")
         if h % out[2] == 0 and wd % out[3] == 0:
             kernel = (h // out[2], wd // out[3])
+            # PyTorch's qnnpack engine takes an even pool that is not the
+            # identity.
             self.emit_avg_pool(node, src, kernel, kernel, (0, 0, 0, 0), (out[2], out[3]), loc,
-                               origin, torch_kernel)
+                               origin, torch_kernel, kernel != (1, 1))
             return
         # PyTorch's windows, [floor(i * size / o), ceil((i + 1) * size / o)),
         # differ in size where o does not divide size: one average pool per
@@ -2296,7 +2307,8 @@ def _f_avg_pool_nd(ex, node, loc, origin, dims):
     stride = kernel if stride is None or stride == [] or stride == () else _window(dims, stride, 1)
     ex.avg_pool(node, ex.tensor_arg(node, a["input"]), kernel, stride,
                 _window(dims, ex.static(node, a["padding"]), 0),
-                bool(ex.static(node, a["count_include_pad"])), loc, origin)
+                bool(ex.static(node, a["count_include_pad"])),
+                bool(ex.static(node, a["ceil_mode"])), loc, origin)
 
 
 def _f_adaptive_avg_pool(ex, node, loc, origin):

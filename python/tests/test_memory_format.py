@@ -101,10 +101,10 @@ def build(case):
     return model, samples
 
 
-def torch_quantized(model, samples):
+def torch_quantized(model, samples, mapping="x86"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
+        prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping(mapping),
                               (samples[0],))
         for x in samples:
             prepared(x)
@@ -149,6 +149,21 @@ PARITY_CASES = [c for c in CASES if c[0] != "conv_channel_chunk"]
 def test_pools_equal_pytorchs_with_its_statistics(case):
     model, samples = build(case)
     prepared, quantized = torch_quantized(model, samples)
+    ours = qfx.convert_fx(prepared, (samples[0],))
+    with torch.no_grad():
+        for x in samples:
+            theirs, mine = quantized(x), ours(x)
+            assert torch.equal(theirs, mine), (theirs - mine).abs().max()
+
+
+@pytest.mark.parametrize("case", PARITY_CASES, ids=[c[0] for c in PARITY_CASES])
+def test_pools_equal_pytorchs_on_qnnpack(case, qnnpack):
+    # PyTorch's qnnpack engine averages a quint8 avg_pool2d without
+    # ceil_mode, and an adaptive pool whose input size its output size
+    # divides (not equals), with qnnpack's kernel whatever the layout;
+    # ceil-mode and uneven pools take the other engines' kernels.
+    model, samples = build(case)
+    prepared, quantized = torch_quantized(model, samples, "qnnpack")
     ours = qfx.convert_fx(prepared, (samples[0],))
     with torch.no_grad():
         for x in samples:

@@ -268,7 +268,10 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       the operand in: window sums of `q - zp` divided by each window's
       count with ties to even (channels-last), or, with `qfx.torch_kernel`
       (a contiguous operand), its float32 `avg_pool2d` /
-      `adaptive_avg_pool2d` arithmetic.
+      `adaptive_avg_pool2d` arithmetic; on the qnnpack engine, a quint8
+      pool with `qfx.qnnpack_pool` as qnnpack's kernel (window sums of
+      `q - zp`, padding counted, times float32 `scale / (scale * kh * kw)`,
+      rounded half to even, plus the zero point).
     - sigmoid / tanh / clamp, and a `qfx.composite` with an elementwise
       body: a 256-entry `tosa.table` evaluated from the input and output
       qparams; with per-channel constants in the body (PReLU), one table per

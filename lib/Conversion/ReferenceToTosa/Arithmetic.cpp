@@ -201,17 +201,18 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
     return requantize(b, loc, Act{pooled, input->quant}, out);
   }
   auto avg = llvm::cast<tosa::AvgPool2dOp>(main);
-  // PyTorch's kernels for a contiguous operand, but on the qnnpack engine,
-  // which averages quint8 pools with its own.
+  // qnnpack's kernel where the qnnpack engine takes the pool (quint8), else
+  // PyTorch's kernel for the operand's layout.
+  auto module = avg->getParentOfType<mlir::ModuleOp>();
+  if (avg->hasAttr(QFXDialect::getQnnpackPoolAttrName()) &&
+      input->quant.isUnsigned && module &&
+      QFXDialect::getEngineName(module) == "qnnpack")
+    return averageAsQnnpackKernel(b, loc, avg, *input, out);
   if (auto kernel = avg->getAttrOfType<mlir::StringAttr>(
-          QFXDialect::getTorchKernelAttrName())) {
-    auto module = avg->getParentOfType<mlir::ModuleOp>();
-    if (!input->quant.isUnsigned || !module ||
-        QFXDialect::getEngineName(module) != "qnnpack")
-      return averageAsContiguousKernel(
-          b, loc, avg, *input,
-          kernel.getValue() == "adaptive_avg_pool2d_contiguous", out);
-  }
+          QFXDialect::getTorchKernelAttrName()))
+    return averageAsContiguousKernel(
+        b, loc, avg, *input,
+        kernel.getValue() == "adaptive_avg_pool2d_contiguous", out);
   return averageAsChannelsLastKernel(b, loc, avg, *input, out);
 }
 
@@ -403,6 +404,34 @@ Lowered<Value> Lowering::averageAsContiguousKernel(OpBuilder &b, Location loc,
                         ArrayRef<float>{static_cast<float>(
                             input.quant.zeroPoint + offset)}));
   Value pooled = roundToInt8(b, loc, value, -offset, {kInt8Min, kInt8Max});
+  return requantize(b, loc, Act{pooled, input.quant}, out);
+}
+
+/// qnnpack's average pooling (PyTorch's qnnpack engine, quint8), whose
+/// output keeps the input's qparams: per window the int32 sum of `q - zp`
+/// over the whole window (padding reads the zero point: it adds nothing, and
+/// counts), times float32 `scale / (scale * kh * kw)`, rounded half to even
+/// (lrintf), plus the zero point, clamped.
+Lowered<Value> Lowering::averageAsQnnpackKernel(OpBuilder &b, Location loc,
+                                                tosa::AvgPool2dOp avg,
+                                                const Act &input,
+                                                const ActQuant &out) {
+  Type i32 = b.getIntegerType(32), f32 = b.getF32Type();
+  if (!hasStaticWindows(avg))
+    return unsupported("an average pool needs a static height and width");
+  ArrayRef<int64_t> kernel = avg.getKernel();
+  auto scale = static_cast<float>(input.quant.scale);
+  float multiplier =
+      scale / (scale * static_cast<float>(kernel[0] * kernel[1]));
+  Value sum =
+      getWindowSums(b, loc, avg, input.value, input.quant.zeroPoint, i32);
+  auto floatType = llvm::cast<RankedTensorType>(sum.getType()).clone(f32);
+  Value value = tosa::MulOp::create(
+      b, loc, floatType, tosa::CastOp::create(b, loc, floatType, sum),
+      perPosition(b, loc, floatType, f32, ArrayRef<float>{multiplier}),
+      noShift(b, loc));
+  Value pooled =
+      roundToInt8(b, loc, value, input.quant.zeroPoint, {kInt8Min, kInt8Max});
   return requantize(b, loc, Act{pooled, input.quant}, out);
 }
 

@@ -218,6 +218,9 @@ public:
                                            tosa::AvgPool2dOp avg,
                                            const Act &input, bool adaptive,
                                            const ActQuant &out);
+  Lowered<Value> averageAsQnnpackKernel(OpBuilder &b, Location loc,
+                                        tosa::AvgPool2dOp avg, const Act &input,
+                                        const ActQuant &out);
   Lowered<Value> lowerMean(OpBuilder &b, PatternBody &body,
                            const ActQuant &out);
   Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,

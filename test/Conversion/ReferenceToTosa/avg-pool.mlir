@@ -100,14 +100,42 @@ func.func @adaptive_avg_pool2d(%arg0: tensor<1x3x3x2x!u>) -> tensor<1x1x1x2xf32>
 
 // -----
 
-// PyTorch's qnnpack engine averages quint8 pools with its own kernel,
-// whatever the layout: the attribute does not apply there.
+// PyTorch's qnnpack engine averages a quint8 pool it takes (qfx.qnnpack_pool:
+// no ceil_mode) with qnnpack's kernel, whatever the layout: the sums of
+// q - zp over the whole window (padding adds nothing but counts), times
+// float32 scale / (scale * 9), rounded half to even, plus the zero point
+// (the int8 domain's, -11), clamped.
 !u = !quant.uniform<u8:f32, 0.05:117>
-// CHECK-LABEL: func.func @qnnpack_engine
-// CHECK-NOT: tosa.cast {{.*}}xi32>) -> tensor<1x3x3x2xf32>
-// CHECK: quant.dcast
+// CHECK-LABEL: func.func @qnnpack_pool
+// CHECK: %[[SUM:.*]] = qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = -11 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+// CHECK: %[[F:.*]] = tosa.cast %[[SUM]] : (tensor<1x3x3x2xi32>) -> tensor<1x3x3x2xf32>
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<0.111111112> : tensor<1x1x1x1xf32>}>
+// CHECK: %[[P:.*]] = tosa.mul %[[F]], %[[M]]
+// CHECK: %[[C:.*]] = tosa.clamp %[[P]] {max_val = 1.380000e+02 : f32, min_val = -1.170000e+02 : f32}
+// CHECK: %[[R:.*]] = tosa.cast %[[C]] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xi32>
+// CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<-11> : tensor<1x1x1x1xi32>}>
+// CHECK: tosa.add %[[R]], %[[ZP]]
 module attributes {qfx.engine = "qnnpack"} {
-func.func @qnnpack_engine(%arg0: tensor<1x4x4x2x!u>) -> tensor<1x3x3x2xf32> {
+func.func @qnnpack_pool(%arg0: tensor<1x5x5x2x!u>) -> tensor<1x3x3x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x5x5x2x!u> to tensor<1x5x5x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>, qfx.torch_kernel = "avg_pool2d_contiguous", qfx.qnnpack_pool} : (tensor<1x5x5x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %q = quant.qcast %a : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!u>
+  %d = quant.dcast %q : tensor<1x3x3x2x!u> to tensor<1x3x3x2xf32>
+  return %d : tensor<1x3x3x2xf32>
+}
+}
+
+// -----
+
+// A pool the qnnpack engine does not take (a ceil-mode one: no
+// qfx.qnnpack_pool) is PyTorch's kernel for its layout there too.
+!u = !quant.uniform<u8:f32, 0.05:117>
+// CHECK-LABEL: func.func @qnnpack_engine_other_pool
+// CHECK: "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1x1x1xf32>}>
+// CHECK: "tosa.const"() <{values = dense<1.170000e+02> : tensor<1x1x1x1xf32>}>
+module attributes {qfx.engine = "qnnpack"} {
+func.func @qnnpack_engine_other_pool(%arg0: tensor<1x4x4x2x!u>) -> tensor<1x3x3x2xf32> {
   %x = quant.dcast %arg0 : tensor<1x4x4x2x!u> to tensor<1x4x4x2xf32>
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %a = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>

@@ -441,7 +441,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.engine', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand', 'qfx.part_of', 'qfx.torch_kernel' or 'qfx.torch_observer'}}
+  // expected-error @+1 {{'tosa.sigmoid' op unknown qfx attribute 'qfx.origins', expected 'qfx.origin', 'qfx.backend', 'qfx.engine', 'qfx.target', 'qfx.module_name', 'qfx.node_name', 'qfx.qconfig', 'qfx.pattern', 'qfx.quantized', 'qfx.tensor_operand', 'qfx.part_of', 'qfx.torch_kernel', 'qfx.qnnpack_pool' or 'qfx.torch_observer'}}
   %0 = tosa.sigmoid %x {qfx.origins = "torch.nn.Sigmoid"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -774,6 +774,23 @@ func.func @f(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d}}
   %0 = tosa.sigmoid %x {qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // expected-error @+1 {{'tosa.avg_pool2d' op attribute 'qfx.qnnpack_pool' must be a unit attribute on a tosa.avg_pool2d}}
+  %0 = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, qfx.qnnpack_pool = true} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.qnnpack_pool' must be a unit attribute on a tosa.avg_pool2d}}
+  %0 = tosa.sigmoid %x {qfx.qnnpack_pool} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

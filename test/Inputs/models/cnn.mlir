@@ -36,7 +36,7 @@ module {
     %clamp_1 = tosa.clamp %bn2 {min_val = 0.00000000e+00 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU", qfx.module_name = "relu2"} : (tensor<2x4x4x16xf32>) -> tensor<2x4x4x16xf32> loc("relu2")
     %zp_4 = "tosa.const"() <{values = dense<0.00000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32> loc("pool2")
     %zp_5 = "tosa.const"() <{values = dense<0.00000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32> loc("pool2")
-    %pool2 = tosa.avg_pool2d %clamp_1, %zp_4, %zp_5 {acc_type = f32, kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, qfx.origin = "torch.nn.AvgPool2d", qfx.module_name = "pool2"} : (tensor<2x4x4x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x2x2x16xf32> loc("pool2")
+    %pool2 = tosa.avg_pool2d %clamp_1, %zp_4, %zp_5 {acc_type = f32, kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, qfx.qnnpack_pool, qfx.origin = "torch.nn.AvgPool2d", qfx.module_name = "pool2"} : (tensor<2x4x4x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x2x2x16xf32> loc("pool2")
     %transpose_1 = tosa.transpose %pool2 {perms = array<i32: 0, 3, 1, 2>, qfx.module_name = "", qfx.node_name = "flatten"} : (tensor<2x2x2x16xf32>) -> tensor<2x16x2x2xf32> loc(""("flatten"))
     %shape = tosa.const_shape {values = dense<[2, 64]> : tensor<2xindex>} : () -> !tosa.shape<2> loc(""("flatten"))
     %reshape = tosa.reshape %transpose_1, %shape {qfx.origin = "torch.flatten", qfx.module_name = "", qfx.node_name = "flatten"} : (tensor<2x16x2x2xf32>, !tosa.shape<2>) -> tensor<2x64xf32> loc(""("flatten"))

@@ -16,7 +16,7 @@ module {
     %clamp = tosa.clamp %pw {min_val = 0.00000000e+00 : f32, max_val = 6.00000000e+00 : f32, qfx.origin = "torch.nn.ReLU6", qfx.module_name = "relu6"} : (tensor<2x6x6x16xf32>) -> tensor<2x6x6x16xf32> loc("relu6")
     %zp_4 = "tosa.const"() <{values = dense<0.00000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32> loc("pool")
     %zp_5 = "tosa.const"() <{values = dense<0.00000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32> loc("pool")
-    %pool = tosa.avg_pool2d %clamp, %zp_4, %zp_5 {acc_type = f32, kernel = array<i64: 6, 6>, stride = array<i64: 6, 6>, pad = array<i64: 0, 0, 0, 0>, qfx.origin = "torch.nn.AdaptiveAvgPool2d", qfx.module_name = "pool"} : (tensor<2x6x6x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x1x16xf32> loc("pool")
+    %pool = tosa.avg_pool2d %clamp, %zp_4, %zp_5 {acc_type = f32, kernel = array<i64: 6, 6>, stride = array<i64: 6, 6>, pad = array<i64: 0, 0, 0, 0>, qfx.qnnpack_pool, qfx.origin = "torch.nn.AdaptiveAvgPool2d", qfx.module_name = "pool"} : (tensor<2x6x6x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x1x16xf32> loc("pool")
     %shape = tosa.const_shape {values = dense<[2, 16]> : tensor<2xindex>} : () -> !tosa.shape<2> loc(""("flatten"))
     %reshape = tosa.reshape %pool, %shape {qfx.origin = "torch.flatten", qfx.module_name = "", qfx.node_name = "flatten"} : (tensor<2x1x1x16xf32>, !tosa.shape<2>) -> tensor<2x16xf32> loc(""("flatten"))
     %shape_1 = tosa.const_shape {values = dense<[1, 2, 16]> : tensor<3xindex>} : () -> !tosa.shape<3> loc("fc")

@@ -20,7 +20,7 @@ module {
     %clamp = tosa.clamp %bn {min_val = 0.00000000e+00 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU", qfx.module_name = "relu"} : (tensor<2x5x5x8xf32>) -> tensor<2x5x5x8xf32> loc("relu")
     %zp_2 = "tosa.const"() <{values = dense<0.00000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32> loc("pool")
     %zp_3 = "tosa.const"() <{values = dense<0.00000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32> loc("pool")
-    %pool = tosa.avg_pool2d %clamp, %zp_2, %zp_3 {acc_type = f32, kernel = array<i64: 5, 5>, stride = array<i64: 5, 5>, pad = array<i64: 0, 0, 0, 0>, qfx.origin = "torch.nn.AdaptiveAvgPool2d", qfx.module_name = "pool"} : (tensor<2x5x5x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x1x8xf32> loc("pool")
+    %pool = tosa.avg_pool2d %clamp, %zp_2, %zp_3 {acc_type = f32, kernel = array<i64: 5, 5>, stride = array<i64: 5, 5>, pad = array<i64: 0, 0, 0, 0>, qfx.qnnpack_pool, qfx.origin = "torch.nn.AdaptiveAvgPool2d", qfx.module_name = "pool"} : (tensor<2x5x5x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x1x8xf32> loc("pool")
     %shape = tosa.const_shape {values = dense<[2, 8]> : tensor<2xindex>} : () -> !tosa.shape<2> loc(""("flatten"))
     %reshape = tosa.reshape %pool, %shape {qfx.origin = "torch.flatten", qfx.module_name = "", qfx.node_name = "flatten"} : (tensor<2x1x1x8xf32>, !tosa.shape<2>) -> tensor<2x8xf32> loc(""("flatten"))
     %shape_1 = tosa.const_shape {values = dense<[1, 2, 8]> : tensor<3xindex>} : () -> !tosa.shape<3> loc("fc")

@@ -202,6 +202,14 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                 "\"adaptive_avg_pool2d_contiguous\" on a tosa.avg_pool2d";
     return success();
   }
+  if (attr.getName() == getQnnpackPoolAttrName()) {
+    if (!llvm::isa<mlir::tosa::AvgPool2dOp>(op) ||
+        !llvm::isa<mlir::UnitAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "attribute '" << getQnnpackPoolAttrName()
+             << "' must be a unit attribute on a tosa.avg_pool2d";
+    return success();
+  }
   return op->emitOpError() << "unknown qfx attribute '"
                            << attr.getName().getValue() << "', expected '"
                            << getOriginAttrName() << "', '"
@@ -215,6 +223,7 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
                            << getQuantizedAttrName() << "', '"
                            << getTensorOperandAttrName() << "', '"
                            << getPartOfAttrName() << "', '"
-                           << getTorchKernelAttrName() << "' or '"
+                           << getTorchKernelAttrName() << "', '"
+                           << getQnnpackPoolAttrName() << "' or '"
                            << getTorchObserverAttrName() << "'";
 }

@@ -101,7 +101,15 @@ def QFX_Dialect : Dialect {
     even) or `"adaptive_avg_pool2d_contiguous"` (the stored integers' sums
     times PyTorch's float32 `1 / count`, rounded half to even). Without it
     `qfx-lower` averages as PyTorch's channels-last kernels (every pool after
-    a quantized convolution) do; the two differ on some ties.
+    a quantized convolution) do; the two differ on some ties. An average
+    pool PyTorch's qnnpack engine runs with qnnpack's own kernel when its
+    operand is quint8 (an `avg_pool2d` without `ceil_mode`, an
+    `adaptive_avg_pool2d` whose output size divides its input size without
+    equalling it) carries the unit attribute `qfx.qnnpack_pool`: on that
+    engine `qfx-lower` computes qnnpack's arithmetic for it (the window sums
+    of `q - zp`, padding included as zeros, times float32
+    `scale / (scale * kh * kw)`, rounded half to even, plus the zero point),
+    whatever the layout.
 
     An integer function argument that indexes embeddings carries
     `qfx.index_bound = V : i64`, the rows of the smallest table it indexes:
@@ -184,6 +192,11 @@ def QFX_Dialect : Dialect {
     /// kernels' arithmetic.
     static constexpr ::llvm::StringLiteral getTorchKernelAttrName() {
       return ::llvm::StringLiteral("qfx.torch_kernel");
+    }
+    /// The unit attribute of a `tosa.avg_pool2d` PyTorch's qnnpack engine
+    /// averages with qnnpack's kernel when its operand is quint8.
+    static constexpr ::llvm::StringLiteral getQnnpackPoolAttrName() {
+      return ::llvm::StringLiteral("qfx.qnnpack_pool");
     }
     /// The argument attribute bounding an index argument: [0, bound).
     static constexpr ::llvm::StringLiteral getIndexBoundAttrName() {
