@@ -85,6 +85,8 @@ CASES = [
      {"c": conv()}, (2, 4, 7, 7)),
     ("counting_padding_ceil_mode", lambda s, x: x, nn.AvgPool2d(3, 2, 1, ceil_mode=True), {},
      (2, 4, 8, 8)),
+    ("counting_padding_after_conv", lambda s, x: s.c(x), nn.AvgPool2d(3, 2, 1), {"c": conv()},
+     (2, 4, 7, 7)),
 ]
 
 
