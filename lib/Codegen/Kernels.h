@@ -302,8 +302,7 @@ inline constexpr int64_t kParallelMacs = int64_t{1} << 22;
 /// and the globals a chain's call passes it as its constants. Chains of the
 /// same geometry and epilogue build the same function (their weights,
 /// epilogue constants, zero points and clamps are constants): qfx-codegen
-/// keeps the first and calls it with each chain's globals (resnet50: 54
-/// chains, 24 functions).
+/// keeps the first and calls it with each chain's globals.
 struct Kernel {
   mlir::func::FuncOp func;
   llvm::SmallVector<mlir::memref::GlobalOp> constants;

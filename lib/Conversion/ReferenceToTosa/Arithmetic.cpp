@@ -272,6 +272,18 @@ Value roundedQuotient(OpBuilder &b, Location loc, Value sum,
       b, loc, type, tosa::SubOp::create(b, loc, type, q, down), splat(bound));
 }
 
+/// The int32 NHWC `sum` in float32 times `multipliers` (one, or one per
+/// position), each product rounded once.
+static Value timesFloat32(OpBuilder &b, Location loc, Value sum,
+                          ArrayRef<float> multipliers) {
+  Type f32 = b.getF32Type();
+  auto floatType = llvm::cast<RankedTensorType>(sum.getType()).clone(f32);
+  Value multiplier = perPosition(b, loc, floatType, f32, multipliers);
+  Value value = tosa::CastOp::create(b, loc, floatType, sum);
+  return tosa::MulOp::create(b, loc, floatType, value, multiplier,
+                             noShift(b, loc));
+}
+
 /// Whether the heights and widths of `avg`'s input and result are static.
 static bool hasStaticWindows(tosa::AvgPool2dOp avg) {
   return llvm::all_of(
@@ -392,11 +404,7 @@ Lowered<Value> Lowering::averageAsContiguousKernel(OpBuilder &b, Location loc,
     for (int64_t count : getWindowCounts(avg))
       multipliers.push_back(static_cast<float>(1.0 / count));
   auto floatType = resultType.clone(f32);
-  Value multiplier =
-      perPosition(b, loc, floatType, f32, ArrayRef<float>(multipliers));
-  Value value = tosa::MulOp::create(
-      b, loc, floatType, tosa::CastOp::create(b, loc, floatType, sum),
-      multiplier, noShift(b, loc));
+  Value value = timesFloat32(b, loc, sum, multipliers);
   if (!adaptive)
     value = tosa::AddOp::create(
         b, loc, floatType, value,
@@ -416,20 +424,15 @@ Lowered<Value> Lowering::averageAsQnnpackKernel(OpBuilder &b, Location loc,
                                                 tosa::AvgPool2dOp avg,
                                                 const Act &input,
                                                 const ActQuant &out) {
-  Type i32 = b.getIntegerType(32), f32 = b.getF32Type();
   if (!hasStaticWindows(avg))
     return unsupported("an average pool needs a static height and width");
   ArrayRef<int64_t> kernel = avg.getKernel();
   auto scale = static_cast<float>(input.quant.scale);
   float multiplier =
       scale / (scale * static_cast<float>(kernel[0] * kernel[1]));
-  Value sum =
-      getWindowSums(b, loc, avg, input.value, input.quant.zeroPoint, i32);
-  auto floatType = llvm::cast<RankedTensorType>(sum.getType()).clone(f32);
-  Value value = tosa::MulOp::create(
-      b, loc, floatType, tosa::CastOp::create(b, loc, floatType, sum),
-      perPosition(b, loc, floatType, f32, ArrayRef<float>{multiplier}),
-      noShift(b, loc));
+  Value sum = getWindowSums(b, loc, avg, input.value, input.quant.zeroPoint,
+                            b.getIntegerType(32));
+  Value value = timesFloat32(b, loc, sum, {multiplier});
   Value pooled =
       roundToInt8(b, loc, value, input.quant.zeroPoint, {kInt8Min, kInt8Max});
   return requantize(b, loc, Act{pooled, input.quant}, out);

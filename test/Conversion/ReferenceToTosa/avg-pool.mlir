@@ -108,8 +108,8 @@ func.func @adaptive_avg_pool2d(%arg0: tensor<1x3x3x2x!u>) -> tensor<1x1x1x2xf32>
 !u = !quant.uniform<u8:f32, 0.05:117>
 // CHECK-LABEL: func.func @qnnpack_pool
 // CHECK: %[[SUM:.*]] = qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = -11 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
-// CHECK: %[[F:.*]] = tosa.cast %[[SUM]] : (tensor<1x3x3x2xi32>) -> tensor<1x3x3x2xf32>
 // CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<0.111111112> : tensor<1x1x1x1xf32>}>
+// CHECK: %[[F:.*]] = tosa.cast %[[SUM]] : (tensor<1x3x3x2xi32>) -> tensor<1x3x3x2xf32>
 // CHECK: %[[P:.*]] = tosa.mul %[[F]], %[[M]]
 // CHECK: %[[C:.*]] = tosa.clamp %[[P]] {max_val = 1.380000e+02 : f32, min_val = -1.170000e+02 : f32}
 // CHECK: %[[R:.*]] = tosa.cast %[[C]] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xi32>
