@@ -275,9 +275,13 @@ std::vector<CompositeInfo> makeComposites() {
     add(row(name, F::Recurrent, L::Recurrent, OpGroup::Recurrent, ops));
   add(entry("torch.nn.GRU", F::Recurrent, L::Recurrent));
 
-  // Float in PyTorch's tables, and no int8 form.
-  add(entry("torch.nn.MultiheadAttention", F::MultiheadAttention,
-            std::nullopt));
+  // Float in PyTorch's tables, and no int8 form: nn.MultiheadAttention, and
+  // the float attention between the quantized projections of PyTorch's
+  // quantizable MultiheadAttention (a prepare_custom_config swap).
+  for (StringLiteral name : {StringLiteral("torch.nn.MultiheadAttention"),
+                             StringLiteral("torch.ao.nn.quantizable."
+                                           "MultiheadAttention")})
+    add(entry(name, F::MultiheadAttention, std::nullopt));
   return result;
 }
 

@@ -240,7 +240,7 @@ def auto_quantize(model: Any, qconfig_mapping: Any, calibration: Sequence[Any],
         mapping = _mapping(base)
         for name, qconfig in changes.items():
             mapping.set_module_name(name, qconfig)
-        prepared = prepare_fx(model, mapping, example, backend_config, outputs=None)
+        prepared = prepare_fx(model, mapping, example, backend_config=backend_config, outputs=None)
         for sample in samples:
             prepared(*sample)
         with warnings.catch_warnings():

@@ -189,8 +189,11 @@ def _window_extent(in_size, pad_before, pad_after, out_size, stride, extent):
 
 class _Exporter:
     def __init__(self, gm, root, recorded: dict, scope: dict,
-                 weight_observers: Optional[dict] = None):
+                 weight_observers: Optional[dict] = None, quantizable=frozenset()):
         self.gm = gm
+        # Module types prepare_fx's prepare_custom_config maps to their
+        # quantizable form (m_multihead_attention).
+        self.quantizable = quantizable
         self.recorded = recorded
         self.scope = scope
         # The traced-through modules too, to name the owner of a functional call.
@@ -458,23 +461,29 @@ class _Exporter:
         self.linear(node, x, weight, bias, loc, origin)
 
     def linear(self, node, x: _Value, weight, bias, loc, origin):
-        w = self.w
         if x.rank < 1:
             self.fail(node, "Linear needs a tensor of rank >= 1")
-        src = self.plain(node, x, loc)
         features = x.torch_shape[-1]
         rows = int(np.prod(x.torch_shape[:-1], dtype=np.int64))
-        out_features = weight.shape[0]
-        a = w.reshape(src, (1, rows, features), loc, None)
-        b = w.const(weight.T[None, :, :], loc, f"{node.name}_weight")
-        self.tag_weight(b, loc)
-        zp_a = w.zero_point(loc)
-        zp_b = w.zero_point(loc)
-        mm = w.op("matmul", [a, b, zp_a, zp_b], (1, rows, out_features), loc, origin, hint=node.name)
-        c = w.const(bias.reshape(1, 1, out_features), loc, f"{node.name}_bias")
-        y = w.op("add", [mm, c], mm.shape, loc, origin, hint=node.name)
-        y = w.reshape(y, tuple(x.torch_shape[:-1]) + (out_features,), loc, None)
+        a = self.w.reshape(self.plain(node, x, loc), (1, rows, features), loc, None)
+        y = self.linear_rows(a, weight, bias, loc, origin, node.name)
+        y = self.w.reshape(y, tuple(x.torch_shape[:-1]) + (weight.shape[0],), loc, None)
         self.set_tensor(node, y, _identity(x.rank))
+
+    def linear_rows(self, a: Tensor, weight, bias, loc, origin, hint: str,
+                    part_of: Optional[str] = None) -> Tensor:
+        """A Linear of `[1, rows, in]` `a`: tosa.matmul with the constant
+        weight^T and the zero zero points, then the add of the bias:
+        `[1, rows, out]`, PyTorch's Linear pattern. With `part_of`, the two
+        ops carry `qfx.part_of` that type instead of an origin."""
+        w = self.w
+        rows, out_features = a.shape[1], weight.shape[0]
+        b = w.const(weight.T[None, :, :], loc, f"{hint}_weight")
+        self.tag_weight(b, loc)
+        mm = self.part_of(w.op("matmul", [a, b, w.zero_point(loc), w.zero_point(loc)],
+                               (1, rows, out_features), loc, origin, hint=hint), part_of)
+        c = w.const(bias.reshape(1, 1, out_features), loc, f"{hint}_bias")
+        return self.part_of(w.op("add", [mm, c], mm.shape, loc, origin, hint=hint), part_of)
 
     def m_conv2d(self, node, m, x, loc, origin):
         if x.rank != 4:
@@ -1137,13 +1146,28 @@ class _Exporter:
 
     def m_multihead_attention(self, node, m):
         """nn.MultiheadAttention as self-attention (query, key and value the
-        same tensor, batch_first, need_weights=False, no masks, no bias_kv or
-        zero_attn): `qfx.composite "torch.nn.MultiheadAttention"` of the
-        input, results (output, None) as the module returns them. The body is
-        PyTorch's computation in float: the input projection (in_proj_weight,
-        in_proj_bias) split into q, k, v per head, q scaled by 1/sqrt(head
-        size), softmax(q k^T) v, the output projection. PyTorch's tables have
-        no pattern for it: it stays float, as in PyTorch."""
+        same tensor, need_weights=False, no masks, no bias_kv or zero_attn),
+        batch first or sequence first, as one of two computations:
+
+        - by default, `qfx.composite "torch.nn.MultiheadAttention"` of the
+          input, results (output, None) as the module returns them. The body
+          is PyTorch's computation in float: the input projection
+          (in_proj_weight, in_proj_bias), the attention (`attention_heads`),
+          the output projection. PyTorch's tables have no pattern for it: it
+          stays float, as in PyTorch.
+        - where prepare_fx's `prepare_custom_config` maps the module to
+          `torch.ao.nn.quantizable.MultiheadAttention` (`self.quantizable`),
+          that module's computation: Linears linear_Q, linear_K and linear_V
+          (the rows of in_proj), then `qfx.composite
+          "torch.ao.nn.quantizable.MultiheadAttention"` of (q, k, v), the
+          attention in float, then the Linear out_proj. The Linears are
+          located at the module and its child (`loc("attn"("linear_Q"))`),
+          carry the module's scope and, as `qfx.part_of`, its type, so that
+          they match the backend's Linear pattern and take the module's
+          qconfig, as the quantizable module's children take their
+          parent's: a static qconfig quantizes them as PyTorch's quantized
+          MultiheadAttention does, the attention between them staying
+          float."""
         loc, origin = self.module_location(node), _module_type_name(m)
         a = self.args_kwargs(node, ["query", "key", "value", "key_padding_mask", "need_weights",
                                     "attn_mask", "average_attn_weights"],
@@ -1155,63 +1179,100 @@ class _Exporter:
         if a["need_weights"] is not False or a["key_padding_mask"] is not None or \
                 a["attn_mask"] is not None:
             self.fail(node, "only need_weights=False without masks is supported")
-        if not m.batch_first or m.bias_k is not None or m.add_zero_attn or \
-                not m._qkv_same_embed_dim:
-            self.fail(node, "only batch_first attention without bias_kv, zero_attn or separate "
-                      "key/value sizes is supported")
+        if m.bias_k is not None or m.add_zero_attn or not m._qkv_same_embed_dim:
+            self.fail(node, "only attention without bias_kv, zero_attn or separate key/value "
+                      "sizes is supported")
         x = self.tensor_arg(node, a["query"])
-        batch, length, embed = x.torch_shape
-        heads = m.num_heads
-        size = embed // heads
+        if x.rank != 3:
+            self.fail(node, "expected a 3-D input (batched attention)")
+        shape = x.torch_shape
+        embed = shape[2]
+        rows = shape[0] * shape[1]
         w = self.w
+        weight = m.in_proj_weight.detach().cpu().numpy()
+        bias = (m.in_proj_bias.detach().cpu().numpy() if m.in_proj_bias is not None
+                else np.zeros(3 * embed, np.float32))
+        out_weight = m.out_proj.weight.detach().cpu().numpy()
+        out_bias = (m.out_proj.bias.detach().cpu().numpy() if m.out_proj.bias is not None
+                    else np.zeros(embed, np.float32))
 
-        def linear(a, weight, bias, rows):
-            b = w.const(weight.T[None, :, :], loc, "weight")
-            mm = w.op("matmul", [w.reshape(a, [1, rows, weight.shape[1]], loc, None), b,
-                                 w.zero_point(loc), w.zero_point(loc)],
-                      (1, rows, weight.shape[0]), loc, None, hint="matmul")
-            return w.op("add", [mm, w.const(bias.reshape(1, 1, -1), loc, "bias")], mm.shape,
-                        loc, None, hint="add")
+        def attention(q, k, v):
+            return self.attention_heads(q, k, v, m.num_heads, shape, m.batch_first, loc)
 
-        def heads_of(t, k):
-            """The k-th of q, k, v: [batch * heads, length, size]."""
-            part = w.slice(t, [0, 0, k * embed], [1, batch * length, embed], loc, None)
-            part = w.transpose(w.reshape(part, [batch, length, heads, size], loc, None),
-                               [0, 2, 1, 3], loc, None)
-            return w.reshape(part, [batch * heads, length, size], loc, None)
+        if type(m) in self.quantizable:
+            def child(name):
+                if isinstance(loc, ModuleCall):
+                    return ModuleCall(loc[0], f"{loc[1]}.{name}")
+                return ModuleCall(loc, name)
 
-        def build(arg):
-            weight = m.in_proj_weight.detach().cpu().numpy()
-            bias = (m.in_proj_bias.detach().cpu().numpy() if m.in_proj_bias is not None
-                    else np.zeros(3 * embed, np.float32))
-            qkv = linear(arg, weight, bias, batch * length)
-            q = w.mul(heads_of(qkv, 0), w.const(np.full((1, 1, 1), 1 / math.sqrt(size),
-                                                        np.float32), loc, "scale"),
-                      (batch * heads, length, size), loc, None)
-            k, v = heads_of(qkv, 1), heads_of(qkv, 2)
-            zero = [w.zero_point(loc), w.zero_point(loc)]
-            scores = w.op("matmul", [q, w.transpose(k, [0, 2, 1], loc, None), *zero],
-                          (batch * heads, length, length), loc, None, hint="scores")
-            exp = w.op("exp", [w.op("sub", [scores, w.op(
-                "reduce_max", [scores], (batch * heads, length, 1), loc, None,
-                attrs="axis = 2 : i32", hint="max")], scores.shape, loc, None, hint="sub")],
-                scores.shape, loc, None, hint="exp")
-            total = w.op("reduce_sum", [exp], (batch * heads, length, 1), loc, None,
-                         attrs="axis = 2 : i32", hint="sum")
-            probs = w.mul(exp, w.op("reciprocal", [total], total.shape, loc, None,
-                                    hint="reciprocal"), exp.shape, loc, None)
-            out = w.op("matmul", [probs, v, *zero], (batch * heads, length, size), loc, None,
-                       hint="attention")
+            src = w.reshape(self.plain(node, x, loc), [1, rows, embed], loc, None)
+            q, k, v = (self.linear_rows(src, weight[j * embed:(j + 1) * embed],
+                                        bias[j * embed:(j + 1) * embed], child(name), None,
+                                        f"{node.name}_{name}", part_of=origin)
+                       for j, name in enumerate(["linear_Q", "linear_K", "linear_V"]))
+            core = w.composite("torch.ao.nn.quantizable.MultiheadAttention", [q, k, v], loc,
+                               origin, attention, hint=f"{node.name}_attention")
+            y = self.linear_rows(core, out_weight, out_bias, child("out_proj"), None,
+                                 f"{node.name}_out_proj", part_of=origin)
+            y = w.reshape(y, shape, loc, None)
+        else:
+            def build(arg):
+                src = w.reshape(arg, [1, rows, embed], loc, None)
+                qkv = self.linear_rows(src, weight, bias, loc, None, "in_proj")
+                q, k, v = (w.slice(qkv, [0, 0, j * embed], [1, rows, embed], loc, None)
+                           for j in range(3))
+                out = self.linear_rows(attention(q, k, v), out_weight, out_bias, loc, None,
+                                       "out_proj")
+                return w.reshape(out, shape, loc, None)
+
+            y = w.composite("torch.nn.MultiheadAttention", [self.plain(node, x, loc)], loc,
+                            origin, build, hint=node.name)
+        self.env[node] = (_Value(y, _identity(3), y.shape), None)
+
+    def attention_heads(self, q, k, v, heads: int, shape, batch_first: bool, loc) -> Tensor:
+        """PyTorch's attention of `[1, rows, embed]` q, k and v in the layout
+        of the module's input `shape` ([batch, length, embed] batch first,
+        else [length, batch, embed]): per head, `softmax(q / sqrt(d) k^T) v`
+        (q times 1/sqrt(head size), softmax as exp(s - max) times the
+        reciprocal of its sum), the heads concatenated again: `[1, rows,
+        embed]` in the same layout."""
+        w = self.w
+        embed = shape[2]
+        size = embed // heads
+        batch, length = (shape[0], shape[1]) if batch_first else (shape[1], shape[0])
+        group = batch * heads
+
+        def split(t):
+            """[batch * heads, length, size]: PyTorch's view and transpose."""
+            if batch_first:
+                t = w.transpose(w.reshape(t, [batch, length, heads, size], loc, None),
+                                [0, 2, 1, 3], loc, None)
+                return w.reshape(t, [group, length, size], loc, None)
+            return w.transpose(w.reshape(t, [length, group, size], loc, None), [1, 0, 2],
+                               loc, None)
+
+        q = w.mul(split(q), w.const(np.full((1, 1, 1), 1 / math.sqrt(size), np.float32), loc,
+                                    "scale"), (group, length, size), loc, None)
+        k, v = split(k), split(v)
+        zero = [w.zero_point(loc), w.zero_point(loc)]
+        scores = w.op("matmul", [q, w.transpose(k, [0, 2, 1], loc, None), *zero],
+                      (group, length, length), loc, None, hint="scores")
+        exp = w.op("exp", [w.op("sub", [scores, w.op(
+            "reduce_max", [scores], (group, length, 1), loc, None,
+            attrs="axis = 2 : i32", hint="max")], scores.shape, loc, None, hint="sub")],
+            scores.shape, loc, None, hint="exp")
+        total = w.op("reduce_sum", [exp], (group, length, 1), loc, None,
+                     attrs="axis = 2 : i32", hint="sum")
+        probs = w.mul(exp, w.op("reciprocal", [total], total.shape, loc, None,
+                                hint="reciprocal"), exp.shape, loc, None)
+        out = w.op("matmul", [probs, v, *zero], (group, length, size), loc, None,
+                   hint="attention")
+        if batch_first:
             out = w.transpose(w.reshape(out, [batch, heads, length, size], loc, None),
                               [0, 2, 1, 3], loc, None)
-            out = linear(w.reshape(out, [batch * length, embed], loc, None),
-                         m.out_proj.weight.detach().cpu().numpy(),
-                         m.out_proj.bias.detach().cpu().numpy(), batch * length)
-            return w.reshape(out, [batch, length, embed], loc, None)
-
-        y = w.composite("torch.nn.MultiheadAttention", [self.plain(node, x, loc)], loc, origin,
-                        build, hint=node.name)
-        self.env[node] = (_Value(y, _identity(3), y.shape), None)
+        else:
+            out = w.transpose(out, [1, 0, 2], loc, None)
+        return w.reshape(out, [1, batch * length, embed], loc, None)
 
     def m_embedding_bag(self, node, m):
         """nn.EmbeddingBag of 2-D indices [bags, bag size] (no offsets, no
@@ -2659,10 +2720,13 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
     return export_with_outputs(model, example_inputs, func_name=func_name)[0]
 
 
-def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main") -> tuple:
+def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main",
+                        quantizable=frozenset()) -> tuple:
     """`export_tosa`'s text, the model's outputs for `example_inputs` and,
     per input, the number of rows of the embeddings it indexes (None for an
-    input that indexes none): its values must lie in [0, rows)."""
+    input that indexes none): its values must lie in [0, rows).
+    `quantizable`: the module types exported as their quantizable form
+    (nn.MultiheadAttention, see _Exporter.m_multihead_attention)."""
     _load_torch()
     if not isinstance(model, nn.Module):
         raise TypeError(f"export_tosa expects a torch.nn.Module, got {type(model).__name__}")
@@ -2675,7 +2739,7 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     model, weight_observers = _qat_to_float(model)
     gm, node_scope = _trace(model)
     recorded, outputs = _record(gm, example_inputs)
-    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers)
+    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers, quantizable)
     text = exporter.run(func_name)
     bounds = [exporter.index_bounds.get(t.name) for t in exporter.arg_tensors]
     return text, outputs, bounds

@@ -816,10 +816,83 @@ def _writes_stage_files(function: Any) -> Any:
     return wrapper
 
 
+def _custom_module_swaps(prepare_custom_config: Any) -> frozenset:
+    """The float module types `prepare_custom_config` (a PyTorch
+    PrepareCustomConfig or its dict) maps to an observed custom module. qfx
+    knows one such mapping, PyTorch's own for attention:
+    nn.MultiheadAttention to torch.ao.nn.quantizable.MultiheadAttention
+    (static). Anything else raises NotImplementedError naming it."""
+    if prepare_custom_config is None:
+        return frozenset()
+    import torch
+    from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+    from torch.ao.quantization.quant_type import QuantType
+
+    config = prepare_custom_config
+    if isinstance(config, dict):
+        config = PrepareCustomConfig.from_dict(config)
+    if not isinstance(config, PrepareCustomConfig):
+        raise TypeError("prepare_fx: prepare_custom_config must be a PrepareCustomConfig or its "
+                        f"dict, got {type(prepare_custom_config).__name__}")
+    unsupported = [name for name in ("standalone_module_names", "standalone_module_classes",
+                                     "non_traceable_module_names",
+                                     "non_traceable_module_classes", "input_quantized_indexes",
+                                     "output_quantized_indexes", "preserved_attributes")
+                   if getattr(config, name)]
+    if unsupported:
+        raise NotImplementedError("prepare_fx: prepare_custom_config: qfx does not implement "
+                                  + ", ".join(unsupported) + " (only the float to observed "
+                                  "mapping of nn.MultiheadAttention)")
+    swaps = set()
+    quantizable = (torch.nn.MultiheadAttention, torch.ao.nn.quantizable.MultiheadAttention)
+    for quant_type, mapping in config.float_to_observed_mapping.items():
+        for float_class, observed_class in mapping.items():
+            if (float_class, observed_class) != quantizable or quant_type != QuantType.STATIC:
+                raise NotImplementedError(
+                    f"prepare_fx: prepare_custom_config maps {float_class.__name__} to "
+                    f"{observed_class.__module__}.{observed_class.__name__} "
+                    f"({quant_type.name.lower()}); the one custom module qfx implements is "
+                    "nn.MultiheadAttention to torch.ao.nn.quantizable.MultiheadAttention "
+                    "(static)")
+            swaps.add(float_class)
+    return frozenset(swaps)
+
+
+def _check_convert_custom_config(convert_custom_config: Any) -> None:
+    """`convert_custom_config` (a PyTorch ConvertCustomConfig or its dict)
+    may map the quantizable MultiheadAttention to PyTorch's quantized one,
+    as PyTorch's convert_fx needs; qfx needs nothing there. Anything else
+    raises NotImplementedError naming it."""
+    if convert_custom_config is None:
+        return
+    import torch
+    from torch.ao.quantization.fx.custom_config import ConvertCustomConfig
+
+    config = convert_custom_config
+    if isinstance(config, dict):
+        config = ConvertCustomConfig.from_dict(config)
+    if not isinstance(config, ConvertCustomConfig):
+        raise TypeError("convert_fx: convert_custom_config must be a ConvertCustomConfig or its "
+                        f"dict, got {type(convert_custom_config).__name__}")
+    if config.preserved_attributes:
+        raise NotImplementedError("convert_fx: convert_custom_config: qfx does not implement "
+                                  "preserved_attributes")
+    quantized = (torch.ao.nn.quantizable.MultiheadAttention,
+                 torch.ao.nn.quantized.MultiheadAttention)
+    for mapping in config.observed_to_quantized_mapping.values():
+        for observed_class, quantized_class in mapping.items():
+            if (observed_class, quantized_class) != quantized:
+                raise NotImplementedError(
+                    f"convert_fx: convert_custom_config maps {observed_class.__name__} to "
+                    f"{quantized_class.__module__}.{quantized_class.__name__}; the one custom "
+                    "module qfx implements is torch.ao.nn.quantizable.MultiheadAttention")
+
+
 @_writes_stage_files
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
-               backend_config: Any = None, *, outputs: Optional[str] = "jit",
-               workdir: Any = None, _equalization_config: Any = None,
+               prepare_custom_config: Any = None, backend_config: Any = None, *,
+               outputs: Optional[str] = "jit", workdir: Any = None,
+               _equalization_config: Any = None,
                _follow_engine: bool = False) -> PreparedModel:
     """qfx's `torch.ao.quantization.quantize_fx.prepare_fx` (post-training).
 
@@ -831,6 +904,15 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
       "default:x86".
     - `example_inputs`: a tuple of float32 tensors; they fix the shapes every
       call takes.
+    - `prepare_custom_config`: a torch PrepareCustomConfig or its dict.
+      qfx implements one entry, PyTorch's own custom module for attention:
+      `set_float_to_observed_mapping(nn.MultiheadAttention,
+      torch.ao.nn.quantizable.MultiheadAttention)` quantizes the attention's
+      input and output projections (the Linears linear_Q, linear_K,
+      linear_V and out_proj, with the module's qconfig), the attention
+      between them staying float. PyTorch 1.13 implements it in eager mode
+      only, and drops `batch_first` there; qfx keeps it (see
+      docs/python.md). Other entries raise NotImplementedError.
     - `backend_config`: a `qfx.BackendConfig`, a torch BackendConfig, or a
       built-in table's name; default "onednn", the table of PyTorch's
       native.py, which PyTorch's prepare_fx defaults to. Without it the
@@ -867,7 +949,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    float_mlir, result, index_bounds = export_with_outputs(model, example_inputs)
+    float_mlir, result, index_bounds = export_with_outputs(
+        model, example_inputs, quantizable=_custom_module_swaps(prepare_custom_config))
     signature = _signature(example_inputs, result, index_bounds, "prepare_fx")
 
     prepared = PreparedModel.__new__(PreparedModel)
@@ -886,8 +969,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
 
 
 @_writes_stage_files
-def convert_fx(prepared: Any, example_inputs: Any = None,
-               backend_config: Any = None) -> QuantizedModel:
+def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = None,
+               convert_custom_config: Any = None) -> QuantizedModel:
     """qfx's `torch.ao.quantization.quantize_fx.convert_fx`, of a model
     `qfx.prepare_fx` prepared or of one PyTorch's `prepare_fx` prepared.
 
@@ -925,7 +1008,14 @@ def convert_fx(prepared: Any, example_inputs: Any = None,
     qfx-lower cannot lower run in float: they are listed in
     `QuantizedModel.float_ops` and reported with a `FloatOpWarning`.
     `qfx.ToolError` with the tool's diagnostics if a step fails.
+
+    `convert_custom_config` (a torch ConvertCustomConfig or its dict) may
+    map torch.ao.nn.quantizable.MultiheadAttention to
+    torch.ao.nn.quantized.MultiheadAttention, as PyTorch's needs; qfx
+    converts what prepare_fx's `prepare_custom_config` made without it.
+    Other entries raise NotImplementedError.
     """
+    _check_convert_custom_config(convert_custom_config)
     if _is_torch_prepared(prepared):
         quantized = _convert_torch_prepared(prepared, example_inputs, backend_config)
         _warn_float_ops(quantized.float_ops, stacklevel=2)
@@ -1013,8 +1103,9 @@ def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, ma
             torch_mapping.set_module_name(key, entry)
         else:
             torch_mapping.set_object_type(key, entry)
-    return convert_fx(prepare_fx(model, torch_mapping, example_inputs, _dynamic_backend(),
-                                 outputs=None, _follow_engine=True))
+    return convert_fx(prepare_fx(model, torch_mapping, example_inputs,
+                                 backend_config=_dynamic_backend(), outputs=None,
+                                 _follow_engine=True))
 
 
 def _dynamic_backend() -> "_config.BackendConfig":

@@ -239,7 +239,7 @@ def test_cnn_matches_pytorch_convert_fx_with_torch_configs(qnnpack):
     mapping = get_default_qconfig_mapping("qnnpack")
     backend = get_qnnpack_backend_config()
 
-    prepared = qfx.prepare_fx(model, mapping, example, backend, outputs=None)
+    prepared = qfx.prepare_fx(model, mapping, example, backend_config=backend, outputs=None)
     for x in calibration:
         prepared(x)
     quantized = qfx.convert_fx(prepared)
@@ -279,8 +279,9 @@ def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
                 theirs = torch.stack([torch_model(x) for x in tests])
     finally:
         torch.backends.quantized.engine = saved
-    prepared = qfx.prepare_fx(model, mapping, (tests[0],), "qnnpack" if engine == "qnnpack"
-                              else "x86", outputs=None)
+    prepared = qfx.prepare_fx(model, mapping, (tests[0],),
+                              backend_config="qnnpack" if engine == "qnnpack" else "x86",
+                              outputs=None)
     quantized = qfx.convert_fx(prepared)  # dynamic: no calibration needed
     expected_range = "[0, 255]" if engine == "qnnpack" else "[0, 127]"
     assert f"range {expected_range}" in quantized.mlir("reference")
@@ -337,7 +338,7 @@ def test_cnn_x86_preset_string_and_reference_model(onednn):
     calibration = samples((2, 3, 8, 8), 16, seed=30)
     tests = samples((2, 3, 8, 8), 8, seed=31)
 
-    prepared = qfx.prepare_fx(model, "default:x86", example, "x86", outputs=None)
+    prepared = qfx.prepare_fx(model, "default:x86", example, backend_config="x86", outputs=None)
     for x in calibration:
         prepared(x)
     quantized = qfx.convert_fx(prepared)
@@ -544,7 +545,8 @@ def test_save_and_load_with_a_backend_config_object(qnnpack, tmp_path):
     model = make_mlp()
     example = (torch.randn(4, 16),)
     backend = qfx.get_backend_config("qnnpack")
-    prepared = qfx.prepare_fx(model, "default:qnnpack", example, backend, outputs=None)
+    prepared = qfx.prepare_fx(model, "default:qnnpack", example, backend_config=backend,
+                              outputs=None)
     for x in samples((4, 16), 6, seed=64):
         prepared(x)
     quantized = qfx.convert_fx(prepared)
@@ -966,7 +968,7 @@ def test_errors(onednn):
     with pytest.raises(TypeError, match="qconfig_mapping"):
         qfx.prepare_fx(model, 42, example)
     with pytest.raises(ValueError, match="tpu"):
-        qfx.prepare_fx(model, "default:x86", example, "tpu")
+        qfx.prepare_fx(model, "default:x86", example, backend_config="tpu")
     with pytest.raises(TypeError, match="float32"):
         qfx.prepare_fx(model, "default:x86", (torch.zeros(4, 16, dtype=torch.float64),))
 

@@ -443,3 +443,151 @@ def test_vision_transformer_exports_and_quantizes():
         values = expected.flatten().unique()
         steps = (quantized(x) - expected).abs() / (values[1:] - values[:-1]).min()
         assert steps.max() <= 1 + 1e-4
+
+
+class Attention(nn.Module):
+    """nn.MultiheadAttention as self-attention, returning its output."""
+
+    def __init__(self, attention):
+        super().__init__()
+        self.attention = attention
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
+class EagerAttention(nn.Module):
+    """The same in PyTorch's eager mode quantization, whose default custom
+    module mapping makes nn.MultiheadAttention PyTorch's quantizable and
+    then quantized MultiheadAttention."""
+
+    def __init__(self, attention):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.attention = attention
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x):
+        x = self.quant(x)
+        return self.dequant(self.attention(x, x, x, need_weights=False)[0])
+
+
+def _quantizable_attention_config():
+    from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+
+    return PrepareCustomConfig().set_float_to_observed_mapping(
+        nn.MultiheadAttention, torch.ao.nn.quantizable.MultiheadAttention)
+
+
+def _eager_quantized_attention(attention, qconfig, calibration):
+    """PyTorch's quantized MultiheadAttention of a sequence-first `attention`
+    (eager mode: PyTorch 1.13's FX cannot observe the module's tuple
+    output), calibrated on `calibration`."""
+    model = EagerAttention(copy.deepcopy(attention)).eval()
+    model.qconfig = qconfig
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prepared = torch.ao.quantization.prepare(model)
+        for x in calibration:
+            prepared(x)
+        return torch.ao.quantization.convert(prepared)
+
+
+@pytest.mark.parametrize("batch_first, bias", [(False, True), (False, False), (True, True)])
+def test_quantizable_multihead_attention_equals_pytorchs(batch_first, bias):
+    """prepare_custom_config mapping nn.MultiheadAttention to PyTorch's
+    quantizable MultiheadAttention quantizes the input and output
+    projections (int8 Linears with the module's qconfig) and leaves the
+    attention between them float: PyTorch's quantized MultiheadAttention,
+    output for output, with qfx's own calibration. PyTorch 1.13 drops
+    `batch_first` when it makes the quantizable module (its batch-first
+    output is not attention); qfx keeps it and equals PyTorch's
+    sequence-first module on the transposed input."""
+    torch.manual_seed(0)
+    engine = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "onednn"
+    try:
+        attention = nn.MultiheadAttention(48, 6, bias=bias).eval()
+        generator = torch.Generator().manual_seed(2)
+        samples = [torch.randn(12, 3, 48, generator=generator) for _ in range(6)]
+        qconfig = torch.ao.quantization.get_default_qconfig("onednn")
+        theirs = _eager_quantized_attention(attention, qconfig, samples[:4])
+
+        ours_attention = copy.deepcopy(attention)
+        if batch_first:
+            ours_attention.batch_first = True
+        layout = (lambda x: x.transpose(0, 1)) if batch_first else (lambda x: x)
+        prepared = qfx.prepare_fx(Attention(ours_attention).eval(),
+                                  torch.ao.quantization.QConfigMapping().set_global(qconfig),
+                                  (layout(samples[0]),), _quantizable_attention_config(),
+                                  outputs=None)
+        for x in samples[:4]:
+            prepared(layout(x))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", qfx.FloatOpWarning)
+            quantized = qfx.convert_fx(prepared)
+    finally:
+        torch.backends.quantized.engine = engine
+    assert [op.op for op in quantized.float_ops] == [
+        "qfx.composite torch.ao.nn.quantizable.MultiheadAttention"]
+    assert quantized.mlir("int8").count("qfx.contract") >= 4  # the four int8 Linears
+    for x in samples[4:]:
+        expected = theirs(x)
+        step = expected.flatten().unique().diff().min()
+        steps = (layout(quantized(layout(x))) - expected).abs() / step
+        # Equal on every output here; within a step where qfx's float
+        # calibration and PyTorch's differ in the last bits.
+        assert (steps < 0.5).float().mean() >= 0.99
+        assert steps.max() <= 1 + 1e-4
+
+
+def test_multihead_attention_float_export_either_layout():
+    """The float composite (no custom config) computes PyTorch's
+    nn.MultiheadAttention batch first and sequence first; a None qconfig on
+    a quantizable one leaves its projections float too."""
+    torch.manual_seed(0)
+    for batch_first in (False, True):
+        attention = nn.MultiheadAttention(32, 4, batch_first=batch_first).eval()
+        model = Attention(attention).eval()
+        x = torch.randn(5, 7, 32)
+        prepared = qfx.prepare_fx(model, "default:x86", (x,), outputs="torch")
+        assert '"torch.nn.MultiheadAttention"' in prepared.mlir("float")
+        with torch.no_grad():
+            torch.testing.assert_close(prepared(x), model(x), rtol=0, atol=1e-5)
+    mapping = torch.ao.quantization.get_default_qconfig_mapping("x86").set_module_name(
+        "attention", None)
+    prepared = qfx.prepare_fx(model, mapping, (x,), _quantizable_attention_config(),
+                              outputs="torch")
+    assert "qfx.observe" not in prepared.mlir("observed")
+    with torch.no_grad():
+        torch.testing.assert_close(prepared(x), model(x), rtol=0, atol=1e-5)
+
+
+def test_custom_configs_qfx_does_not_implement_raise():
+    from torch.ao.quantization.fx.custom_config import ConvertCustomConfig, PrepareCustomConfig
+
+    model = Attention(nn.MultiheadAttention(16, 2).eval()).eval()
+    x = torch.randn(3, 2, 16)
+    with pytest.raises(NotImplementedError, match="non_traceable_module_names"):
+        qfx.prepare_fx(model, "default:x86", (x,),
+                       PrepareCustomConfig().set_non_traceable_module_names(["attention"]))
+    with pytest.raises(NotImplementedError, match="maps LSTM to"):
+        qfx.prepare_fx(model, "default:x86", (x,), PrepareCustomConfig()
+                       .set_float_to_observed_mapping(nn.LSTM, torch.ao.nn.quantizable.LSTM))
+    with pytest.raises(TypeError, match="PrepareCustomConfig or its dict"):
+        qfx.prepare_fx(model, "default:x86", (x,), ["attention"])
+    as_dict = {"float_to_observed_custom_module_class": {
+        "static": {nn.MultiheadAttention: torch.ao.nn.quantizable.MultiheadAttention}}}
+    prepared = qfx.prepare_fx(model, "default:x86", (x,), as_dict, outputs=None)
+    assert "torch.ao.nn.quantizable.MultiheadAttention" in prepared.mlir("float")
+    prepared(x)
+    with pytest.raises(NotImplementedError, match="maps LSTM to"):
+        qfx.convert_fx(prepared, convert_custom_config=ConvertCustomConfig()
+                       .set_observed_to_quantized_mapping(torch.ao.nn.quantizable.LSTM,
+                                                          torch.ao.nn.quantized.LSTM))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        qfx.convert_fx(prepared, convert_custom_config=ConvertCustomConfig()
+                       .set_observed_to_quantized_mapping(
+                           torch.ao.nn.quantizable.MultiheadAttention,
+                           torch.ao.nn.quantized.MultiheadAttention))

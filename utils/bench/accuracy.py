@@ -240,7 +240,8 @@ def qfx_quantize(model: torch.nn.Module, config: Config, example: Tuple[torch.Te
                  calibration: Sequence[torch.Tensor], **prepare_options: Any) -> Any:
     """qfx's int8 model, calibrated by qfx on `calibration`."""
     torch.backends.quantized.engine = config.engine
-    prepared = qfx.prepare_fx(model, config.qconfig_mapping, example, config.qfx_backend_config,
+    prepared = qfx.prepare_fx(model, config.qconfig_mapping, example,
+                              backend_config=config.qfx_backend_config,
                               outputs=None, **prepare_options)
     if not config.dynamic:
         for x in calibration:

@@ -18,10 +18,14 @@
 # 3.11 (Proxy.__iter__): their rows have no PyTorch int8 column. Prints per
 # model the latencies, qfx / PyTorch int8, the ops qfx leaves in float, the
 # share of outputs equal to PyTorch's int8 model and the worst difference in
-# its output steps, and the convert times.
+# its output steps, and the convert times. With --quantizable-attention, qfx
+# quantizes nn.MultiheadAttention as PyTorch's quantizable MultiheadAttention
+# (prepare_custom_config: int8 input and output projections, float attention
+# between them); PyTorch's FX int8 model leaves it float as before.
 #
 #   /usr/bin/python3 utils/bench/gates_vs_torch.py [--models a,b,...]
 #       [--size 224] [--calibrate 4] [--threads 1] [--rounds 5] [--runs 10]
+#       [--quantizable-attention]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -119,8 +123,14 @@ def one(name: str, args) -> dict:
     example = (calibration[0],)
     row = {"model": name}
 
+    custom = None
+    if args.quantizable_attention:
+        from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+
+        custom = PrepareCustomConfig().set_float_to_observed_mapping(
+            torch.nn.MultiheadAttention, torch.ao.nn.quantizable.MultiheadAttention)
     start = time.perf_counter()
-    prepared = qfx.prepare_fx(model, "default:x86", example, outputs=None)
+    prepared = qfx.prepare_fx(model, "default:x86", example, custom, outputs=None)
     for x in calibration:
         prepared(x)
     with warnings.catch_warnings():
@@ -155,6 +165,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--quantizable-attention", action="store_true",
+                        help="qfx quantizes nn.MultiheadAttention's projections")
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before qfx's runtime starts
     torch_onednn(args.threads)
@@ -166,7 +178,9 @@ def main() -> int:
         print(f"{name}: done ({row['qfx_s']:.1f} s qfx convert)", file=sys.stderr, flush=True)
 
     print(f"Gate models, batch 1, {args.threads} thread(s), torchvision input {args.size}x"
-          f"{args.size}, {args.calibrate} calibration samples; ms are interleaved medians")
+          f"{args.size}, {args.calibrate} calibration samples; ms are interleaved medians"
+          + ("; qfx quantizes MultiheadAttention's projections (quantizable MultiheadAttention)"
+             if args.quantizable_attention else ""))
     nan = float("nan")
     print_table(
         [("model", 20, ""), ("qfx int8", 9, ".2f"), ("PT int8", 9, ".2f"),
