@@ -19,10 +19,12 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -291,6 +293,111 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
   }
 };
 
+/// glibc's table for expf (e_exp2f_data.c, from Arm's optimized routines):
+/// the bits of 2^(i/32), correctly rounded, minus i << 47.
+constexpr uint64_t kExp2fTable[32] = {
+    0x3ff0000000000000ULL, 0x3fefd9b0d3158574ULL, 0x3fefb5586cf9890fULL,
+    0x3fef9301d0125b51ULL, 0x3fef72b83c7d517bULL, 0x3fef54873168b9aaULL,
+    0x3fef387a6e756238ULL, 0x3fef1e9df51fdee1ULL, 0x3fef06fe0a31b715ULL,
+    0x3feef1a7373aa9cbULL, 0x3feedea64c123422ULL, 0x3feece086061892dULL,
+    0x3feebfdad5362a27ULL, 0x3feeb42b569d4f82ULL, 0x3feeab07dd485429ULL,
+    0x3feea47eb03a5585ULL, 0x3feea09e667f3bcdULL, 0x3fee9f75e8ec5f74ULL,
+    0x3feea11473eb0187ULL, 0x3feea589994cce13ULL, 0x3feeace5422aa0dbULL,
+    0x3feeb737b0cdc5e5ULL, 0x3feec49182a3f090ULL, 0x3feed503b23e255dULL,
+    0x3feee89f995ad3adULL, 0x3feeff76f2fb5e47ULL, 0x3fef199bdd85529cULL,
+    0x3fef3720dcef9069ULL, 0x3fef5818dcfba487ULL, 0x3fef7c97337b9b5fULL,
+    0x3fefa4afa2a490daULL, 0x3fefd0765b6e4540ULL};
+
+/// Replaces every f32 `math.exp` of `module` with glibc's expf as
+/// arithmetic, bit for bit: x * 32 / ln 2 = k + r (in double, with fused
+/// multiply-adds, as the x86-64 build's __expf_fma computes it), 2^(k/32)
+/// from the table and the exponent bits, times a cubic in r, rounded to
+/// float once; +inf above log(2^128), 0 below log(2^-150), NaN for NaN.
+/// Equal to glibc 2.36's expf on all 2^32 inputs (checked exhaustively when
+/// this was written; test/Codegen/qfx-lower-intrinsic-calls.mlir and
+/// test_float_exp_is_libms check samples). Unlike a call of expf, LLVM
+/// vectorizes it (softmax, sigmoid).
+void expandExpf(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::math::ExpOp> exps;
+  module.walk([&](mlir::math::ExpOp op) {
+    if (op.getType().isF32())
+      exps.push_back(op);
+  });
+  if (exps.empty())
+    return;
+  mlir::MLIRContext *context = module.getContext();
+  mlir::OpBuilder b(context);
+  auto i64 = b.getI64Type();
+  auto tableType = mlir::MemRefType::get({32}, i64);
+  b.setInsertionPointToStart(module.getBody());
+  auto global = mlir::memref::GlobalOp::create(
+      b, module.getLoc(), "qfx_expf_table", b.getStringAttr("private"),
+      tableType,
+      mlir::DenseElementsAttr::get(
+          mlir::RankedTensorType::get({32}, i64),
+          llvm::ArrayRef<uint64_t>(kExp2fTable, std::size(kExp2fTable))),
+      /*constant=*/true, /*alignment=*/nullptr);
+  mlir::SymbolTable(module).insert(global);
+  for (mlir::math::ExpOp op : exps) {
+    mlir::Location loc = op.getLoc();
+    // The table's address is taken next to each exp, not once per function:
+    // a parallel loop's body captured from outside would receive it through
+    // OpenMP's argument struct, and LLVM, no longer sure that the loop's
+    // stores cannot write the table, would not vectorize the loop.
+    b.setInsertionPoint(op);
+    mlir::Value table = mlir::memref::GetGlobalOp::create(b, loc, tableType,
+                                                          global.getSymName());
+    auto f64 = [&](double value) -> mlir::Value {
+      return mlir::arith::ConstantOp::create(b, loc, b.getF64FloatAttr(value));
+    };
+    auto f32 = [&](float value) -> mlir::Value {
+      return mlir::arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+    };
+    auto int64 = [&](int64_t value) -> mlir::Value {
+      return mlir::arith::ConstantOp::create(b, loc,
+                                             b.getI64IntegerAttr(value));
+    };
+    auto fma = [&](mlir::Value x, mlir::Value y, mlir::Value z) {
+      return mlir::math::FmaOp::create(b, loc, x, y, z).getResult();
+    };
+    mlir::Value x = op.getOperand();
+    mlir::Value xd = mlir::arith::ExtFOp::create(b, loc, b.getF64Type(), x);
+    mlir::Value invLn2N = f64(0x1.71547652b82fep+0 * 32);
+    mlir::Value shift = f64(0x1.8p+52);
+    mlir::Value shifted = fma(invLn2N, xd, shift);
+    mlir::Value ki = mlir::arith::BitcastOp::create(b, loc, i64, shifted);
+    mlir::Value kd = mlir::arith::SubFOp::create(b, loc, shifted, shift);
+    mlir::Value r = fma(invLn2N, xd, mlir::arith::NegFOp::create(b, loc, kd));
+    mlir::Value index = mlir::arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        mlir::arith::AndIOp::create(b, loc, ki, int64(31)));
+    mlir::Value bits = mlir::arith::AddIOp::create(
+        b, loc, mlir::memref::LoadOp::create(b, loc, table, index),
+        mlir::arith::ShLIOp::create(b, loc, ki, int64(47)));
+    mlir::Value s =
+        mlir::arith::BitcastOp::create(b, loc, b.getF64Type(), bits);
+    mlir::Value z = fma(f64(0x1.c6af84b912394p-5 / 32 / 32 / 32), r,
+                        f64(0x1.ebfce50fac4f3p-3 / 32 / 32));
+    mlir::Value y = fma(f64(0x1.62e42ff0c52d6p-1 / 32), r, f64(1.0));
+    y = fma(z, mlir::arith::MulFOp::create(b, loc, r, r), y);
+    y = mlir::arith::MulFOp::create(b, loc, y, s);
+    mlir::Value result =
+        mlir::arith::TruncFOp::create(b, loc, b.getF32Type(), y);
+    using mlir::arith::CmpFPredicate;
+    auto select = [&](CmpFPredicate predicate, mlir::Value rhs,
+                      mlir::Value value) {
+      mlir::Value is = mlir::arith::CmpFOp::create(b, loc, predicate, x, rhs);
+      result = mlir::arith::SelectOp::create(b, loc, is, value, result);
+    };
+    select(CmpFPredicate::UNO, x, mlir::arith::AddFOp::create(b, loc, x, x));
+    select(CmpFPredicate::OLT, f32(-0x1.9fe368p6f), f32(0.0f));
+    select(CmpFPredicate::OGT, f32(0x1.62e42ep6f),
+           f32(std::numeric_limits<float>::infinity()));
+    op.replaceAllUsesWith(result);
+    op.erase();
+  }
+}
+
 struct QFXLowerIntrinsicCallsPass
     : qfx::impl::QFXLowerIntrinsicCallsBase<QFXLowerIntrinsicCallsPass> {
   using Base::Base;
@@ -337,6 +444,7 @@ struct QFXLowerIntrinsicCallsPass
       }
       decl.erase();
     }
+    expandExpf(module);
     // Rounding half to even (the float requantization's, and every
     // tosa.cast from float to int): LLVM's intrinsic, which selects a
     // vector rounding instruction, where convert-math-to-libm would call

@@ -105,13 +105,27 @@ static bool isLocal(Operation *op) {
          linkage == LLVM::Linkage::Internal;
 }
 
+/// A private constant of at most 4 KiB (a lookup table such as expf's): each
+/// partition using it gets its own copy. Were it external there, LLVM could
+/// not tell that the partition's stores leave it alone, and would not
+/// vectorize a loop reading it (the softmax's exp).
+static bool isCopiedConstant(Operation *op) {
+  auto global = llvm::dyn_cast<LLVM::GlobalOp>(op);
+  if (!global || !global.getConstant() || !isLocal(op))
+    return false;
+  auto value =
+      llvm::dyn_cast_or_null<mlir::DenseElementsAttr>(global.getValueOrNull());
+  return value && value.getRawData().size() <= 4096;
+}
+
 /// Splits `module` into `count` modules that link into the same program:
 /// each function with a body goes to the partition with the fewest
 /// operations so far (largest first), each global to the partition of its
 /// first user. A partition declares what it uses of the others; a private
-/// symbol used from another partition becomes external. At most one
-/// partition per function; empty if that is one, or if `module` holds an
-/// operation other than functions and globals (module-level metadata,
+/// symbol used from another partition becomes external, except small
+/// constants, which each partition using them defines (isCopiedConstant). At
+/// most one partition per function; empty if that is one, or if `module` holds
+/// an operation other than functions and globals (module-level metadata,
 /// comdats): it is then compiled whole.
 static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
                                                           unsigned count) {
@@ -180,6 +194,11 @@ static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
         continue;
       }
       unsigned where = home.lookup(op);
+      if (isCopiedConstant(op)) {
+        if (where == index || users.contains(index))
+          builder.clone(*op);
+        continue;
+      }
       if (where == index) {
         Operation *copy = builder.clone(*op);
         if (isLocal(op) &&

@@ -559,9 +559,15 @@ def QFXLowerIntrinsicCalls : Pass<"qfx-lower-intrinsic-calls",
     would call `roundevenf` once per element instead. Likewise `math.fma`,
     `math.floor` and `math.absf` (qfx-lower-gelu's arithmetic) become
     `llvm.intr.fma`, `llvm.intr.floor` and `llvm.intr.fabs`: the same
-    exact operations, as instructions rather than libm calls.
+    exact operations, as instructions rather than libm calls. And every f32
+    `math.exp` (softmax, sigmoid) becomes glibc's expf written out in
+    arithmetic (double-precision fused multiply-adds, a 32-entry table
+    `qfx_expf_table`, a cubic), equal to libm's result on every input, which
+    LLVM vectorizes where it cannot vectorize calls of `expf`.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // QFX_CODEGEN_PASSES_TD

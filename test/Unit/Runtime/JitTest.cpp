@@ -25,10 +25,10 @@ using namespace qfx::runtime;
 namespace {
 
 // @entry(in, out): out[0] = @left(in[0]) + @right(in[0]), each in a
-// partition of its own. Both read the private global @table, so one of them
-// reaches it in the other's object; @offsets is only @right's.
+// partition of its own. Both read the private (mutable) global @table, so one
+// of them reaches it in the other's object; @offsets is only @right's.
 constexpr const char *kModule = R"mlir(
-llvm.mlir.global private constant @table(dense<[1, 2, 3, 4]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
+llvm.mlir.global private @table(dense<[1, 2, 3, 4]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
 llvm.mlir.global private constant @offsets(dense<[100, 200, 300, 400]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
 llvm.func @left(%i: i64) -> i64 {
   %table = llvm.mlir.addressof @table : !llvm.ptr
@@ -107,6 +107,36 @@ TEST_F(JitTest, APartitionUsesAnotherPartitionsPrivateGlobal) {
   // One a function (@left, @right, @entry and its wrapper), not a thread.
   EXPECT_EQ(partitions, 4u);
   EXPECT_EQ(run(kModule, 0, &partitions), 111);
+}
+
+// @entry(in, out): out[0] = 1 if @left and @right, in partitions of their
+// own, see the private constant @small at different addresses.
+constexpr const char *kCopiedConstant = R"mlir(
+llvm.mlir.global private constant @small(dense<[1, 2, 3, 4]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
+llvm.func @left() -> !llvm.ptr {
+  %small = llvm.mlir.addressof @small : !llvm.ptr
+  llvm.return %small : !llvm.ptr
+}
+llvm.func @right() -> !llvm.ptr {
+  %small = llvm.mlir.addressof @small : !llvm.ptr
+  llvm.return %small : !llvm.ptr
+}
+llvm.func @entry(%in: !llvm.ptr, %out: !llvm.ptr) {
+  %l = llvm.call @left() : () -> !llvm.ptr
+  %r = llvm.call @right() : () -> !llvm.ptr
+  %different = llvm.icmp "ne" %l, %r : !llvm.ptr
+  %v = llvm.zext %different : i1 to i64
+  llvm.store %v, %out : i64, !llvm.ptr
+  llvm.return
+}
+)mlir";
+
+TEST_F(JitTest, EachPartitionHasItsOwnCopyOfASmallConstant) {
+  // Were it external in one partition, LLVM could not tell that the
+  // partition's stores leave it alone (the expf table of a vectorized loop).
+  unsigned partitions = 0;
+  EXPECT_EQ(run(kCopiedConstant, 0, &partitions), 1);
+  EXPECT_EQ(partitions, 4u);
 }
 
 TEST_F(JitTest, OneThreadCompilesOnePartition) {
