@@ -324,22 +324,27 @@ qfx::lowerToLLVMDialect(mlir::ModuleOp module, const CompileOptions &options) {
   return model;
 }
 
-/// True if `module` computes a convolution or matmul in float (a float or
-/// observed stage): those become qfx-codegen's float kernels, or plain loops
-/// where it has none for the target, which LLVM's -O3 runs faster than -O2
-/// (not vectorized: see compile()). An int8 stage's contractions are
+/// True if `module` is a float or observed stage: it computes a convolution
+/// or matmul in float and no int8 contraction (qfx.contract). Its
+/// contractions become qfx-codegen's float kernels, or plain loops where it
+/// has none for the target, which LLVM's -O3 runs faster than -O2 (not
+/// vectorized: see compile()). An int8 stage's contractions are
 /// qfx-codegen's kernels, already vector code: -O2 runs them as fast and
-/// compiles them faster (docs/performance.md, "Measured decisions").
-static bool hasFloatContractions(mlir::ModuleOp module) {
-  return module
-      .walk([](qfx::QuantizableOpInterface op) {
-        return op.getWeightOperandIndex() &&
-                       llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(
-                           op->getResult(0).getType()))
-                   ? mlir::WalkResult::interrupt()
-                   : mlir::WalkResult::advance();
-      })
-      .wasInterrupted();
+/// compiles them faster (docs/performance.md, "Measured decisions"); its
+/// float islands (attention left float) are vectorized with it.
+static bool isFloatStage(mlir::ModuleOp module) {
+  bool floatContraction = false;
+  mlir::WalkResult int8 = module.walk([&](mlir::Operation *op) {
+    if (llvm::isa<qfx::ContractOp>(op))
+      return mlir::WalkResult::interrupt();
+    auto quantizable = llvm::dyn_cast<qfx::QuantizableOpInterface>(op);
+    if (quantizable && quantizable.getWeightOperandIndex() &&
+        llvm::isa<mlir::FloatType>(
+            mlir::getElementTypeOrSelf(op->getResult(0).getType())))
+      floatContraction = true;
+    return mlir::WalkResult::advance();
+  });
+  return floatContraction && !int8.wasInterrupted();
 }
 
 /// finalize-memref-to-llvm's generic allocation functions, on the buffer
@@ -372,16 +377,16 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     return true;
   }();
   (void)nativeTargetReady;
-  // The int8 programs (no float contractions) are optimized for the host:
-  // without a target machine, the loop vectorizer's cost model knows no
-  // vector registers and leaves every LLVM-compiled loop scalar (elementwise
-  // ops, pooling, per-channel chains). Programs with float contractions (a
-  // model being calibrated) are not: vectorizing their loops doubled the
+  // The int8 programs are optimized for the host: without a target machine,
+  // the loop vectorizer's cost model knows no vector registers and leaves
+  // every LLVM-compiled loop scalar (elementwise ops, pooling, per-channel
+  // chains, float islands). Float stages (a model being calibrated) are
+  // not: vectorizing their loops doubled the
   // compile time and did not make a calibration sample faster
   // (docs/performance.md, "Measured decisions").
   runtime::JitOptions jitOptions;
   jitOptions.entry = "_mlir_ciface_" + model.entry;
-  jitOptions.hostCostModel = !hasFloatContractions(module);
+  jitOptions.hostCostModel = !isFloatStage(module);
   // A float stage's convolutions and matmuls are qfx-codegen's float kernels
   // where it had kernels for the target (the lowered module names it): -O1
   // then compiles faster than -O3 and runs a calibration sample as fast or
