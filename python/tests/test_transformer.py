@@ -627,3 +627,22 @@ def test_quantizable_multihead_attention_called_twice():
     with torch.no_grad():
         error = (quantized(samples[4]) - model(samples[4])).abs().max().item()
     assert error < 0.02, error  # 0.0086 on outputs up to 0.14
+
+
+def test_quantizable_multihead_attention_dynamic():
+    """With a dynamic qconfig, the quantizable MultiheadAttention's four
+    Linears are dynamic int8 Linears: one choice of qparams per call for
+    the shared input of linear_Q/K/V, one for out_proj's."""
+    torch.manual_seed(0)
+    model = Attention(nn.MultiheadAttention(32, 4, batch_first=True).eval()).eval()
+    x = torch.randn(2, 7, 32)
+    mapping = torch.ao.quantization.QConfigMapping().set_global(
+        torch.ao.quantization.default_dynamic_qconfig)
+    quantized = qfx.convert_fx(qfx.prepare_fx(model, mapping, (x,),
+                                              _quantizable_attention_config(), outputs=None))
+    int8 = quantized.mlir("int8")
+    assert int8.count("qfx.contract") == 4
+    assert int8.count("qfx.choose_qparams") == 2
+    with torch.no_grad():
+        error = (quantized(x) - model(x)).abs().max().item()
+    assert error < 0.05, error  # 0.017 on outputs up to 0.44
