@@ -816,6 +816,17 @@ def _writes_stage_files(function: Any) -> Any:
     return wrapper
 
 
+def _custom_config(config: Any, cls: Any, what: str) -> Any:
+    """`config` as PyTorch's custom config class `cls` (given as one or as
+    its dict); TypeError naming `what` otherwise."""
+    if isinstance(config, dict):
+        config = cls.from_dict(config)
+    if not isinstance(config, cls):
+        raise TypeError(f"{what} must be a {cls.__name__} or its dict, got "
+                        f"{type(config).__name__}")
+    return config
+
+
 def _custom_module_swaps(prepare_custom_config: Any) -> frozenset:
     """The float module types `prepare_custom_config` (a PyTorch
     PrepareCustomConfig or its dict) maps to an observed custom module. qfx
@@ -828,12 +839,8 @@ def _custom_module_swaps(prepare_custom_config: Any) -> frozenset:
     from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
     from torch.ao.quantization.quant_type import QuantType
 
-    config = prepare_custom_config
-    if isinstance(config, dict):
-        config = PrepareCustomConfig.from_dict(config)
-    if not isinstance(config, PrepareCustomConfig):
-        raise TypeError("prepare_fx: prepare_custom_config must be a PrepareCustomConfig or its "
-                        f"dict, got {type(prepare_custom_config).__name__}")
+    config = _custom_config(prepare_custom_config, PrepareCustomConfig,
+                            "prepare_fx: prepare_custom_config")
     unsupported = [name for name in ("standalone_module_names", "standalone_module_classes",
                                      "non_traceable_module_names",
                                      "non_traceable_module_classes", "input_quantized_indexes",
@@ -868,12 +875,8 @@ def _check_convert_custom_config(convert_custom_config: Any) -> None:
     import torch
     from torch.ao.quantization.fx.custom_config import ConvertCustomConfig
 
-    config = convert_custom_config
-    if isinstance(config, dict):
-        config = ConvertCustomConfig.from_dict(config)
-    if not isinstance(config, ConvertCustomConfig):
-        raise TypeError("convert_fx: convert_custom_config must be a ConvertCustomConfig or its "
-                        f"dict, got {type(convert_custom_config).__name__}")
+    config = _custom_config(convert_custom_config, ConvertCustomConfig,
+                            "convert_fx: convert_custom_config")
     if config.preserved_attributes:
         raise NotImplementedError("convert_fx: convert_custom_config: qfx does not implement "
                                   "preserved_attributes")

@@ -13,7 +13,9 @@
 # output parity in PyTorch's output steps, and qfx's per-layer profile.
 #
 #   /usr/bin/python3 utils/bench/encoder_vs_torch.py [--layers 2] [--hidden 256]
-#       [--seq 128] [--threads 1] [--rounds 5] [--runs 20]
+#       [--heads 4] [--seq 128] [--threads 1] [--rounds 5] [--runs 20]
+#
+# (BERT-base's shape: --layers 12 --hidden 768 --heads 12.)
 #
 # ===----------------------------------------------------------------------===#
 
@@ -37,6 +39,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5)
@@ -53,7 +56,7 @@ def main() -> int:
 
     torch_onednn(args.threads)
     torch.manual_seed(0)
-    model = torch.nn.Sequential(*[EncoderLayer(args.hidden, 4, 4 * args.hidden)
+    model = torch.nn.Sequential(*[EncoderLayer(args.hidden, args.heads, 4 * args.hidden)
                                   for _ in range(args.layers)]).eval()
     generator = torch.Generator().manual_seed(1)
     samples = [torch.randn(1, args.seq, args.hidden, generator=generator) for _ in range(5)]
@@ -76,7 +79,8 @@ def main() -> int:
     got = ours(x)
     diff, _ = output_steps(got, expected)
     steps, equal = diff.max().item(), (diff < 1e-3).float().mean().item()
-    print(f"encoder: {args.layers} layers, hidden {args.hidden}, sequence {args.seq}, "
+    print(f"encoder: {args.layers} layers, hidden {args.hidden}, {args.heads} heads, "
+          f"sequence {args.seq}, "
           f"{args.threads} thread(s); qfx convert_fx {convert_s:.1f} s; outputs {equal:.1%} equal "
           f"to PyTorch's, worst {steps:.2f} steps")
     for name, ms in medians.items():
