@@ -381,9 +381,8 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   // the loop vectorizer's cost model knows no vector registers and leaves
   // every LLVM-compiled loop scalar (elementwise ops, pooling, per-channel
   // chains, float islands). Float stages (a model being calibrated) are
-  // not: vectorizing their loops doubled the
-  // compile time and did not make a calibration sample faster
-  // (docs/performance.md, "Measured decisions").
+  // not: vectorizing their loops doubled the compile time and did not make a
+  // calibration sample faster (docs/performance.md, "Measured decisions").
   runtime::JitOptions jitOptions;
   jitOptions.entry = "_mlir_ciface_" + model.entry;
   jitOptions.hostCostModel = !isFloatStage(module);
