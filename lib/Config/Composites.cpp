@@ -48,7 +48,8 @@ constexpr CompositeAttr kMeanAttrs[] = {
     {"averages_integers", Kind::Bool, false}};
 constexpr CompositeAttr kPool3dAttrs[] = {{"kernel", Kind::IntegerArray, true}};
 constexpr CompositeAttr kEmbeddingBagAttrs[] = {{"mode", Kind::String, true}};
-constexpr CompositeAttr kSoftmaxAttrs[] = {{"axis", Kind::Integer, true}};
+constexpr CompositeAttr kSoftmaxAttrs[] = {{"axis", Kind::Integer, true},
+                                           {"last_dim", Kind::Bool, false}};
 constexpr CompositeAttr kInterpolateAttrs[] = {
     {"mode", Kind::String, true}, {"align_corners", Kind::Bool, true}};
 constexpr CompositeAttr kConvTranspose3dAttrs[] = {

@@ -42,10 +42,11 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
   // qfx.observe of the module, before symbol-dce drops unused functions.
   return std::string(options.calibrate ? "qfx-lower-observers{calibrate=true}"
                                        : "qfx-lower-observers") +
-         // GELU becomes PyTorch's kernel, not its body (erff), after a float
-         // island's table has taken it onto the 256 int8 values.
+         // GELU and softmax become PyTorch's kernels, not their bodies (erff,
+         // expf), after a float island's table has taken a GELU onto the 256
+         // int8 values.
          ",symbol-dce,qfx-inline-fused,func.func(qfx-float-island-tables),"
-         "qfx-lower-gelu,qfx-inline-composites,"
+         "qfx-lower-gelu,qfx-lower-softmax,qfx-inline-composites,"
          "func.func(qfx-int8-clamps,qfx-sink-concats),"
          // Every contraction as qfx.contract for the kernels; what they do
          // not take back to TOSA for the generic lowering.

@@ -940,8 +940,11 @@ class _Exporter:
     def softmax(self, node, x: _Value, dim: int, loc, origin):
         """The composite "torch.nn.Softmax": exp(x - max) / sum along the held
         axis `axis`, as PyTorch's float kernel (exp(x - max) times the
-        reciprocal of the sum)."""
+        reciprocal of the sum). `last_dim`: PyTorch's dim is the tensor's
+        last, so PyTorch runs its last-dimension kernel (qfx-lower-softmax
+        reproduces it)."""
         axis = x.layout.index(dim % x.rank)
+        last_dim = "true" if dim % x.rank == x.rank - 1 else "false"
         w = self.w
 
         def build(arg):
@@ -955,7 +958,8 @@ class _Exporter:
             inverse = w.op("reciprocal", [total], reduced, loc, None, hint="inverse")
             return w.mul(e, inverse, arg.shape, loc, None)
 
-        y = w.composite("torch.nn.Softmax", x.tensor, loc, origin, build, f"axis = {axis} : i64",
+        y = w.composite("torch.nn.Softmax", x.tensor, loc, origin, build,
+                        f"axis = {axis} : i64, last_dim = {last_dim}",
                         hint=node.name)
         self.set_tensor(node, y, x.layout)
 

@@ -720,6 +720,18 @@ def test_division_is_a_mul_by_the_reciprocal(tmp_path):
         export_tosa(Fn(lambda x: torch.div(x, 2, rounding_mode="floor")).eval(), (x,))
 
 
+def test_softmax_says_whether_pytorch_reduces_its_last_dim():
+    """`last_dim`: PyTorch's dim is the tensor's last (its last-dimension
+    kernel, which qfx-lower-softmax reproduces), whatever axis qfx holds it
+    at: an NCHW channel softmax is innermost NHWC, but not PyTorch's last."""
+    x = torch.randn(1, 3, 4, 5)
+    for model, axis, last in [(nn.Softmax(-1), 3, "true"), (nn.Softmax(2), 2, "false"),
+                              (nn.Sequential(nn.Conv2d(3, 6, 1), nn.Softmax(1)), 3, "false"),
+                              (nn.Sequential(nn.Conv2d(3, 6, 1), nn.Softmax(3)), 2, "true")]:
+        text = export_tosa(model.eval(), (x,))
+        assert f"composite_attributes = {{axis = {axis} : i64, last_dim = {last}}}" in text
+
+
 def test_chunk_split_and_indexing_are_slices_without_origin(tmp_path):
     class Pieces(nn.Module):
         def __init__(self):

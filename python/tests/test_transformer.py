@@ -156,6 +156,38 @@ def test_static_encoder_matches_pytorch(statistics):
     assert (steps < 1e-3).float().mean() >= (1.0 if statistics == "pytorch" else 0.9)
 
 
+class SoftmaxAfterLinear(nn.Module):
+    """F.softmax over the last dim after a Linear: PyTorch quantizes the
+    Linear and leaves the softmax float, so the model's output is PyTorch's
+    float softmax."""
+
+    def __init__(self, length):
+        super().__init__()
+        self.linear = nn.Linear(16, length)
+
+    def forward(self, x):
+        return nn.functional.softmax(self.linear(x) * 4.0, dim=-1)
+
+
+@pytest.mark.parametrize("length", [1, 3, 8, 13, 128])
+def test_float_softmax_equals_pytorchs_bit_for_bit(length):
+    # Rows shorter than a vector, one vector, a partial last vector, many
+    # vectors (qfx-lower-softmax; with the composite's body, glibc's expf and
+    # a sequential sum, about three outputs in four differed by ulps).
+    torch.manual_seed(0)
+    model = SoftmaxAfterLinear(length).eval()
+    samples = [torch.randn(2, 5, 16) for _ in range(3)]
+    prepared, theirs = torch_static(model, samples[:2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, (samples[0],))
+    with torch.no_grad():
+        for x in samples:
+            expected, got = theirs(x), ours(x)
+            assert not expected.is_quantized
+            assert torch.equal(got.view(torch.int32), expected.view(torch.int32))
+
+
 def test_qfx_quantize_dynamic_matches_pytorchs():
     from torch.ao.quantization import quantize_dynamic
 

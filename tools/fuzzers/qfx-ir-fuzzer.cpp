@@ -40,6 +40,7 @@ constexpr const char *kPipelines[] = {
     "qfx-contract-to-tosa",
     "qfx-lower-quant-to-linalg",
     "qfx-lower-gelu",
+    "qfx-lower-softmax",
     "qfx-codegen{target=x86-64-avx512vnni}",
     "qfx-codegen{target=aarch64-dotprod}",
     "qfx-emulate-amx",

@@ -161,6 +161,57 @@ def QFXLowerGelu : Pass<"qfx-lower-gelu"> {
   ];
 }
 
+def QFXLowerSoftmax : Pass<"qfx-lower-softmax"> {
+  let summary = "Computes each last-dimension softmax composite as PyTorch's "
+                "float kernel does, in linalg.generic ops";
+  let description = [{
+    PyTorch 1.13 on x86-64 (its AVX2 kernels) computes a float softmax over
+    the last dimension of a tensor (and `quantized::softmax`, which
+    dequantizes, runs it and quantizes) with `_vec_softmax_lastdim`: the
+    row's maximum; `exp(x - max)` by SLEEF 3.5's `expf8_u10` (range
+    reduction by ln 2 in two parts, a degree-6 polynomial, fused
+    multiply-adds); the sum of those in eight lanes (element `i` added to
+    lane `i mod 8`, in order), the lanes combined as
+    `((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))` (a row shorter than
+    eight: added in order); then each exponential times `1 / sum`. The
+    composite's TOSA body (`tosa.exp`, which becomes glibc's `expf`, and a
+    sequential sum) rounds otherwise on about three outputs in four, and an
+    output on a rounding boundary of the quantize after it lands a step
+    apart.
+
+    This pass replaces each `qfx.composite "torch.nn.Softmax"` on float32
+    whose `composite_attributes` say `last_dim = true` (PyTorch's `dim` is
+    the tensor's last: the exporter sets it) and whose `axis` is the
+    innermost with that arithmetic, bit for bit
+    (`test_float_softmax_equals_pytorchs_bit_for_bit` compares outputs with
+    PyTorch's). Leading dimensions may be dynamic, the
+    reduced one is static. Other softmaxes (PyTorch's `_vec_softmax` over an
+    inner dimension, whose vector and scalar paths depend on its thread
+    split) keep their bodies. The native pipeline runs it before
+    `qfx-inline-composites`.
+
+    ```mlir
+    %r = qfx.composite "torch.nn.Softmax" (%x)
+        attributes {composite_attributes = {axis = 1 : i64, last_dim = true}}
+        : (tensor<2x12xf32>) -> tensor<2x12xf32> { ... }
+    // becomes
+    %max = linalg.generic ... arith.maximumf ...          // tensor<2xf32>
+    %e = linalg.generic ... (SLEEF's expf of x - max)     // tensor<2x12xf32>
+    %p = tensor.pad %e low[0, 0] high[0, 4] { +0.0 }      // tensor<2x16xf32>
+    %l = tensor.expand_shape %p [[0], [1, 2]]             // tensor<2x2x8xf32>
+    %lanes = linalg.generic ... arith.addf ...            // tensor<2x8xf32>
+    %inv = linalg.generic ... (the lane tree, 1 / sum)    // tensor<2xf32>
+    %r = linalg.generic ... arith.mulf %e, %inv ...       // tensor<2x12xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   let summary = "Turns calibrated observers into quantize/dequantize casts: "
                 "the reference model";
