@@ -59,6 +59,7 @@ constexpr CompositeAttr kConvTranspose3dAttrs[] = {
 constexpr CompositeAttr kLeakyReLUAttrs[] = {
     {"negative_slope", Kind::Float, false}};
 constexpr CompositeAttr kELUAttrs[] = {{"alpha", Kind::Float, false}};
+constexpr CompositeAttr kDivAttrs[] = {{"divisor", Kind::Float, false}};
 
 // Weight axes.
 constexpr int64_t kAxis0[] = {0};
@@ -158,6 +159,10 @@ std::vector<CompositeInfo> makeComposites() {
   add(entry("torch.nn.SiLU", F::Elementwise, L::Table));
   add(entry("torch.nn.GELU", F::Elementwise, L::Table)).floatKernel =
       geluAsPyTorch;
+  // True division (PyTorch's tables leave it float): of one input by the
+  // number `divisor`, or of two inputs; a user's row computes it in float
+  // between a dequantize and a quantize.
+  add(entry("torch.div", F::Division, L::FloatKernel)).attributes = kDivAttrs;
 
   // PyTorch's kernels that dequantize, compute in float and quantize: matmul
   // of two activations (a binary op to PyTorch, without a scalar operand;

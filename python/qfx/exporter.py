@@ -1677,6 +1677,18 @@ class _Exporter:
     # ----- elementwise binary ---------------------------------------------
 
     def binary(self, node, opname, a, b, loc, origin):
+        operands, layout, held = self.binary_operands(node, a, b, loc)
+        if opname == "mul":
+            y = self.w.mul(operands[0], operands[1], held, loc, origin)
+        else:
+            y = self.w.op(opname, operands, held, loc, origin, hint=node.name)
+        self.set_tensor(node, y, layout)
+
+    def binary_operands(self, node, a, b, loc):
+        """Operands `a` and `b` (values or numbers) of an elementwise op as
+        tensors of the output's rank in one layout (the first operand's of
+        that rank that is not the identity), that layout, and the output's
+        shape held in it."""
         out_shape = self.out_shape(node)
         rank = len(out_shape)
         layout = _identity(rank)
@@ -1707,12 +1719,7 @@ class _Exporter:
                 # A module attribute: a tensor argument to PyTorch, unlike a number.
                 self.w.annotate(t, "qfx.tensor_operand", "unit")
             operands.append(t)
-        held = tuple(out_shape[d] for d in layout)
-        if opname == "mul":
-            y = self.w.mul(operands[0], operands[1], held, loc, origin)
-        else:
-            y = self.w.op(opname, operands, held, loc, origin, hint=node.name)
-        self.set_tensor(node, y, layout)
+        return operands, layout, tuple(out_shape[d] for d in layout)
 
     def concat(self, node, tensors, dim, loc, origin):
         values = [self.tensor_arg(node, t) for t in tensors]
@@ -1870,23 +1877,39 @@ def _f_mul(ex, node, loc, origin):
 
 
 def _f_div(ex, node, loc, origin):
-    """Division by a number or tensor: a mul by its reciprocal (TOSA has no
-    float division). x * (1/c) equals x / c when c is a power of two (BERT's
-    sqrt(head size) usually is); otherwise it can differ in the last bit."""
+    """True division: the composite "torch.div", whose body multiplies by the
+    reciprocal (TOSA has no float division) and which qfx-lower-division
+    computes as PyTorch does, x / y rounded once. By a number: one input,
+    the number its `divisor` attribute (and a constant of the body); else
+    the dividend and divisor as two inputs of the output's rank. A number
+    divided by a tensor is PyTorch's `Tensor.__rtruediv__`, the tensor's
+    reciprocal times the number: so written."""
     a = ex.args_kwargs(node, ["input", "other", "rounding_mode"], {"rounding_mode": None})
     if ex.static(node, a["rounding_mode"]) is not None:
         ex.fail(node, "division with a rounding_mode is not supported")
     x, other = _operand(ex, node, a["input"]), _operand(ex, node, a["other"])
-    if isinstance(other, (int, float)) and not isinstance(other, bool):
+    number = isinstance(other, (int, float)) and not isinstance(other, bool)
+    if number and isinstance(x, _Value):
         if other == 0:
             ex.fail(node, "division by the number 0 is not supported")
-        ex.binary(node, "mul", x, float(np.float32(1.0) / np.float32(other)), loc, origin)
+        ex.composite(node, x, "torch.div", loc, origin, divisor=float(other))
         return
-    if not isinstance(other, _Value) or other.array is not None:
+    if not number and (not isinstance(other, _Value) or other.array is not None):
         ex.fail(node, f"unsupported divisor {other!r}")
-    inverse = ex.w.op("reciprocal", [other.tensor], other.tensor.shape, loc, origin,
-                      hint="reciprocal")
-    ex.binary(node, "mul", x, _Value(inverse, other.layout, other.torch_shape), loc, origin)
+    if not isinstance(x, _Value):
+        inverse = ex.w.op("reciprocal", [other.tensor], other.tensor.shape, loc, origin,
+                          hint="reciprocal")
+        ex.binary(node, "mul", x, _Value(inverse, other.layout, other.torch_shape), loc, origin)
+        return
+    operands, layout, held = ex.binary_operands(node, x, other, loc)
+    w = ex.w
+
+    def build(dividend, divisor):
+        inverse = w.op("reciprocal", [divisor], divisor.shape, loc, None, hint="reciprocal")
+        return w.mul(dividend, inverse, held, loc, None)
+
+    ex.set_tensor(node, w.composite("torch.div", operands, loc, origin, build, hint=node.name),
+                  layout)
 
 
 def _f_softmax(ex, node, loc, origin):
@@ -2297,7 +2320,14 @@ def _gelu_body(w, x, loc):
     return t
 
 
+def _div_body(w, x, loc, divisor):
+    # x times the float32 reciprocal of the float32 divisor.
+    inverse = np.float32(1.0) / np.float32(divisor)
+    return w.mul(x, _scalar(w, x, inverse, loc, "inverse"), x.shape, loc, None)
+
+
 _COMPOSITES = {
+    "torch.div": _div_body,
     "torch.nn.Hardsigmoid": _hardsigmoid_body,
     "torch.nn.Hardswish": _hardswish_body,
     "torch.nn.LeakyReLU": _leaky_relu_body,

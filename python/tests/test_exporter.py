@@ -706,14 +706,25 @@ def test_matmul_of_two_activations_is_a_composite(tmp_path):
         export_tosa(Fn(lambda x: torch.matmul(x, x.transpose(-1, -2).mean(0))).eval(), (x,))
 
 
-def test_division_is_a_mul_by_the_reciprocal(tmp_path):
-    model = Fn(lambda x: F.softmax(x / 4.0, dim=-1) / (torch.sigmoid(x) + 1)).eval()
+def test_division_is_a_composite_whose_body_multiplies_by_the_reciprocal(tmp_path):
+    # TOSA has no float division: the body multiplies by the reciprocal
+    # (qfx-lower-division computes x / y in native code). By a number: one
+    # input and a `divisor`; by a tensor: two inputs; a number by a tensor is
+    # PyTorch's __rtruediv__, the reciprocal times the number.
+    model = Fn(lambda x: (F.softmax(x / 4.0, dim=-1) / (torch.sigmoid(x) + 1),
+                          3.0 / (torch.sigmoid(x) + 1))).eval()
     x = torch.randn(2, 3, 5)
     text = export_tosa(model, (x,))
     validate(text)
+    divisions = re.findall(r'qfx\.composite "torch\.div" \(([^)]*)\) attributes \{(.*?)\}', text)
+    assert len(divisions) == 2
+    assert len(divisions[0][0].split(",")) == 1
+    assert "composite_attributes = {divisor = 4.00000000e+00 : f32" in divisions[0][1]
+    assert len(divisions[1][0].split(",")) == 2
+    assert "composite_attributes" not in divisions[1][1]
     by_origin = [(op, origin) for op, origin, _ in ops(text) if origin]
     assert ("tosa.reciprocal", "operator.truediv") in by_origin
-    assert by_origin.count(("tosa.mul", "operator.truediv")) == 2
+    assert ("tosa.mul", "operator.truediv") in by_origin
     assert 'qfx.composite "torch.nn.Softmax"' in text
     assert_matches_torch(model, x, text, tmp_path)
     with pytest.raises(ExportError, match="rounding_mode"):

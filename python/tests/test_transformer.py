@@ -188,6 +188,37 @@ def test_float_softmax_equals_pytorchs_bit_for_bit(length):
             assert torch.equal(got.view(torch.int32), expected.view(torch.int32))
 
 
+class Divisions(nn.Module):
+    """Divisions PyTorch leaves float after int8 Linears: by a number whose
+    reciprocal is not a power of two (an attention's sqrt(32)), by a tensor,
+    by a broadcast column, and a number by a tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x):
+        y, z = self.a(x), self.b(x)
+        positive = torch.sigmoid(z) + 1
+        return y / math.sqrt(32), y / positive, 3.0 / positive, y / z[:, :1]
+
+
+def test_float_division_equals_pytorchs_bit_for_bit():
+    # qfx-lower-division: x / y rounded once (the composite's body, a
+    # multiply by the reciprocal, put 2 in 5 of y / sqrt(32) an ulp off).
+    torch.manual_seed(0)
+    samples = [torch.randn(4, 16) for _ in range(3)]
+    prepared, theirs = torch_static(Divisions().eval(), samples[:2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, (samples[0],))
+    assert [op.origin for op in ours.float_ops] == ["operator.truediv"] * 4
+    with torch.no_grad():
+        for x in samples:
+            for expected, got in zip(theirs(x), ours(x)):
+                assert torch.equal(got.view(torch.int32), expected.view(torch.int32))
+
+
 def test_qfx_quantize_dynamic_matches_pytorchs():
     from torch.ao.quantization import quantize_dynamic
 

@@ -41,6 +41,7 @@ constexpr const char *kPipelines[] = {
     "qfx-lower-quant-to-linalg",
     "qfx-lower-gelu",
     "qfx-lower-softmax",
+    "qfx-lower-division",
     "qfx-codegen{target=x86-64-avx512vnni}",
     "qfx-codegen{target=aarch64-dotprod}",
     "qfx-emulate-amx",

@@ -51,6 +51,9 @@ enum class CompositeFamily : uint8_t {
   Matmul,
   Interpolate,
   MultiheadAttention,
+  /// torch.div: one input and a number `divisor` attribute, or two inputs
+  /// of one rank (broadcast); an elementwise body.
+  Division,
 };
 
 /// The groups of PyTorch's _common_operator_config_utils.py: each group

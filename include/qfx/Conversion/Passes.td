@@ -212,6 +212,40 @@ def QFXLowerSoftmax : Pass<"qfx-lower-softmax"> {
   ];
 }
 
+def QFXLowerDivision : Pass<"qfx-lower-division"> {
+  let summary = "Computes each division composite as PyTorch does, x / y "
+                "rounded once, in a linalg.generic";
+  let description = [{
+    PyTorch divides float tensors with a division instruction; TOSA has no
+    float division, so the exporter's `qfx.composite "torch.div"` has a body
+    that multiplies by the reciprocal, which rounds twice: for a divisor
+    whose reciprocal is not a power of two (an attention's `sqrt(head
+    size)` of 32 or 128) about two results in five differ from PyTorch's in
+    the last bit. This pass replaces each float32 `torch.div` composite by
+    a `linalg.generic` of `arith.divf`: of its one input by its `divisor`
+    attribute (a number), or of its two inputs, broadcast where an input's
+    dimension is 1 (static shapes). Others keep their bodies. The native
+    pipeline runs it before `qfx-inline-composites`.
+
+    ```mlir
+    %r = qfx.composite "torch.div" (%x)
+        attributes {composite_attributes = {divisor = 5.65685415 : f32}}
+        : (tensor<2x4xf32>) -> tensor<2x4xf32> { ... }
+    // becomes
+    %r = linalg.generic ... ins(%x : tensor<2x4xf32>) ... {
+    ^bb0(%in: f32, %out: f32):
+      %q = arith.divf %in, %divisor : f32
+      linalg.yield %q : f32
+    } -> tensor<2x4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   let summary = "Turns calibrated observers into quantize/dequantize casts: "
                 "the reference model";

@@ -1,4 +1,4 @@
-//===- CompositeToLinalg.cpp - GELU and softmax as PyTorch's kernels ------===//
+//===- CompositeToLinalg.cpp - composites as PyTorch's float kernels ------===//
 //
 // Part of the qfx project.
 //
@@ -11,7 +11,9 @@
 // arith op (which LLVM does not fuse), each vfmadd one math.fma.
 // qfx-lower-softmax: a last-dimension `qfx.composite "torch.nn.Softmax"` on
 // float32 becomes PyTorch's _vec_softmax_lastdim (SLEEF's expf, sums in
-// eight lanes combined as a tree). See Passes.td.
+// eight lanes combined as a tree). qfx-lower-division: a "torch.div" on
+// float32 becomes arith.divf, not the body's multiply by the reciprocal.
+// See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -31,6 +34,7 @@
 namespace qfx {
 #define GEN_PASS_DEF_QFXLOWERGELU
 #define GEN_PASS_DEF_QFXLOWERSOFTMAX
+#define GEN_PASS_DEF_QFXLOWERDIVISION
 #include "qfx/Conversion/Passes.h.inc"
 } // namespace qfx
 
@@ -428,6 +432,85 @@ struct QFXLowerSoftmaxPass
   void runOnOperation() override {
     mlir::RewritePatternSet patterns(&getContext());
     patterns.add<LowerSoftmaxComposite>(&getContext());
+    // As qfx-lower-gelu: each composite once, nothing else folded.
+    mlir::walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+struct LowerDivisionComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(qfx::CompositeOp op,
+                  PatternRewriter &rewriter) const override {
+    if (op.getName() != "torch.div")
+      return rewriter.notifyMatchFailure(op, "not a division");
+    auto type = llvm::dyn_cast<RankedTensorType>(op->getResultTypes().front());
+    if (op->getNumResults() != 1 || !type || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(
+          op, "PyTorch's division is reproduced for float32 tensors only");
+    mlir::DictionaryAttr attributes = op.getCompositeAttributesAttr();
+    auto divisor = attributes ? attributes.getAs<mlir::FloatAttr>("divisor")
+                              : mlir::FloatAttr();
+    mlir::ValueRange inputs = op.getInputs();
+    if (inputs.size() != (divisor ? 1u : 2u))
+      return rewriter.notifyMatchFailure(
+          op, "not one input and a divisor, or two inputs");
+    int64_t rank = type.getRank();
+    // Each input's map: a dimension of size 1 where the result's is not is
+    // broadcast (read at 0).
+    llvm::SmallVector<mlir::AffineMap> maps;
+    for (Value input : inputs) {
+      auto inputType = llvm::dyn_cast<RankedTensorType>(input.getType());
+      if (!inputType || inputType.getRank() != rank ||
+          !inputType.getElementType().isF32())
+        return rewriter.notifyMatchFailure(op, "an input of another type");
+      if (inputs.size() == 2 && !type.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "a dynamic broadcast");
+      llvm::SmallVector<mlir::AffineExpr> results;
+      for (int64_t d = 0; d < rank; ++d)
+        results.push_back(inputType.getDimSize(d) == 1 &&
+                                  type.getDimSize(d) != 1
+                              ? rewriter.getAffineConstantExpr(0)
+                              : rewriter.getAffineDimExpr(d));
+      maps.push_back(
+          mlir::AffineMap::get(rank, 0, results, rewriter.getContext()));
+    }
+    if (divisor && inputs.front().getType() != type)
+      return rewriter.notifyMatchFailure(op, "a result of another shape");
+    maps.push_back(
+        mlir::AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()));
+    Location loc = op.getLoc();
+    llvm::SmallVector<mlir::OpFoldResult> sizes =
+        divisor ? tensor::getMixedSizes(rewriter, loc, inputs.front())
+                : mlir::getAsIndexOpFoldResult(rewriter.getContext(),
+                                               type.getShape());
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, sizes, rewriter.getF32Type());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, inputs, init, maps,
+        llvm::SmallVector<mlir::utils::IteratorType>(
+            rank, mlir::utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location bodyLoc, mlir::ValueRange args) {
+          Value y =
+              divisor
+                  ? arith::ConstantOp::create(b, bodyLoc, divisor).getResult()
+                  : args[1];
+          Value quotient = arith::DivFOp::create(b, bodyLoc, args[0], y);
+          linalg::YieldOp::create(b, bodyLoc, quotient);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return mlir::success();
+  }
+};
+
+struct QFXLowerDivisionPass
+    : qfx::impl::QFXLowerDivisionBase<QFXLowerDivisionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    mlir::RewritePatternSet patterns(&getContext());
+    patterns.add<LowerDivisionComposite>(&getContext());
     // As qfx-lower-gelu: each composite once, nothing else folded.
     mlir::walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
