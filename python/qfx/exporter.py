@@ -938,29 +938,10 @@ class _Exporter:
         self.softmax(node, x, m.dim, loc, origin)
 
     def softmax(self, node, x: _Value, dim: int, loc, origin):
-        """The composite "torch.nn.Softmax": exp(x - max) / sum along the held
-        axis `axis`, as PyTorch's float kernel (exp(x - max) times the
-        reciprocal of the sum). `last_dim`: PyTorch's dim is the tensor's
-        last, so PyTorch runs its last-dimension kernel (qfx-lower-softmax
-        reproduces it)."""
-        axis = x.layout.index(dim % x.rank)
-        last_dim = "true" if dim % x.rank == x.rank - 1 else "false"
-        w = self.w
-
-        def build(arg):
-            reduced = list(arg.shape)
-            reduced[axis] = 1
-            attrs = f"axis = {axis} : i32"
-            top = w.op("reduce_max", [arg], reduced, loc, None, attrs=attrs, hint="max")
-            e = w.op("exp", [w.op("sub", [arg, top], arg.shape, loc, None, hint="shifted")],
-                     arg.shape, loc, None, hint="exp")
-            total = w.op("reduce_sum", [e], reduced, loc, None, attrs=attrs, hint="sum")
-            inverse = w.op("reciprocal", [total], reduced, loc, None, hint="inverse")
-            return w.mul(e, inverse, arg.shape, loc, None)
-
-        y = w.composite("torch.nn.Softmax", x.tensor, loc, origin, build,
-                        f"axis = {axis} : i64, last_dim = {last_dim}",
-                        hint=node.name)
+        """The composite "torch.nn.Softmax" of `x` over PyTorch's `dim`
+        (_softmax)."""
+        y = _softmax(self.w, x.tensor, x.layout.index(dim % x.rank),
+                     dim % x.rank == x.rank - 1, loc, origin, node.name)
         self.set_tensor(node, y, x.layout)
 
     def m_layer_norm(self, node, m, x, loc, origin):
@@ -1237,9 +1218,8 @@ class _Exporter:
         """PyTorch's attention of `[1, rows, embed]` q, k and v in the layout
         of the module's input `shape` ([batch, length, embed] batch first,
         else [length, batch, embed]): per head, `softmax(q / sqrt(d) k^T) v`
-        (q times 1/sqrt(head size), softmax as exp(s - max) times the
-        reciprocal of its sum), the heads concatenated again: `[1, rows,
-        embed]` in the same layout."""
+        (q times 1/sqrt(head size), softmax the composite of `_softmax`), the
+        heads concatenated again: `[1, rows, embed]` in the same layout."""
         w = self.w
         embed = shape[2]
         size = embed // heads
@@ -1261,14 +1241,8 @@ class _Exporter:
         zero = [w.zero_point(loc), w.zero_point(loc)]
         scores = w.op("matmul", [q, w.transpose(k, [0, 2, 1], loc, None), *zero],
                       (group, length, length), loc, None, hint="scores")
-        exp = w.op("exp", [w.op("sub", [scores, w.op(
-            "reduce_max", [scores], (group, length, 1), loc, None,
-            attrs="axis = 2 : i32", hint="max")], scores.shape, loc, None, hint="sub")],
-            scores.shape, loc, None, hint="exp")
-        total = w.op("reduce_sum", [exp], (group, length, 1), loc, None,
-                     attrs="axis = 2 : i32", hint="sum")
-        probs = w.mul(exp, w.op("reciprocal", [total], total.shape, loc, None,
-                                hint="reciprocal"), exp.shape, loc, None)
+        # PyTorch's F.softmax(scores, dim=-1): its last-dimension kernel.
+        probs = _softmax(w, scores, 2, True, loc, None, "probs")
         out = w.op("matmul", [probs, v, *zero], (group, length, size), loc, None,
                    hint="attention")
         if batch_first:
@@ -2318,6 +2292,27 @@ def _gelu_body(w, x, loc):
     t = w.op("add", [t, _scalar(w, x, 1.0, loc, "one")], x.shape, loc, None, hint="add")
     t = w.mul(x, w.mul(t, _scalar(w, x, 0.5, loc, "half"), x.shape, loc, None), x.shape, loc, None)
     return t
+
+
+def _softmax(w, x: Tensor, axis: int, last_dim: bool, loc, origin, hint) -> Tensor:
+    """The composite "torch.nn.Softmax" of `x` along its `axis`: exp(x - max)
+    times the reciprocal of the sum, as PyTorch's float kernel computes it.
+    `last_dim`: PyTorch's dim is the tensor's last, so PyTorch runs its
+    last-dimension kernel (qfx-lower-softmax reproduces it)."""
+
+    def build(arg):
+        reduced = list(arg.shape)
+        reduced[axis] = 1
+        attrs = f"axis = {axis} : i32"
+        top = w.op("reduce_max", [arg], reduced, loc, None, attrs=attrs, hint="max")
+        e = w.op("exp", [w.op("sub", [arg, top], arg.shape, loc, None, hint="shifted")],
+                 arg.shape, loc, None, hint="exp")
+        total = w.op("reduce_sum", [e], reduced, loc, None, attrs=attrs, hint="sum")
+        inverse = w.op("reciprocal", [total], reduced, loc, None, hint="inverse")
+        return w.mul(e, inverse, arg.shape, loc, None)
+
+    return w.composite("torch.nn.Softmax", x, loc, origin, build,
+                       f"axis = {axis} : i64, last_dim = {str(last_dim).lower()}", hint=hint)
 
 
 def _div_body(w, x, loc, divisor):
