@@ -33,10 +33,7 @@ difffuzz = _load_difffuzz()
 
 SLICE = range(40)
 # Open findings in the slice: seed -> (status, why it is not fixed yet).
-KNOWN = {
-    0: ("numerics", "mean over a sequence then LayerNorm (qnnpack): two documented one-step "
-                    "ops in a row, 2 steps off"),
-}
+KNOWN = {}
 
 
 @pytest.fixture(autouse=True)

@@ -625,7 +625,7 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
 
 /// PyTorch's quantized kernels that compute in float32 (quantized::matmul,
 /// softmax, layer_norm, group_norm, instance_norm, and mean over other than
-/// H and W): each int8 input dequantized as PyTorch dequantizes,
+/// H and W): each int8 input dequantized as their Tensor.dequantize() does,
 /// the pattern's float ops as the reference model has them, the result
 /// quantized as quantize_per_tensor (x * (1 / s) rounded half to even, plus
 /// the zero point, saturated). The float ops are not PyTorch's own kernels
@@ -635,7 +635,7 @@ Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
                                       const ActQuant &out) {
   Location loc = body.root->getLoc();
   Lowered<Value> result = cloneInFloat(
-      b, body, [&](const Act &act) { return dequantizeAsFma(b, loc, act); });
+      b, body, [&](const Act &act) { return dequantizeAsTensor(b, loc, act); });
   if (!result)
     return result.takeError();
   auto type = llvm::cast<RankedTensorType>(result->getType());

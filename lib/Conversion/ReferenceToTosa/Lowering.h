@@ -276,8 +276,12 @@ Value centeredAsFloat(OpBuilder &b, Location loc, const Act &act);
 
 /// PyTorch's vectorized dequantization of an int8-domain value,
 /// fma(s, q, s * -z) in float32, without a fused multiply-add (see
-/// Values.cpp).
+/// Values.cpp): what its x86 add kernel computes.
 Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act);
+
+/// PyTorch's Tensor.dequantize() of an int8-domain value: (q - z) * s,
+/// rounded once (see Values.cpp).
+Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act);
 
 /// Looks up each element of the int8 `input` of channel c (along `axis`) in
 /// the c-th 256-entry table of `tables` (see Tables.cpp).

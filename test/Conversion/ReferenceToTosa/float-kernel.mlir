@@ -1,9 +1,8 @@
 // The "float_kernel" lowering (PyTorch's quantized::matmul, softmax and
 // layer_norm, and mean where PyTorch averages in float): every int8 input
-// dequantized as PyTorch dequantizes (fma(s, q, s * -z), here with a scale of
-// few significand bits: s * q plus a constant), the pattern's float ops, then
-// x * (1 / s) rounded half to even (tosa.cast), plus the zero point,
-// saturated.
+// dequantized as PyTorch's Tensor.dequantize() ((q - z) * s), the pattern's
+// float ops, then x * (1 / s) rounded half to even (tosa.cast), plus the
+// zero point, saturated.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: echo '{"name": "float", "configs": [{"pattern": "tosa.matmul", "reference_lowering": "float_kernel"}, {"pattern": "torch.nn.Softmax", "reference_lowering": "float_kernel"}, {"pattern": "torch.mean", "reference_lowering": "mean"}, {"pattern": "torch.nn.functional.interpolate", "reference_lowering": "centered_float"}]}' > %t/float.json
 // RUN: quant-opt %s --qfx-lower="backend=%t/float.json" --split-input-file --verify-diagnostics | FileCheck %s
@@ -58,6 +57,30 @@ func.func @softmax_composite(%arg0: tensor<2x4x!t>) -> tensor<2x4x!o> {
     %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
     %p = tosa.mul %e, %r, %shift : (tensor<2x4xf32>, tensor<2x1xf32>, tensor<1xi8>) -> tensor<2x4xf32>
     qfx.yield %p : tensor<2x4xf32>
+  }
+  %q = quant.qcast %y : tensor<2x4xf32> to tensor<2x4x!o>
+  return %q : tensor<2x4x!o>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.0397465788:-67>
+!o = !quant.uniform<i8:f32, 0.00390625:-128>
+
+// Inputs are dequantized as PyTorch's Tensor.dequantize(): (q - z) * s,
+// one rounding, with a scale of many significand bits too (not the
+// fma(s, q, s * -z) of its add kernel, whose emulation adds error terms).
+// CHECK-LABEL: func.func @dequantized_as_tensor_dequantize
+// CHECK: %[[Q:.*]] = tosa.cast %{{.*}} : (tensor<2x4xi8>) -> tensor<2x4xf32>
+// CHECK: %[[K:.*]] = tosa.sub %[[Q]], %{{.*}} : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+// CHECK: %[[S:.*]] = "tosa.const"() <{values = dense<0.0397465788> : tensor<1x1xf32>}>
+// CHECK: %[[X:.*]] = tosa.mul %[[K]], %[[S]], %{{.*}} : (tensor<2x4xf32>, tensor<1x1xf32>, tensor<1xi8>) -> tensor<2x4xf32>
+// CHECK-NEXT: qfx.composite "torch.nn.Softmax"(%[[X]])
+func.func @dequantized_as_tensor_dequantize(%arg0: tensor<2x4x!t>) -> tensor<2x4x!o> {
+  %x = quant.dcast %arg0 : tensor<2x4x!t> to tensor<2x4xf32>
+  %y = qfx.composite "torch.nn.Softmax" (%x) attributes {composite_attributes = {axis = 1 : i64, last_dim = true}} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%v: tensor<2x4xf32>):
+    qfx.yield %v : tensor<2x4xf32>
   }
   %q = quant.qcast %y : tensor<2x4xf32> to tensor<2x4x!o>
   return %q : tensor<2x4x!o>
