@@ -1862,13 +1862,14 @@ def _f_div(ex, node, loc, origin):
     if ex.static(node, a["rounding_mode"]) is not None:
         ex.fail(node, "division with a rounding_mode is not supported")
     x, other = _operand(ex, node, a["input"]), _operand(ex, node, a["other"])
-    number = isinstance(other, (int, float)) and not isinstance(other, bool)
-    if number and isinstance(x, _Value):
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        if not isinstance(x, _Value):
+            ex.fail(node, f"unsupported dividend {x!r}")
         if other == 0:
             ex.fail(node, "division by the number 0 is not supported")
         ex.composite(node, x, "torch.div", loc, origin, divisor=float(other))
         return
-    if not number and (not isinstance(other, _Value) or other.array is not None):
+    if not isinstance(other, _Value) or other.array is not None:
         ex.fail(node, f"unsupported divisor {other!r}")
     if not isinstance(x, _Value):
         inverse = ex.w.op("reciprocal", [other.tensor], other.tensor.shape, loc, origin,

@@ -166,6 +166,15 @@ struct LowerGeluComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
   }
 };
 
+/// Applies `Pattern` to each composite under `root` once, touching nothing
+/// else: the greedy driver would also fold quant.dcast(quant.qcast(x)) to
+/// x, erasing the rounding a reference model holds.
+template <typename Pattern> void lowerEachComposite(mlir::Operation *root) {
+  mlir::RewritePatternSet patterns(root->getContext());
+  patterns.add<Pattern>(root->getContext());
+  mlir::walkAndApplyPatterns(root, std::move(patterns));
+}
+
 /// SLEEF 3.5.1's expf_u10 (xexpf in sleefsimdsp.c) as its AVX2 build
 /// computes it, which PyTorch's Vectorized<float>::exp calls: q = d / ln 2
 /// rounded to nearest even (vcvtps2dq), s = d - q ln 2 in two fused
@@ -430,10 +439,7 @@ struct QFXLowerSoftmaxPass
   using Base::Base;
 
   void runOnOperation() override {
-    mlir::RewritePatternSet patterns(&getContext());
-    patterns.add<LowerSoftmaxComposite>(&getContext());
-    // As qfx-lower-gelu: each composite once, nothing else folded.
-    mlir::walkAndApplyPatterns(getOperation(), std::move(patterns));
+    lowerEachComposite<LowerSoftmaxComposite>(getOperation());
   }
 };
 
@@ -509,10 +515,7 @@ struct QFXLowerDivisionPass
   using Base::Base;
 
   void runOnOperation() override {
-    mlir::RewritePatternSet patterns(&getContext());
-    patterns.add<LowerDivisionComposite>(&getContext());
-    // As qfx-lower-gelu: each composite once, nothing else folded.
-    mlir::walkAndApplyPatterns(getOperation(), std::move(patterns));
+    lowerEachComposite<LowerDivisionComposite>(getOperation());
   }
 };
 
@@ -520,12 +523,7 @@ struct QFXLowerGeluPass : qfx::impl::QFXLowerGeluBase<QFXLowerGeluPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    mlir::RewritePatternSet patterns(&getContext());
-    patterns.add<LowerGeluComposite>(&getContext());
-    // Each composite once, and nothing else touched: the greedy driver
-    // would also fold quant.dcast(quant.qcast(x)) to x, erasing the
-    // rounding a reference model holds.
-    mlir::walkAndApplyPatterns(getOperation(), std::move(patterns));
+    lowerEachComposite<LowerGeluComposite>(getOperation());
   }
 };
 
