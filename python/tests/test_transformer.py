@@ -173,7 +173,7 @@ class SoftmaxAfterLinear(nn.Module):
 def test_float_softmax_equals_pytorchs_bit_for_bit(length):
     # Rows shorter than a vector, one vector, a partial last vector, many
     # vectors (qfx-lower-softmax; with the composite's body, glibc's expf and
-    # a sequential sum, about three outputs in four differed by ulps).
+    # a sequential sum, outputs differed by ulps).
     torch.manual_seed(0)
     model = SoftmaxAfterLinear(length).eval()
     samples = [torch.randn(2, 5, 16) for _ in range(3)]
@@ -205,7 +205,7 @@ class Divisions(nn.Module):
 
 def test_float_division_equals_pytorchs_bit_for_bit():
     # qfx-lower-division: x / y rounded once (the composite's body, a
-    # multiply by the reciprocal, put 2 in 5 of y / sqrt(32) an ulp off).
+    # multiply by the reciprocal, put many of y / sqrt(32) an ulp off).
     torch.manual_seed(0)
     samples = [torch.randn(4, 16) for _ in range(3)]
     prepared, theirs = torch_static(Divisions().eval(), samples[:2])
@@ -221,9 +221,9 @@ def test_float_division_equals_pytorchs_bit_for_bit():
 
 def test_static_encoder_of_256_equals_pytorch_with_its_statistics():
     # encoder_vs_torch.py's default shape (2 layers of 256, 4 heads, sequence
-    # 128): every output equal. 94.3 % were, worst 2 steps, while the float
-    # kernels (the attention matmuls, softmax) dequantized with the fma of
-    # PyTorch's add kernel instead of Tensor.dequantize()'s (q - z) * s.
+    # 128): every output equal. Some were steps apart while the float kernels
+    # (the attention matmuls, softmax) dequantized with the fma of PyTorch's
+    # add kernel instead of Tensor.dequantize()'s (q - z) * s.
     torch.manual_seed(0)
     model = nn.Sequential(EncoderLayer(256, 4, 1024), EncoderLayer(256, 4, 1024)).eval()
     generator = torch.Generator().manual_seed(1)

@@ -175,7 +175,7 @@ def QFXLowerSoftmax : Pass<"qfx-lower-softmax"> {
     `((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))` (a row shorter than
     eight: added in order); then each exponential times `1 / sum`. The
     composite's TOSA body (`tosa.exp`, which becomes glibc's `expf`, and a
-    sequential sum) rounds otherwise on about three outputs in four, and an
+    sequential sum) rounds otherwise on many outputs, and an
     output on a rounding boundary of the quantize after it lands a step
     apart.
 
@@ -220,8 +220,8 @@ def QFXLowerDivision : Pass<"qfx-lower-division"> {
     float division, so the exporter's `qfx.composite "torch.div"` has a body
     that multiplies by the reciprocal, which rounds twice: for a divisor
     whose reciprocal is not a power of two (an attention's `sqrt(head
-    size)` of 32 or 128) about two results in five differ from PyTorch's in
-    the last bit. This pass replaces each float32 `torch.div` composite by
+    size)` of 32 or 128) many results differ from PyTorch's in the last
+    bit. This pass replaces each float32 `torch.div` composite by
     a `linalg.generic` of `arith.divf`: of its one input by its `divisor`
     attribute (a number), or of its two inputs, broadcast where an input's
     dimension is 1 (static shapes). Others keep their bodies. The native

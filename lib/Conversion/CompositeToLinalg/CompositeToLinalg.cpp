@@ -131,22 +131,38 @@ Value buildGelu(OpBuilder &b, Location loc, Value input) {
   return s.fma(erf, half, half);
 }
 
+/// The float32 input of `op`, a composite named `name` with one input and a
+/// result of the input's type (of rank `minRank` or more), or a match
+/// failure.
+mlir::FailureOr<Value> getFloat32Operand(qfx::CompositeOp op,
+                                         llvm::StringRef name,
+                                         PatternRewriter &rewriter,
+                                         int64_t minRank = 0) {
+  if (op.getName() != name)
+    return rewriter.notifyMatchFailure(op, "not a " + name);
+  if (op.getInputs().size() != 1 || op->getNumResults() != 1)
+    return rewriter.notifyMatchFailure(op, "not one input and one result");
+  Value input = op.getInputs()[0];
+  auto type = llvm::dyn_cast<RankedTensorType>(input.getType());
+  if (!type || type.getRank() < minRank || !type.getElementType().isF32() ||
+      op->getResult(0).getType() != type)
+    return rewriter.notifyMatchFailure(
+        op, "PyTorch's kernel is reproduced for float32 tensors only");
+  return input;
+}
+
 struct LowerGeluComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
   using OpRewritePattern::OpRewritePattern;
 
   mlir::LogicalResult
   matchAndRewrite(qfx::CompositeOp op,
                   PatternRewriter &rewriter) const override {
-    if (op.getName() != "torch.nn.GELU")
-      return rewriter.notifyMatchFailure(op, "not a GELU");
-    if (op.getInputs().size() != 1 || op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "not one input and one result");
-    Value input = op.getInputs()[0];
-    auto type = llvm::dyn_cast<RankedTensorType>(input.getType());
-    if (!type || !type.getElementType().isF32() ||
-        op->getResult(0).getType() != type)
-      return rewriter.notifyMatchFailure(
-          op, "PyTorch's kernel is reproduced for float32 tensors only");
+    mlir::FailureOr<Value> operand =
+        getFloat32Operand(op, "torch.nn.GELU", rewriter);
+    if (failed(operand))
+      return mlir::failure();
+    Value input = *operand;
+    auto type = llvm::cast<RankedTensorType>(input.getType());
     Location loc = op.getLoc();
     Value init = tensor::EmptyOp::create(
         rewriter, loc, tensor::getMixedSizes(rewriter, loc, input),
@@ -406,16 +422,12 @@ struct LowerSoftmaxComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
   mlir::LogicalResult
   matchAndRewrite(qfx::CompositeOp op,
                   PatternRewriter &rewriter) const override {
-    if (op.getName() != "torch.nn.Softmax")
-      return rewriter.notifyMatchFailure(op, "not a softmax");
-    if (op.getInputs().size() != 1 || op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "not one input and one result");
-    Value input = op.getInputs()[0];
-    auto type = llvm::dyn_cast<RankedTensorType>(input.getType());
-    if (!type || type.getRank() == 0 || !type.getElementType().isF32() ||
-        op->getResult(0).getType() != type)
-      return rewriter.notifyMatchFailure(
-          op, "PyTorch's kernel is reproduced for float32 tensors only");
+    mlir::FailureOr<Value> operand =
+        getFloat32Operand(op, "torch.nn.Softmax", rewriter, /*minRank=*/1);
+    if (failed(operand))
+      return mlir::failure();
+    Value input = *operand;
+    auto type = llvm::cast<RankedTensorType>(input.getType());
     mlir::DictionaryAttr attributes = op.getCompositeAttributesAttr();
     auto axis = attributes ? attributes.getAs<mlir::IntegerAttr>("axis")
                            : mlir::IntegerAttr();
@@ -462,6 +474,10 @@ struct LowerDivisionComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
     if (inputs.size() != (divisor ? 1u : 2u))
       return rewriter.notifyMatchFailure(
           op, "not one input and a divisor, or two inputs");
+    if (divisor ? inputs.front().getType() != type : !type.hasStaticShape())
+      return rewriter.notifyMatchFailure(
+          op, "a result of another type than the dividend, or a dynamic "
+              "broadcast");
     int64_t rank = type.getRank();
     // Each input's map: a dimension of size 1 where the result's is not is
     // broadcast (read at 0).
@@ -471,8 +487,6 @@ struct LowerDivisionComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
       if (!inputType || inputType.getRank() != rank ||
           !inputType.getElementType().isF32())
         return rewriter.notifyMatchFailure(op, "an input of another type");
-      if (inputs.size() == 2 && !type.hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "a dynamic broadcast");
       llvm::SmallVector<mlir::AffineExpr> results;
       for (int64_t d = 0; d < rank; ++d)
         results.push_back(inputType.getDimSize(d) == 1 &&
@@ -482,8 +496,6 @@ struct LowerDivisionComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
       maps.push_back(
           mlir::AffineMap::get(rank, 0, results, rewriter.getContext()));
     }
-    if (divisor && inputs.front().getType() != type)
-      return rewriter.notifyMatchFailure(op, "a result of another shape");
     maps.push_back(
         mlir::AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()));
     Location loc = op.getLoc();

@@ -453,8 +453,7 @@ Value centeredAsFloat(OpBuilder &b, Location loc, const Act &act) {
 /// element): (float(q) - z) times the double scale, rounded to float32.
 /// With a float32 scale (an observer's) the product is exact in double, so
 /// one float32 multiply of the exact q - z by s rounds the same. Not the
-/// fused multiply-add of the vector code below: with scale 0.0397466 and
-/// zero point 61, 44 % of the values differ by an ulp.
+/// fused multiply-add of the vector code below, which rounds otherwise.
 Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act) {
   Value k = centeredAsFloat(b, loc, act);
   auto type = llvm::cast<RankedTensorType>(k.getType());
