@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 5
+#define QFX_CAPI_VERSION 6
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -193,6 +193,21 @@ QFX_CAPI_EXPORTED int qfxModelGetResult(QfxModel model, size_t index,
 QFX_CAPI_EXPORTED int qfxModelRun(QfxSession session, QfxModel model,
                                   const QfxTensor *inputs, size_t numInputs,
                                   const QfxTensor *results, size_t numResults);
+
+/* Runs a model's graph breaks (`qfx.host_call` ops: what the compiler does
+ * not express, computed by the host, e.g. a PyTorch node): called with
+ * `userData`, the op's `id` and the C-order data of its inputs, then of its
+ * results (which it writes), `numBuffers` in all, of the shapes and element
+ * types the op's types give. Returns 0, or non-zero if it failed: the
+ * program's later host calls are skipped and qfxModelRun (or qfxCalibrate)
+ * fails naming the call. */
+typedef int (*QfxHostCallback)(void *userData, int64_t id, void *const *buffers,
+                               size_t numBuffers);
+
+/* Sets the host callback of the models run on the calling thread (NULL:
+ * none; a model reaching a host call then fails). */
+QFX_CAPI_EXPORTED void qfxSetHostCallback(QfxHostCallback callback,
+                                          void *userData);
 
 /* The buffers compiled models' programs allocate (activations, padded
  * copies) come from one process-wide cache that keeps freed buffers for the

@@ -479,6 +479,10 @@ void qfxGetBufferStats(size_t *live, size_t *peak, size_t *cached) {
 
 void qfxResetBufferPeak(void) { qfx::resetBufferPeak(); }
 
+void qfxSetHostCallback(QfxHostCallback callback, void *userData) {
+  qfx::setHostCallback(callback, userData);
+}
+
 int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
                 size_t numInputs, const QfxTensor *results, size_t numResults) {
   if (!session)

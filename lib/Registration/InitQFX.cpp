@@ -8,6 +8,7 @@
 
 #include "qfx/Codegen/Passes.h"
 #include "qfx/Conversion/Passes.h"
+#include "qfx/Dialect/QFX/IR/BufferizableOpInterfaceImpl.h"
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
 #include "qfx/Dialect/QFX/IR/QuantizableOpInterface.h"
 #include "qfx/Pipelines.h"
@@ -21,6 +22,7 @@
 void qfx::registerQFXDialects(mlir::DialectRegistry &registry) {
   registry.insert<qfx::QFXDialect>();
   qfx::registerQuantizableOpInterfaceExternalModels(registry);
+  qfx::registerBufferizableOpInterfaceExternalModels(registry);
   // All of upstream's dialects, not only those a pipeline names (func, arith,
   // math, tensor, tosa, quant, linalg, bufferization, memref, scf, vector,
   // x86vector, amx, arm_neon, llvm): registering brings their external

@@ -76,6 +76,9 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},"
          "func.func(buffer-deallocation-pipeline,qfx-early-dealloc),"
+         // After deallocation: the buffers a host call reads and writes are
+         // live until it (its pointers are not uses).
+         "qfx-lower-host-calls,"
          "qfx-strided-copies-to-loops,qfx-parallel-linalg,"
          "qfx-lower-intrinsic-calls,"
          "convert-linalg-to-loops,"

@@ -6,6 +6,8 @@
 
 #include "qfx/Runtime/AheadOfTime.h"
 
+#include "qfx/Dialect/QFX/IR/QFXOps.h"
+
 #include "Jit.h"
 #include "Support.h"
 
@@ -293,6 +295,20 @@ llvm::Error qfx::compileAheadOfTime(mlir::ModuleOp original,
   llvm::Expected<std::string> entry = findEntry(original, options.entry);
   if (!entry)
     return entry.takeError();
+  // A graph break runs in the host that compiled the model (Python's qfx):
+  // a library has no host to call.
+  std::string breaks;
+  original.walk([&](HostCallOp call) {
+    breaks += (breaks.empty() ? "" : ", ") +
+              runtime::formatLocation(call.getLoc()) + " (\"" +
+              call.getCallee().str() + "\")";
+  });
+  if (!breaks.empty())
+    return makeError("cannot compile ahead of time: the model computes "
+                     "values in its host (qfx.host_call at " +
+                     breaks +
+                     "); run it in-process, in a host that runs them "
+                     "(qfx's Python API)");
   std::string name = options.exportName.empty() ? *entry : options.exportName;
   if (!isIdentifier(name))
     return makeError("@" + name +

@@ -74,6 +74,49 @@ extern "C" void _mlir_ciface_qfxObserve(int64_t slot,
 }
 
 //===----------------------------------------------------------------------===//
+// The host-call runtime's entry point
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The calling thread's host callback, and the first host call of the
+/// running program that failed (-1: none).
+struct HostCalls {
+  HostCallback callback = nullptr;
+  void *userData = nullptr;
+  int64_t failed = -1;
+  bool missing = false;
+};
+} // namespace
+
+static thread_local HostCalls hostCalls;
+
+void qfx::setHostCallback(HostCallback callback, void *userData) {
+  hostCalls.callback = callback;
+  hostCalls.userData = userData;
+}
+
+/// Called by every qfx.host_call (see qfx-lower-host-calls) with the
+/// addresses of its buffers: runs the thread's host callback, unless an
+/// earlier host call of the program failed.
+extern "C" void
+_mlir_ciface_qfxHostCall(int64_t id, StridedMemRefType<int64_t, 1> *pointers) {
+  if (hostCalls.failed >= 0)
+    return;
+  if (!hostCalls.callback) {
+    hostCalls.failed = id;
+    hostCalls.missing = true;
+    return;
+  }
+  llvm::SmallVector<void *> buffers;
+  for (int64_t index = 0; index < pointers->sizes[0]; ++index)
+    buffers.push_back(reinterpret_cast<void *>(
+        pointers->data[pointers->offset + index * pointers->strides[0]]));
+  if (hostCalls.callback(hostCalls.userData, id, buffers.data(),
+                         buffers.size()) != 0)
+    hostCalls.failed = id;
+}
+
+//===----------------------------------------------------------------------===//
 // Signatures
 //===----------------------------------------------------------------------===//
 
@@ -366,6 +409,9 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   model.entry = lowered->entry;
   model.inputs = lowered->inputs;
   model.results = lowered->results;
+  module.walk([&](HostCallOp call) {
+    model.hostCallees[call.getId()] = call.getCallee().str();
+  });
   mlir::MLIRContext *context = module.getContext();
   DiagnosticCollector diagnostics(context);
 
@@ -404,6 +450,8 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   jitOptions.libraries = {QFX_C_RUNNER_UTILS_LIBRARY, QFX_OPENMP_LIBRARY};
   jitOptions.symbols["_mlir_ciface_qfxObserve"] =
       reinterpret_cast<void *>(&_mlir_ciface_qfxObserve);
+  jitOptions.symbols["_mlir_ciface_qfxHostCall"] =
+      reinterpret_cast<void *>(&_mlir_ciface_qfxHostCall);
   // The program's buffers (finalize-memref-to-llvm's generic functions).
   jitOptions.symbols["_mlir_memref_to_llvm_alloc"] =
       reinterpret_cast<void *>(&allocateDefault);
@@ -466,9 +514,22 @@ llvm::Error CompiledModel::run(llvm::ArrayRef<const void *> inputData,
   for (std::vector<int64_t> &descriptor : descriptors)
     descriptorPointers.push_back(descriptor.data());
   currentSink = sink;
+  hostCalls.failed = -1;
+  hostCalls.missing = false;
   jit->call(descriptorPointers.data());
   currentSink = nullptr;
-  return llvm::Error::success();
+  if (hostCalls.failed < 0)
+    return llvm::Error::success();
+  auto callee = hostCallees.find(hostCalls.failed);
+  std::string call = llvm::formatv(
+      "qfx.host_call \"{0}\" (id {1})",
+      callee == hostCallees.end() ? "" : callee->second, hostCalls.failed);
+  if (hostCalls.missing)
+    return makeError("@" + entry + " reached " + call +
+                     ", but no host callback is set on this thread: only a "
+                     "host that runs it (Python's qfx) can run this model");
+  return makeError(call + " failed in the host; @" + entry +
+                   "'s results are not valid");
 }
 
 llvm::Expected<llvm::SmallVector<NpyArray>>

@@ -20,6 +20,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,19 @@ public:
   virtual void observe(int64_t slot, llvm::ArrayRef<int64_t> shape,
                        llvm::ArrayRef<float> data) = 0;
 };
+
+/// Runs the qfx.host_call ops of the programs this thread runs: `id` is the
+/// op's, `buffers[0..count)` the C-order data of its inputs then of its
+/// results, of the shapes and element types its types say (the results are
+/// written). Returns 0, or non-zero if it failed.
+using HostCallback = int (*)(void *userData, int64_t id, void *const *buffers,
+                             size_t count);
+
+/// Sets the calling thread's host callback (null: none), which the programs
+/// CompiledModel::run runs on this thread call. A program reaching a
+/// qfx.host_call without one, or whose callback fails, skips its later host
+/// calls, and CompiledModel::run returns an error naming the call.
+void setHostCallback(HostCallback callback, void *userData);
 
 /// Options of CompiledModel::compile.
 struct CompileOptions {
@@ -123,9 +137,10 @@ public:
                   ObservationSink *sink = nullptr);
 
   /// Compiles `options.entry` of `module` (which is cloned, not changed).
-  /// The pipeline names qfx and upstream passes: the tool must have called
-  /// qfx::registerQFXPasses().
-  /// Lowering failures carry the MLIR diagnostics.
+  /// Its qfx.host_call ops call the thread's host callback when it runs
+  /// (setHostCallback). The pipeline names qfx and upstream passes: the tool
+  /// must have called qfx::registerQFXPasses(). Lowering failures carry the
+  /// MLIR diagnostics.
   static llvm::Expected<CompiledModel> compile(mlir::ModuleOp module,
                                                const CompileOptions &options);
 
@@ -138,6 +153,8 @@ private:
   std::unique_ptr<runtime::Jit> jit;
   std::string entry;
   llvm::SmallVector<TensorSignature> inputs, results;
+  /// The callee of each qfx.host_call, by id (for errors).
+  std::map<int64_t, std::string> hostCallees;
 };
 
 } // namespace qfx

@@ -16,6 +16,12 @@ class ArithDialect;
 namespace func {
 class FuncDialect;
 } // namespace func
+namespace LLVM {
+class LLVMDialect;
+} // namespace LLVM
+namespace memref {
+class MemRefDialect;
+} // namespace memref
 namespace tensor {
 class TensorDialect;
 } // namespace tensor

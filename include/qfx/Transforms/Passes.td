@@ -117,6 +117,43 @@ def QFXLowerObservers : Pass<"qfx-lower-observers", "::mlir::ModuleOp"> {
   ];
 }
 
+def QFXLowerHostCalls : Pass<"qfx-lower-host-calls", "::mlir::ModuleOp"> {
+  let summary = "Turns qfx.host_call's buffer form into calls of the runtime";
+  let description = [{
+    Run after bufferization and buffer deallocation (so that every buffer a
+    host call reads or writes lives until the call), each `qfx.host_call`
+    with `outs` buffers becomes a call that hands the runtime the call's
+    `id` and the address of each buffer, inputs then outputs, in an array:
+
+    ```mlir
+    qfx.host_call "torch.topk" id 0 (%x) outs(%v, %i)
+        : (memref<1x10xf32>, memref<1x3xf32>, memref<1x3xi64>) -> ()
+    // becomes
+    %a = memref.alloca() : memref<3xi64>
+    %p = memref.extract_aligned_pointer_as_index %x : memref<1x10xf32> -> index
+    %p64 = arith.index_cast %p : index to i64
+    memref.store %p64, %a[%c0] : memref<3xi64>
+    ...
+    %d = memref.cast %a : memref<3xi64> to memref<?xi64>
+    func.call @qfxHostCall(%id, %d) : (i64, memref<?xi64>) -> ()
+    ```
+
+    A buffer whose layout is not the identity (a strided view) is copied to
+    a C-order one first (and an output back after the call): the host sees
+    every tensor in C order. `@qfxHostCall` is declared with
+    `llvm.emit_c_interface`: the runtime implements
+    `_mlir_ciface_qfxHostCall(int64_t, StridedMemRefType<int64_t, 1> *)`.
+    An op in the tensor form is left alone (bufferization makes the buffer
+    form).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def QFXAnnotateQConfig : Pass<"qfx-annotate-qconfig", "::mlir::ModuleOp"> {
   let summary = "Attaches to each op its resolved QConfig and matched backend "
                 "pattern, or says why it will not be quantized";

@@ -12,6 +12,11 @@
  *   run-model profile MODEL.mlir ENTRY     compile profiling, run, print
  *                                          the layers timed (not the times:
  *                                          whether they are valid)
+ *   run-model host MODEL.mlir ENTRY        run test/Runtime/Inputs/
+ *                                          host-call.mlir with its host
+ *                                          calls (6 floats each: id 0
+ *                                          negates, id 1 adds 10), with a
+ *                                          failing host, and with none
  * ENTRY and TARGET may be "" (the default). Each call's diagnostics are
  * printed as records. */
 #include "qfx-c/QFX.h"
@@ -218,6 +223,54 @@ static int profile(QfxSession session, const char *text, size_t length,
   return 0;
 }
 
+/* The host of host-call.mlir: counts its calls in `userData`; fails if
+ * `failing` or for an unknown id. */
+static int failing = 0;
+static int hostCall(void *userData, int64_t id, void *const *buffers,
+                    size_t numBuffers) {
+  ++*(int *)userData;
+  printf("host call %lld with %zu buffers\n", (long long)id, numBuffers);
+  if (failing || numBuffers != 2 || id < 0 || id > 1)
+    return 1;
+  const float *in = buffers[0];
+  float *out = buffers[1];
+  for (int i = 0; i < 6; ++i)
+    out[i] = id == 0 ? -in[i] : in[i] + 10.0f;
+  return 0;
+}
+
+static int host(QfxSession session, const char *text, size_t length,
+                const char *path, const char *entry) {
+  QfxModel model = NULL;
+  int status = qfxModelCompile(session, text, length, path, entry, "", &model);
+  printf("compile: status %d\n", status);
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  QfxTensor *inputs, *results;
+  if (makeTensors(model, 0, &inputs, &results) != 0)
+    return 3;
+  int calls = 0;
+  qfxSetHostCallback(hostCall, &calls);
+  status = qfxModelRun(session, model, inputs, 1, results, 1);
+  printf("run: status %d after %d host calls\n", status, calls);
+  printDiagnostics(session);
+  if (status == 0)
+    printTensor("result", 0, &results[0]);
+  failing = 1;
+  calls = 0;
+  status = qfxModelRun(session, model, inputs, 1, results, 1);
+  printf("failing host: status %d after %d host calls\n", status, calls);
+  printDiagnostics(session);
+  qfxSetHostCallback(NULL, NULL);
+  status = qfxModelRun(session, model, inputs, 1, results, 1);
+  printf("no host: status %d\n", status);
+  printDiagnostics(session);
+  freeTensors(model, inputs, results);
+  qfxModelDestroy(model);
+  return 0;
+}
+
 static void progress(void *userData, int64_t done, int64_t total) {
   ++*(int *)userData;
   printf("progress %lld/%lld\n", (long long)done, (long long)total);
@@ -239,6 +292,8 @@ int main(int argc, char **argv) {
     status = run(session, text, length, argv[2], argv[3], argv[4]);
   } else if (strcmp(argv[1], "record") == 0 && argc == 4) {
     status = record(session, text, length, argv[2], argv[3]);
+  } else if (strcmp(argv[1], "host") == 0 && argc == 4) {
+    status = host(session, text, length, argv[2], argv[3]);
   } else if (strcmp(argv[1], "profile") == 0 && argc == 4) {
     status = profile(session, text, length, argv[2], argv[3]);
   } else if (strcmp(argv[1], "calibrate") == 0) {

@@ -801,3 +801,51 @@ func.func @f(%x: tensor<4xf32>) -> tensor<8xf32> {
   %0 = tosa.concat %x, %x {axis = 0 : i32, qfx.origin = "torch.cat", qfx.part_of = "torch.nn.AdaptiveAvgPool2d"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+func.func @host_call_both(%x: tensor<2xf32>, %m: memref<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{has results and outs buffers: expected one or the other}}
+  %0 = qfx.host_call "f" id 0 (%x) outs(%m) : (tensor<2xf32>, memref<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @host_call_none(%x: tensor<2xf32>) {
+  // expected-error @+1 {{has neither results nor outs buffers}}
+  qfx.host_call "f" id 0 (%x) : (tensor<2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @host_call_buffer_input(%x: tensor<2xf32>, %m: memref<2xf32>) {
+  // expected-error @+1 {{input 0 has type 'tensor<2xf32>': expected a memref (it has outs buffers)}}
+  qfx.host_call "f" id 0 (%x) outs(%m) : (tensor<2xf32>, memref<2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @host_call_tensor_input(%m: memref<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{input 0 has type 'memref<2xf32>': expected a ranked tensor (it has results)}}
+  %0 = qfx.host_call "f" id 0 (%m) : (memref<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @host_call_dynamic(%x: tensor<?xf32>) -> tensor<2xf16> {
+  // expected-error @+1 {{exchanges a value of type 'tensor<?xf32>': expected a static shape of f32, i64, i32 or i1}}
+  %0 = qfx.host_call "f" id 0 (%x) : (tensor<?xf32>) -> tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+// -----
+
+func.func @host_call_id(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{attribute 'id' failed to satisfy constraint}}
+  %0 = qfx.host_call "f" id -1 (%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

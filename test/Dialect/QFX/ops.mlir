@@ -176,3 +176,14 @@ func.func @contract(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4
   %3 = qfx.contract matmul %f, %fm : (tensor<?x5x16xf32>, tensor<?x16x4xf32>) -> tensor<?x5x4xf32>
   return %0, %1, %2, %3 : tensor<1x8x8x4xi8>, tensor<1x5x4xi8>, tensor<1x8x8x6xi32>, tensor<?x5x4xf32>
 }
+
+// Host calls (graph breaks): tensors in and out, or the buffer form.
+// CHECK-LABEL: func.func @host_call
+func.func @host_call(%x: tensor<1x10xf32>, %m: memref<1x10xf32>, %v: memref<1x3xf32>,
+                     %i: memref<1x3xi64>) -> (tensor<1x3xf32>, tensor<1x3xi64>) {
+  // CHECK: %{{.*}}:2 = qfx.host_call "torch.topk" id 0(%{{.*}}) : (tensor<1x10xf32>) -> (tensor<1x3xf32>, tensor<1x3xi64>)
+  %0:2 = qfx.host_call "torch.topk" id 0 (%x) : (tensor<1x10xf32>) -> (tensor<1x3xf32>, tensor<1x3xi64>)
+  // CHECK: qfx.host_call "torch.topk" id 1(%{{.*}}) outs(%{{.*}}, %{{.*}}) : (memref<1x10xf32>, memref<1x3xf32>, memref<1x3xi64>) -> ()
+  qfx.host_call "torch.topk" id 1 (%m) outs(%v, %i) : (memref<1x10xf32>, memref<1x3xf32>, memref<1x3xi64>) -> ()
+  return %0#0, %0#1 : tensor<1x3xf32>, tensor<1x3xi64>
+}

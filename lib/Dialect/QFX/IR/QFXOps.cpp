@@ -14,6 +14,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace qfx;
+using namespace mlir;
 
 /// The size of `type` along `axis` (negative counts from the back, as
 /// PyTorch's ch_axis does), or failure with a diagnostic if `axis` is not a
@@ -515,6 +516,58 @@ LogicalResult QuantizeOp::verify() {
 
 LogicalResult DequantizeOp::verify() {
   return verifySameShape(*this, getInput().getType(), getOutput().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// HostCallOp
+//===----------------------------------------------------------------------===//
+
+/// Whether `type` is what a host exchanges: statically shaped, of f32, i64,
+/// i32 or i1.
+static bool isHostCallType(Type type) {
+  auto shaped = llvm::dyn_cast<mlir::ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return false;
+  Type element = shaped.getElementType();
+  return element.isF32() || element.isSignlessInteger(64) ||
+         element.isSignlessInteger(32) || element.isSignlessInteger(1);
+}
+
+LogicalResult HostCallOp::verify() {
+  bool buffers = hasBufferSemantics();
+  if (buffers && getOutputs().empty())
+    return emitOpError("has neither results nor outs buffers");
+  if (!buffers && !getOutputs().empty())
+    return emitOpError("has results and outs buffers: expected one or the "
+                       "other");
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    Type type = input.getType();
+    if (buffers ? !llvm::isa<MemRefType>(type)
+                : !llvm::isa<RankedTensorType>(type))
+      return emitOpError() << "input " << index << " has type " << type
+                           << ": expected a "
+                           << (buffers ? "memref (it has outs buffers)"
+                                       : "ranked tensor (it has results)");
+  }
+  for (Value value :
+       llvm::concat<Value>(getInputs(), getOutputs(), getResults()))
+    if (!isHostCallType(value.getType()))
+      return emitOpError() << "exchanges a value of type " << value.getType()
+                           << ": expected a static shape of f32, i64, i32 "
+                              "or i1";
+  return success();
+}
+
+void HostCallOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &input : getInputsMutable())
+    if (llvm::isa<MemRefType>(input.get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), &input,
+                           SideEffects::DefaultResource::get());
+  for (OpOperand &output : getOutputsMutable())
+    effects.emplace_back(MemoryEffects::Write::get(), &output,
+                         SideEffects::DefaultResource::get());
 }
 
 #define GET_OP_CLASSES

@@ -416,4 +416,57 @@ def QFX_ContractOp : QFX_Op<"contract", [Pure]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// HostCallOp
+//===----------------------------------------------------------------------===//
+
+def QFX_HostCallOp : QFX_Op<"host_call", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Computes its results in the program's host (a graph break)";
+  let description = [{
+    An op the compiler does not express: the program hands its inputs to the
+    host that runs it, which computes the results (the Python front end runs
+    a PyTorch node there: a graph break). `callee` names what runs, for
+    diagnostics and remarks (`"torch.topk"`); `id` is the host's number for
+    it. The op is a float op to every quantization pass: PyTorch's reference
+    model runs such a node on dequantized inputs, and a quantized consumer
+    observes its results.
+
+    With tensors, the results are new tensors; the host is assumed to
+    compute them from the inputs alone (it may be folded or erased as any
+    pure op):
+
+    ```mlir
+    %v, %i = qfx.host_call "torch.topk" id 0 (%x)
+        : (tensor<1x10xf32>) -> (tensor<1x3xf32>, tensor<1x3xi64>)
+    ```
+
+    One-shot bufferization turns it into its buffer form, which reads the
+    inputs and writes each result into an `outs` buffer (fresh, C-order):
+
+    ```mlir
+    qfx.host_call "torch.topk" id 0 (%x) outs(%v, %i)
+        : (memref<1x10xf32>, memref<1x3xf32>, memref<1x3xi64>) -> ()
+    ```
+
+    `qfx-lower-host-calls` turns the buffer form into a call of the runtime
+    (`@qfxHostCall`). The verifier checks that a call has tensors in and out
+    and no `outs`, or buffers in, `outs` and no results; ranked, statically
+    shaped, of f32, i64, i32 or i1.
+  }];
+  let arguments = (ins StrAttr:$callee,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$id,
+      Variadic<AnyShaped>:$inputs, Variadic<AnyMemRef>:$outputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $callee `id` $id `(` $inputs `)` (`outs` `(` $outputs^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether this is the buffer form (memrefs in, `outs`, no results).
+    bool hasBufferSemantics() { return getResults().empty(); }
+  }];
+}
+
 #endif // QFX_DIALECT_QFX_IR_QFXOPS_TD
