@@ -10,7 +10,8 @@ with PyTorch's statistics imported (so the int8 arithmetic is compared),
 and, for static models, by qfx with its own calibration. A finding is:
 
 - crash: the process running the case died;
-- rejected: PyTorch quantized the model and qfx raised;
+- rejected: PyTorch quantized the model and qfx raised (strict: a node the exporter
+  cannot express is a rejection here, not a graph break to PyTorch);
 - float: qfx left more ops in float than PyTorch;
 - numerics: with PyTorch's statistics, an output further from PyTorch's
   than the bound (static: one step of PyTorch's output scale where the
@@ -446,7 +447,7 @@ def run_case(spec) -> dict:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ours_model = qfx.convert_fx(prepared, example)
+                ours_model = qfx.convert_fx(prepared, example, strict=True)
                 with torch.no_grad():
                     ours = [ours_model(x) for x in tests]
         except Exception as e:  # noqa: BLE001 - a rejection is a finding
@@ -472,7 +473,8 @@ def run_case(spec) -> dict:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    own = qfx.prepare_fx(model, torch_mapping(spec), example, outputs=None)
+                    own = qfx.prepare_fx(model, torch_mapping(spec), example, outputs=None,
+                                          strict=True)
                     for x in calibration:
                         own(x)
                     own_model = qfx.convert_fx(own)

@@ -19,24 +19,25 @@ text is laid out as the tools print them.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import pathlib
 import shutil
 import threading
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from qfx import _compiled
+from qfx import _compiled, _host
 from qfx.tools import ToolError
 
 # IR text: str, or its UTF-8 bytes.
 Text = Union[str, bytes]
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 5  # QFX_CAPI_VERSION
+_VERSION = 6  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -194,6 +195,7 @@ def _load() -> ctypes.CDLL:
     library.qfxCompileToFile.restype = ctypes.c_int
     library.qfxCompileToFile.argtypes = source + [ctypes.c_char_p] * 5
     library.qfxGetBufferStats.argtypes = [ctypes.POINTER(ctypes.c_size_t)] * 3
+    library.qfxSetHostCallback.argtypes = [_host._CALLBACK, ctypes.c_void_p]
     return library
 
 
@@ -319,13 +321,15 @@ def reset_buffer_peak() -> None:
 
 def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<source>",
               entry: Optional[str] = None,
-              progress: Optional[Callable[[int, int], None]] = None) -> Text:
+              progress: Optional[Callable[[int, int], None]] = None,
+              host: Optional[_host.Host] = None) -> Text:
     """`quant-run --calibrate`: calibrates the observers of the observed IR
     `mlir` on samples (per argument, a .npy file whose leading axis indexes
     samples or a directory of .npy files, one per sample) and returns the
     calibrated IR, with locations (bytes if `mlir` is bytes, else str).
-    `progress(done, total)` is called after each sample. ToolError names a
-    bad sample, file or observer."""
+    `progress(done, total)` is called after each sample; `host` runs the
+    model's graph breaks (qfx.host_call). ToolError names a bad sample, file
+    or observer; a failing graph break raises its GraphBreakError."""
     library, session = _Session.get()
     source = _source(mlir)
     paths = (ctypes.c_char_p * len(sample_paths))(*[str(p).encode() for p in sample_paths])
@@ -334,13 +338,21 @@ def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<sour
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
     _compiled.apply_num_threads()
-    status = library.qfxCalibrate(session, source, len(source), source_name.encode(),
-                                  _optional(entry), paths, len(sample_paths), callback, None, 1,
-                                  ctypes.byref(output), ctypes.byref(length))
+    with _hosted(library, host):
+        status = library.qfxCalibrate(session, source, len(source), source_name.encode(),
+                                      _optional(entry), paths, len(sample_paths), callback, None,
+                                      1, ctypes.byref(output), ctypes.byref(length))
     if status != 0:
+        if host is not None:
+            host.raise_error()
         raise ToolError("qfx calibration", status,
                         format_diagnostics(_diagnostics(library, session)))
     return _take_string(library, output, length.value, isinstance(mlir, bytes))
+
+
+def _hosted(library: ctypes.CDLL, host: Optional[_host.Host]) -> Any:
+    """The block runs with `host` as the thread's host callback (if given)."""
+    return host.installed(library) if host is not None else contextlib.nullcontext()
 
 
 def _signature(library: ctypes.CDLL, handle: int, getter: str,
@@ -367,11 +379,14 @@ class Model:
     the last call's, in program order (a list of RecordedValue). With
     `profile`, every call times each layer (`qfxModelCompileProfiling`);
     `layer_times` then holds the last call's (name, op, seconds), in program
-    order, the last "(rest)"."""
+    order, the last "(rest)". `host` runs the model's graph breaks
+    (qfx.host_call ops; a model with some fails without it)."""
 
     def __init__(self, mlir: Text, source_name: str = "<source>", entry: Optional[str] = None,
-                 target: Optional[str] = None, record: bool = False, profile: bool = False):
+                 target: Optional[str] = None, record: bool = False, profile: bool = False,
+                 host: Optional[_host.Host] = None):
         library, session = _Session.get()
+        self.host = host
         self._library = library
         if record and profile:
             raise ValueError("a model records values or times layers, not both")
@@ -424,9 +439,12 @@ class Model:
                                  "arrays")
         library, session = _Session.get()
         _compiled.apply_num_threads()
-        status = library.qfxModelRun(session, self._handle, self._tensors(inputs), len(inputs),
-                                     self._tensors(results), len(results))
+        with _hosted(library, self.host):
+            status = library.qfxModelRun(session, self._handle, self._tensors(inputs),
+                                         len(inputs), self._tensors(results), len(results))
         if status != 0:
+            if self.host is not None:
+                self.host.raise_error()
             raise ToolError(f"qfx model @{self.entry}", status,
                             format_diagnostics(_diagnostics(library, session)))
         if self.record:

@@ -332,6 +332,38 @@ class TosaWriter:
         self.lines.append(f"}} {location(loc)}")
         return result if len(ys) == 1 else tuple(results)
 
+    def host_call(self, callee: str, call_id: int, inputs: Sequence[Tensor],
+                  outputs: Sequence[tuple], loc, origin: Optional[str]) -> list:
+        """Prints `%r:N = qfx.host_call "CALLEE" id ID (inputs...)`, the
+        outputs given as (shape, element) pairs; returns their Tensors."""
+        name = self.fresh("host")
+        results = ([Tensor(name, tuple(outputs[0][0]), outputs[0][1])] if len(outputs) == 1 else
+                   [Tensor(f"{name}#{k}", tuple(shape), element)
+                    for k, (shape, element) in enumerate(outputs)])
+        head = name if len(outputs) == 1 else f"{name}:{len(outputs)}"
+        result_types = ", ".join(t.type for t in results)
+        text = (f'{head} = qfx.host_call "{_escape(callee)}" id {int(call_id)} '
+                f"({', '.join(t.name for t in inputs)})")
+        tail = (f" : ({', '.join(t.type for t in inputs)}) -> ({result_types}) "
+                f"{location(loc)}")
+        scope = scope_attributes(loc)
+        # (`annotate` reaches a single result's op.)
+        self._define(name, lambda extra: f"{text}{self._attrs(None, origin, [*scope, *extra])}"
+                     f"{tail}")
+        return results
+
+    def mark(self) -> tuple:
+        """Where the body is now, for `rollback`."""
+        return len(self.lines), len(self._defs)
+
+    def rollback(self, mark: tuple) -> None:
+        """Forgets the ops printed since `mark` (an export that failed part
+        way)."""
+        lines, defs = mark
+        del self.lines[lines:]
+        for name in list(self._defs)[defs:]:
+            del self._defs[name]
+
     def function(self, func_name: str, args: Sequence[tuple], results: Sequence[Tensor]) -> str:
         """The whole func.func; `args` are (Tensor, location name) pairs."""
         def param(t: Tensor, n: str) -> str:

@@ -19,7 +19,9 @@ input of qfx's quantization pipeline:
   Weight layouts (OHWI, depthwise HWCM) are folded into the constants.
 
 Anything the exporter does not know raises `ExportError` naming the node,
-the module it was called in and its target. See docs/exporter.md.
+the module it was called in and its target, or, not strict, runs in
+PyTorch: a `qfx.host_call` op (a graph break, `_Exporter.break_graph`). See
+docs/exporter.md.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from qfx import _host
 from qfx._memory_format import QuantizedStrides, uses_contiguous_pool_kernel
 from qfx._tosa_text import FLOAT32_MAX, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
 
@@ -189,8 +192,16 @@ def _window_extent(in_size, pad_before, pad_after, out_size, stride, extent):
 
 class _Exporter:
     def __init__(self, gm, root, recorded: dict, scope: dict,
-                 weight_observers: Optional[dict] = None, quantizable=frozenset()):
+                 weight_observers: Optional[dict] = None, quantizable=frozenset(),
+                 strict: bool = True):
         self.gm = gm
+        # strict: the nodes qfx cannot express are an ExportError (naming
+        # each); otherwise each runs in PyTorch (a graph break,
+        # `break_graph`), in `host_calls`.
+        self.strict = strict
+        self.host_calls: list = []
+        # (node, reason) of each node qfx cannot express.
+        self.breaks: list = []
         # Module types prepare_fx's prepare_custom_config maps to their
         # quantizable form (m_multihead_attention).
         self.quantizable = quantizable
@@ -306,15 +317,141 @@ class _Exporter:
                 self.output(node)
             elif node.op == "get_attr":
                 self.get_attr(node)
-            elif node.op == "call_module":
-                self.call_module(node)
-            elif node.op == "call_function":
-                self.call_function(node)
-            elif node.op == "call_method":
-                self.call_method(node)
+            elif node.op in ("call_module", "call_function", "call_method"):
+                self.call(node, node in dynamic)
             else:
                 self.fail(node, f"unknown FX node kind '{node.op}'")
+        if self.strict and self.breaks:
+            node, reason = self.breaks[0]
+            if len(self.breaks) > 1:
+                reason += (f"; and {len(self.breaks) - 1} more node(s) qfx cannot express: "
+                           + "; ".join(f"'{n.name}' ({_target_name(n)}): {r}"
+                                       for n, r in self.breaks[1:]))
+            self.fail(node, reason)
         return self.w.function(func_name, self.args, self.results)
+
+    def call(self, node, dynamic: bool):
+        """Exports a call_module / call_function / call_method node; one qfx
+        cannot express runs in PyTorch (break_graph; strict, `run` raises
+        after the last node, naming each)."""
+        export = getattr(self, node.op)
+        # (A PyTorch observer is never a break: it carries statistics.)
+        if node.op == "call_module" and _is_observer(self.modules[node.target]):
+            return export(node)
+        mark, converted, bounds = self.w.mark(), len(self.converted), dict(self.index_bounds)
+        try:
+            export(node)
+        except ExportError as error:
+            if error.node != node.name:
+                raise
+            # Forget what the failed export printed.
+            self.w.rollback(mark)
+            for key in list(self.converted)[converted:]:
+                del self.converted[key]
+            self.index_bounds = bounds
+            self.env.pop(node, None)
+            self.breaks.append((node, error.reason))
+            self.break_graph(node, error.reason, dynamic)
+
+    def break_graph(self, node, reason: str, dynamic: bool):
+        """`node` runs in PyTorch: a `qfx.host_call` whose inputs are the
+        tensors among its arguments (in PyTorch's layout) and whose results
+        are the tensors of its result (tuples, lists and dicts of them, as
+        the example run gave). A node that depends on no model input is
+        what the example run computed instead: a constant, or a Python
+        value. PyTorch's reference model runs such a node in float, on
+        dequantized inputs; so does qfx's (the op is float to qfx-prepare)."""
+        result = self.recorded[node]
+        if not dynamic:
+            if isinstance(result, torch.Tensor) and result.dtype == torch.float32:
+                array = result.detach().cpu().numpy()
+                self.env[node] = _Value(None, _identity(array.ndim), tuple(array.shape), array,
+                                        lambda a: self.w.const(a, node.name, node.name))
+                return
+            if not isinstance(result, torch.Tensor):
+                self.env[node] = result
+                return
+        loc = (self.module_location(node) if node.op == "call_module"
+               else self.node_location(node))
+        inputs: list = []
+
+        def hold(value):
+            """An argument with the program's tensors replaced by Inputs."""
+            if isinstance(value, torch.fx.Node):
+                held = self.env.get(value)
+                if any(v.array is None for v in _values(held)):
+                    return hold(held)
+                return self.recorded[value] if value in self.recorded else held
+            if isinstance(value, _Value):
+                if value.array is not None:
+                    return torch.from_numpy(np.array(value.array))
+                if value.tensor.element not in _host.ELEMENTS:
+                    self.fail(node, f"{reason}; it cannot run in PyTorch either: an input is "
+                              f"a tensor of {value.tensor.element}")
+                inputs.append(value)
+                return _host.Input(len(inputs) - 1)
+            if isinstance(value, (tuple, list)):
+                return type(value)(hold(v) for v in value)
+            if isinstance(value, dict):
+                return {k: hold(v) for k, v in value.items()}
+            return value
+
+        args, kwargs = hold(tuple(node.args)), hold(dict(node.kwargs))
+        outputs: list = []
+
+        def held_result(value):
+            """`result` with each tensor replaced by its _Value."""
+            if isinstance(value, torch.Tensor):
+                element = _HOST_ELEMENTS.get(value.dtype)
+                if element is None:
+                    self.fail(node, f"{reason}; it cannot run in PyTorch either: it returns a "
+                              f"tensor of {value.dtype} (float32, int64, int32 and bool cross "
+                              "between compiled parts)")
+                outputs.append((tuple(value.shape), element))
+                return len(outputs) - 1
+            if isinstance(value, (tuple, list)):
+                return tuple(held_result(v) for v in value)
+            if isinstance(value, dict):
+                return {k: held_result(v) for k, v in value.items()}
+            if value is None:
+                return None
+            self.fail(node, f"{reason}; it cannot run in PyTorch either: it returns a "
+                      f"{type(value).__name__} computed from the model's inputs (only tensors "
+                      "cross between compiled parts)")
+
+        structure = held_result(result)
+        if not outputs:
+            self.fail(node, f"{reason}; it cannot run in PyTorch either: it returns no tensor")
+        if node.op == "call_module":
+            module = self.modules[node.target]
+            function, callee = module, _module_type_name(module)
+        elif node.op == "call_method":
+            name = node.target
+            function, callee = (lambda obj, *a, **k: getattr(obj, name)(*a, **k),
+                                f"torch.Tensor.{name}")
+        else:
+            function, callee = node.target, _qualified_name(node.target)
+        owner = node.target if node.op == "call_module" else self.scope.get(node, "")
+        call = _host.HostCall(callee, node.name, owner, reason, function, args, kwargs,
+                              [(_host.ELEMENTS[v.tensor.element], v.torch_shape)
+                               for v in inputs],
+                              [(_host.ELEMENTS[e], shape) for shape, e in outputs])
+        tensors = self.w.host_call(callee, len(self.host_calls),
+                                   [self.plain(node, v, loc) for v in inputs], outputs, loc,
+                                   callee)
+        self.host_calls.append(call)
+
+        def place(value):
+            if isinstance(value, int):
+                tensor = tensors[value]
+                return _Value(tensor, _identity(len(tensor.shape)), tensor.shape)
+            if isinstance(value, tuple):
+                return tuple(place(v) for v in value)
+            if isinstance(value, dict):
+                return {k: place(v) for k, v in value.items()}
+            return value
+
+        self.env[node] = place(structure)
 
     def integer_constant(self, node) -> bool:
         """Holds `node`'s recorded value as a constant if it is an int64 or
@@ -349,7 +486,7 @@ class _Exporter:
             value = self.env.get(out) if isinstance(out, torch.fx.Node) else None
             # A module's tuple returned as the model's (LSTMCell's (h, c),
             # LSTM's (output, (h_n, c_n))), flattened.
-            values = (_flatten(value) if isinstance(value, tuple)
+            values = (_flatten(value) if isinstance(value, (tuple, dict))
                       else (self.tensor_arg(node, out),))
             for v in values:
                 if not isinstance(v, _Value):
@@ -1716,7 +1853,7 @@ class _Exporter:
         origin: PyTorch quantizes no op there. False for shape arithmetic."""
         container = self.env.get(node.args[0]) if isinstance(node.args[0], torch.fx.Node) else None
         index = self.static(node, node.args[1])
-        if isinstance(container, tuple) and any(isinstance(v, _Value) for v in container):
+        if isinstance(container, (tuple, dict)) and _values(container):
             self.env[node] = container[index]
             return True
         if not isinstance(container, _Value):
@@ -2462,14 +2599,27 @@ def _is_observer(module) -> bool:
 _MODULE_HANDLERS: dict = {}
 # Modules exported with their own argument handling (Exporter.recurrent).
 def _flatten(values: tuple) -> tuple:
-    """Nested tuples' leaves in order."""
+    """Nested tuples', lists' and dicts' leaves in order."""
+    if isinstance(values, dict):
+        values = tuple(values.values())
     return tuple(leaf for v in values
-                 for leaf in (_flatten(v) if isinstance(v, (tuple, list)) else (v,)))
+                 for leaf in (_flatten(v) if isinstance(v, (tuple, list, dict)) else (v,)))
+
+
+def _values(held) -> list:
+    """The _Values an env entry holds (itself, or in tuples and dicts)."""
+    if isinstance(held, _Value):
+        return [held]
+    if isinstance(held, (tuple, list, dict)):
+        return [v for v in _flatten(held) if isinstance(v, _Value)]
+    return []
 
 
 _RECURRENT_MODULES: set = set()
 # The element type of each dtype a model input can have.
 _INPUT_ELEMENTS: dict = {}
+# The element type of each dtype a graph break's result can have.
+_HOST_ELEMENTS: dict = {}
 _FUNCTION_HANDLERS: dict = {}
 _METHOD_HANDLERS: dict = {}
 # Functions of other libraries (not imported here), by qualified name.
@@ -2495,6 +2645,8 @@ def _load_torch() -> None:
     torch, nn, F = torch_module, torch_module.nn, torch_module.nn.functional
 
     _INPUT_ELEMENTS.update({torch.float32: "f32", torch.int64: "i64", torch.int32: "i32"})
+    _HOST_ELEMENTS.update(_INPUT_ELEMENTS)
+    _HOST_ELEMENTS[torch.bool] = "i1"
     _RECURRENT_MODULES.update({nn.LSTM, nn.GRU, nn.LSTMCell, nn.GRUCell, nn.RNNCell})
     _MODULE_HANDLERS.update({
         nn.Linear: _Exporter.m_linear,
@@ -2740,8 +2892,9 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
 
     `example_inputs` fixes the (static) input shapes: the function's
     arguments have exactly their shapes, in PyTorch's layout. Raises
-    ExportError for a node it cannot export, ValueError for a model in
-    training mode.
+    ExportError for the nodes it cannot export (naming the first and
+    listing the others: the text has no Python to run them in, see
+    `prepare_fx`'s graph breaks), ValueError for a model in training mode.
 
     A model PyTorch's `prepare_fx` prepared exports too: its observers are
     the identity, and each records its statistics on the op producing the
@@ -2751,12 +2904,15 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
 
 
 def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main",
-                        quantizable=frozenset()) -> tuple:
-    """`export_tosa`'s text, the model's outputs for `example_inputs` and,
-    per input, the number of rows of the embeddings it indexes (None for an
-    input that indexes none): its values must lie in [0, rows).
-    `quantizable`: the module types exported as their quantizable form
-    (nn.MultiheadAttention, see _Exporter.m_multihead_attention)."""
+                        quantizable=frozenset(), strict: bool = True) -> tuple:
+    """`export_tosa`'s text, the model's outputs for `example_inputs`, per
+    input the number of rows of the embeddings it indexes (None for an
+    input that indexes none: its values must lie in [0, rows)), and the
+    graph breaks' `_host.Host`. `quantizable`: the module types exported as
+    their quantizable form (nn.MultiheadAttention, see
+    _Exporter.m_multihead_attention). Without `strict`, a node the exporter
+    cannot express runs in PyTorch (a graph break: a `qfx.host_call`, run by
+    the Host) instead of raising ExportError."""
     _load_torch()
     if not isinstance(model, nn.Module):
         raise TypeError(f"export_tosa expects a torch.nn.Module, got {type(model).__name__}")
@@ -2769,10 +2925,10 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     model, weight_observers = _qat_to_float(model)
     gm, node_scope = _trace(model)
     recorded, outputs = _record(gm, example_inputs)
-    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers, quantizable)
+    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers, quantizable, strict)
     text = exporter.run(func_name)
     bounds = [exporter.index_bounds.get(t.name) for t in exporter.arg_tensors]
-    return text, outputs, bounds
+    return text, outputs, bounds, _host.Host(exporter.host_calls)
 
 
 def named_values(model, example_inputs: tuple) -> tuple:

@@ -165,7 +165,8 @@ class _LoggedQfx(_Logged):
         program = model.mlir("int8")
         if shadow:
             program = _capi.shadow_stage(model.mlir("float"), program)
-        self._recording = _capi.Model(program, "int8.mlir", record=True)
+        self._recording = _capi.Model(program, "int8.mlir", record=True,
+                                       host=model.host)
 
     def __call__(self, *inputs: Any) -> Any:
         arrays, as_torch = self.model._run_one(inputs, f"{self.model_name}")

@@ -69,7 +69,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from qfx import _compiled, _stagefiles
+from qfx import _compiled, _host, _stagefiles
 from qfx import config as _config
 from qfx.config._torch import qconfig_mapping_from_torch
 from qfx.exporter import export_with_outputs
@@ -119,15 +119,17 @@ def _shape_text(shape: Sequence[int]) -> str:
 
 
 class FloatOpWarning(UserWarning):
-    """`convert_fx` left some ops of the quantized model in float: qfx-lower
-    could not lower their patterns to int8 (see `QuantizedModel.float_ops`)."""
+    """`convert_fx` left some ops of the quantized model in float: graph
+    breaks running in PyTorch, or patterns qfx-lower could not lower to int8
+    (see `QuantizedModel.float_ops`)."""
 
 
 @dataclass(frozen=True)
 class FloatOp:
-    """An op that runs in float in the int8 model: qfx-lower kept its
-    pattern as in the reference model (dequantize, float op, quantize) and
-    said why in a "runs in float" remark.
+    """An op that runs in float in the int8 model: a graph break (op
+    "qfx.host_call": a node running in PyTorch), or one whose pattern
+    qfx-lower kept as in the reference model (dequantize, float op,
+    quantize), saying why in a "runs in float" remark.
 
     - `op`: the op's name ("tosa.add"; "qfx.fused conv2d_relu" for a fused
       region).
@@ -253,12 +255,13 @@ def _compile(directory: pathlib.Path) -> dict:
     return _compiled.compile_record(source)
 
 
-def _jit(directory: pathlib.Path, stage: str, signature: "_Signature") -> _capi.Model:
+def _jit(directory: pathlib.Path, stage: str, signature: "_Signature",
+         host: _host.Host) -> _capi.Model:
     """The stage's @main compiled in this process, checked to take the
     model's inputs (shapes and dtypes) and return float32 tensors of its
-    output shapes."""
+    output shapes; `host` runs its graph breaks."""
     model = _capi.Model(_stagefiles.read(directory / f"{stage}.mlir"), f"{stage}.mlir",
-                        entry="main")
+                        entry="main", host=host)
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
         raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
@@ -301,8 +304,9 @@ def _warn_float_ops(float_ops: List[FloatOp], stacklevel: int) -> None:
         return
     shown = "; ".join(str(op) for op in float_ops[:5])
     more = f"; and {len(float_ops) - 5} more" if len(float_ops) > 5 else ""
-    warnings.warn(f"{len(float_ops)} op(s) of the quantized model run in float (qfx-lower could "
-                  f"not lower their patterns to int8; see QuantizedModel.float_ops): {shown}{more}",
+    warnings.warn(f"{len(float_ops)} op(s) of the quantized model run in float (graph breaks "
+                  "running in PyTorch, patterns qfx-lower could not lower to int8; see "
+                  f"QuantizedModel.float_ops): {shown}{more}",
                   FloatOpWarning, stacklevel=stacklevel + 1)
 
 
@@ -312,7 +316,8 @@ class _Signature:
     embeddings an index input indexes: its values must lie in [0, bound)),
     and how the PyTorch model nested its outputs (`structure`: an output's
     index for a tensor, a list of structures for a tuple, as an LSTM's
-    (output, (h_n, c_n))). Outputs are float32."""
+    (output, (h_n, c_n)), `{"dict": [[key, structure], ...]}` for a dict, as
+    torchvision's segmentation models' {"out": ...}). Outputs are float32."""
 
     INPUT_DTYPES = ("float32", "int64", "int32")
 
@@ -355,7 +360,7 @@ class _Signature:
         leaves = _leaves(structure)
         if None in leaves or sorted(leaves) != list(range(len(d["outputs"]))):
             raise ValueError(f"structure {structure!r}: expected each output's index once, "
-                             "nested in lists")
+                             "nested in lists and {\"dict\": [[key, structure], ...]}")
         return cls([e["shape"] for e in d["inputs"]], [e["shape"] for e in d["outputs"]],
                    structure, [e["dtype"] for e in d["inputs"]],
                    [e.get("index_bound") for e in d["inputs"]])
@@ -416,6 +421,8 @@ class _Signature:
         def rebuild(structure: Any) -> Any:
             if isinstance(structure, list):
                 return tuple(rebuild(s) for s in structure)
+            if isinstance(structure, dict):
+                return {key: rebuild(s) for key, s in structure["dict"]}
             return outputs[structure]
 
         return rebuild(self.structure)
@@ -425,6 +432,12 @@ def _leaves(structure: Any) -> List[Any]:
     """The output indices of a signature's structure, in order."""
     if isinstance(structure, list):
         return [leaf for s in structure for leaf in _leaves(s)]
+    if isinstance(structure, dict):
+        entries = structure.get("dict")
+        if len(structure) != 1 or not isinstance(entries, list) or not all(
+                isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) for e in entries):
+            return [None]
+        return [leaf for _, s in entries for leaf in _leaves(s)]
     return [structure] if isinstance(structure, int) and not isinstance(structure, bool) else [None]
 
 
@@ -492,16 +505,23 @@ class _Model:
 
     _run_stage = "float"
 
-    def __init__(self, workdir: pathlib.Path, signature: _Signature):
+    def __init__(self, workdir: pathlib.Path, signature: _Signature, host: _host.Host):
         self.workdir = workdir
         self.signature = signature
+        self.host = host
         self._function: Any = None
+
+    @property
+    def graph_breaks(self) -> List[_host.HostCall]:
+        """The nodes that run in PyTorch between the compiled parts (graph
+        breaks), in program order; each says why qfx did not compile it."""
+        return list(self.host.calls)
 
     def _run(self, arrays: List[np.ndarray],
              outputs: Optional[List[np.ndarray]] = None) -> List[np.ndarray]:
         """Runs the stage (`_run_stage`), compiled at the first run."""
         if self._function is None:
-            self._function = _jit(self.workdir, self._run_stage, self.signature)
+            self._function = _jit(self.workdir, self._run_stage, self.signature, self.host)
         return self._function(arrays, outputs)
 
     def _stage_path(self, stage: str) -> pathlib.Path:
@@ -559,8 +579,9 @@ class PreparedModel(_Model):
     """
 
     def __init__(self, model: Any, workdir: pathlib.Path, signature: _Signature,
-                 qconfig_option: str, backend_option: str, outputs: Optional[str]):
-        super().__init__(workdir, signature)
+                 qconfig_option: str, backend_option: str, outputs: Optional[str],
+                 host: _host.Host):
+        super().__init__(workdir, signature, host)
         self._model = model
         self.qconfig_mapping = qconfig_option
         self.backend_config = backend_option
@@ -657,8 +678,9 @@ class QuantizedModel(_Model):
     stacked along a new leading axis one after another through the same
     function.
 
-    - `float_ops`: the `FloatOp`s qfx-lower could not lower ("runs in
-      float" remarks); they run as in the reference model, dequantize ->
+    - `float_ops`: the graph breaks (nodes running in PyTorch,
+      `graph_breaks`), then the `FloatOp`s qfx-lower could not lower ("runs
+      in float" remarks); they run as in the reference model, dequantize ->
       float op -> quantize. Empty when the whole model is int8.
     - `remarks`: qfx-lower's diagnostics as it printed them ("" if none).
     - `backend_config`: the backend the model was prepared and lowered with:
@@ -673,16 +695,17 @@ class QuantizedModel(_Model):
 
     def __init__(self, workdir: pathlib.Path, signature: _Signature, backend_option: str,
                  remarks: str, float_ops: List[FloatOp], compiled: Optional[dict] = None,
-                 library: Any = None):
+                 library: Any = None, host: Optional[_host.Host] = None):
         """`compiled`: the record of a saved libmodel.so; `library`: the int8
         program (the loaded library, or int8.mlir compiled in-process);
-        without it, int8.mlir is compiled here."""
-        super().__init__(workdir, signature)
+        without it, int8.mlir is compiled here. `host`: the graph breaks."""
+        super().__init__(workdir, signature, host if host is not None else _host.Host([]))
         self.backend_config = backend_option
         self.remarks = remarks
         self.float_ops = list(float_ops)
         self._compile_record = dict(compiled) if compiled else None
-        self._function = library if library is not None else _jit(workdir, "int8", signature)
+        self._function = (library if library is not None
+                          else _jit(workdir, "int8", signature, self.host))
         self._profiling: Any = None
 
     def __call__(self, *inputs: Any) -> Any:
@@ -699,7 +722,8 @@ class QuantizedModel(_Model):
         if not isinstance(runs, int) or runs < 1:
             raise ValueError(f"profile: runs must be a positive int, got {runs!r}")
         if self._profiling is None:
-            self._profiling = _capi.Model(self.mlir("int8"), "int8.mlir", profile=True)
+            self._profiling = _capi.Model(self.mlir("int8"), "int8.mlir", profile=True,
+                                          host=self.host)
         import time
 
         times: dict = {}
@@ -730,6 +754,12 @@ class QuantizedModel(_Model):
         qfx_model.json (input and output shapes and dtypes, the backend,
         qfx-lower's remarks, what the library was compiled from and for) to
         `directory`, created if needed."""
+        if self.host:
+            raise ValueError("save: this model runs PyTorch nodes between its compiled parts "
+                             f"(graph breaks: {', '.join(c.node for c in self.host.calls)}); "
+                             "saving such a model is not implemented: keep the PyTorch model "
+                             "and convert it again, or make it strict (prepare_fx(strict=True) "
+                             "names each break)")
         directory = pathlib.Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         if self._compile_record is None:
@@ -785,9 +815,11 @@ def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str
     def structure(value: Any) -> Any:
         if isinstance(value, (tuple, list)):
             return [structure(v) for v in value]
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return {"dict": [[k, structure(v)] for k, v in value.items()]}
         if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
             raise TypeError(f"{what}: the model must return a float32 tensor or (nested) "
-                            "tuples of them")
+                            "tuples, lists or dicts with string keys of them")
         results.append(value)
         return len(results) - 1
 
@@ -896,7 +928,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                prepare_custom_config: Any = None, backend_config: Any = None, *,
                outputs: Optional[str] = "jit", workdir: Any = None,
                _equalization_config: Any = None,
-               _follow_engine: bool = False) -> PreparedModel:
+               _follow_engine: bool = False, strict: bool = False) -> PreparedModel:
     """qfx's `torch.ao.quantization.quantize_fx.prepare_fx` (post-training).
 
     - `model`: a torch.nn.Module in eval mode (ValueError otherwise); it is
@@ -926,6 +958,13 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
       "torch", see `PreparedModel`).
     - `workdir`: where the stage files and samples go; default a temporary
       directory removed with the model.
+    - `strict`: a node the exporter cannot express (an unknown function,
+      method or module, arguments it does not support) raises
+      `qfx.ExportError`. Without it (the default) such a node runs in
+      PyTorch between the compiled parts of the model (a graph break),
+      in float on dequantized inputs as in PyTorch's reference model;
+      `graph_breaks` lists them with the reason, and `convert_fx` warns
+      (`FloatOpWarning`).
     - `_equalization_config` (PyTorch's input-weight equalization) is not
       implemented: given, it raises NotImplementedError (docs/accuracy.md
       says what it does on real models).
@@ -952,8 +991,9 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    float_mlir, result, index_bounds = export_with_outputs(
-        model, example_inputs, quantizable=_custom_module_swaps(prepare_custom_config))
+    float_mlir, result, index_bounds, host = export_with_outputs(
+        model, example_inputs, quantizable=_custom_module_swaps(prepare_custom_config),
+        strict=strict)
     signature = _signature(example_inputs, result, index_bounds, "prepare_fx")
 
     prepared = PreparedModel.__new__(PreparedModel)
@@ -967,13 +1007,13 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                               _torch_engine() if backend_config is None or _follow_engine
                               else None))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
-                           backend_option, outputs)
+                           backend_option, outputs, host)
     return prepared
 
 
 @_writes_stage_files
 def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = None,
-               convert_custom_config: Any = None) -> QuantizedModel:
+               convert_custom_config: Any = None, *, strict: bool = False) -> QuantizedModel:
     """qfx's `torch.ao.quantization.quantize_fx.convert_fx`, of a model
     `qfx.prepare_fx` prepared or of one PyTorch's `prepare_fx` prepared.
 
@@ -1006,6 +1046,8 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     running statistics), its weight fake quantizer observes the float weight
     once more and gives the weight's qparams, and the activation fake
     quantizers' observers give theirs. The int8 program is PyTorch's.
+    `strict` is `prepare_fx`'s, for the export of such a model: without
+    it, nodes qfx cannot express run in PyTorch (graph breaks).
 
     The result runs the int8 TOSA program (see `QuantizedModel`). Patterns
     qfx-lower cannot lower run in float: they are listed in
@@ -1020,12 +1062,15 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     """
     _check_convert_custom_config(convert_custom_config)
     if _is_torch_prepared(prepared):
-        quantized = _convert_torch_prepared(prepared, example_inputs, backend_config)
+        quantized = _convert_torch_prepared(prepared, example_inputs, backend_config, strict)
         _warn_float_ops(quantized.float_ops, stacklevel=2)
         return quantized
     if not isinstance(prepared, PreparedModel):
         raise TypeError("convert_fx expects the model qfx.prepare_fx or PyTorch's prepare_fx "
                         f"returned, got {type(prepared).__name__}")
+    if strict:
+        raise ValueError("convert_fx: strict is for a model PyTorch prepared; give it to "
+                         "qfx.prepare_fx")
     if example_inputs is not None or backend_config is not None:
         raise ValueError("convert_fx: example_inputs and backend_config are for a model PyTorch "
                          "prepared; qfx.prepare_fx's model has both already")
@@ -1036,7 +1081,8 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     if prepared.num_samples:
         sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
         calibrated = _capi.calibrate(_stagefiles.read(directory / "observed.mlir"), sources,
-                                     source_name="observed.mlir", progress=_progress_printer())
+                                     source_name="observed.mlir", progress=_progress_printer(),
+                                     host=prepared.host)
     else:
         # Dynamic and weight-only quantization observe no activation: the
         # observed model converts as it is (qfx-convert fails on an
@@ -1047,7 +1093,8 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
     try:
-        _finish_conversion(quantized, directory, prepared.signature, backend_option)
+        _finish_conversion(quantized, directory, prepared.signature, backend_option,
+                           prepared.host)
     except ToolError as error:
         if prepared.num_samples or "has no statistics" not in error.diagnostics:
             raise
@@ -1145,13 +1192,17 @@ def _progress_printer() -> Optional[Any]:
 
 
 def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
-                       signature: _Signature, backend_option: str) -> None:
+                       signature: _Signature, backend_option: str, host: _host.Host) -> None:
     """calibrated.mlir in `directory` -> reference.mlir, int8.mlir, compiled
-    in-process; initializes `quantized` over them."""
+    in-process; initializes `quantized` over them (`host`: its graph
+    breaks)."""
     _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
     remarks, float_ops = _lower(directory, backend_option)
+    float_ops = [FloatOp("qfx.host_call", f"{c.module}({c.node})", c.callee,
+                         f"runs in PyTorch (a graph break): {c.reason}")
+                 for c in host.calls] + float_ops
     QuantizedModel.__init__(quantized, directory, signature, backend_option, remarks,
-                            float_ops)
+                            float_ops, host=host)
 
 
 def _is_torch_prepared(model: Any) -> bool:
@@ -1162,14 +1213,15 @@ def _is_torch_prepared(model: Any) -> bool:
 
 
 def _convert_torch_prepared(model: Any, example_inputs: Any,
-                            backend_config: Any) -> QuantizedModel:
+                            backend_config: Any, strict: bool) -> QuantizedModel:
     if example_inputs is None:
         raise TypeError("convert_fx of a model PyTorch prepared needs example_inputs (the "
                         "shapes the quantized model takes)")
     if model.training:
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")
-    float_mlir, result, index_bounds = export_with_outputs(model, example_inputs)
+    float_mlir, result, index_bounds, host = export_with_outputs(model, example_inputs,
+                                                                 strict=strict)
     signature = _signature(example_inputs, result, index_bounds, "convert_fx")
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
@@ -1181,7 +1233,7 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
               _prepare_passes(directory, qconfig_option, backend_option,
                               _torch_engine() if backend_config is None else None)
               + ",qfx-import-statistics")
-    _finish_conversion(quantized, directory, signature, backend_option)
+    _finish_conversion(quantized, directory, signature, backend_option, host)
     return quantized
 
 
@@ -1302,7 +1354,7 @@ def _load_library(directory: pathlib.Path, record: Any, work: pathlib.Path,
             (work / name).unlink()
     why = f"{directory}: cannot use the saved {_compiled.LIBRARY}: {problem}"
     try:
-        return None, _jit(work, "int8", signature)
+        return None, _jit(work, "int8", signature, _host.Host([]))
     except ToolError as error:
         raise ToolError(error.tool, error.returncode,
                         f"{why}; compiling int8.mlir failed:\n{error.diagnostics}") from None

@@ -79,9 +79,9 @@ def compile_count(monkeypatch):
     calls = []
     real = quantize_fx._jit
 
-    def jit(directory, stage, signature):
+    def jit(directory, stage, signature, host):
         calls.append(stage)
-        return real(directory, stage, signature)
+        return real(directory, stage, signature, host)
     monkeypatch.setattr(quantize_fx, "_jit", jit)
     return calls
 
@@ -305,7 +305,7 @@ def test_load_compiles_when_the_library_cannot_be_used(mlp, tmp_path, compile_co
     assert compile_count == []
 
     # If compiling fails too, the error says why for both.
-    def fail(mlir, source_name, entry=None):
+    def fail(mlir, source_name, entry=None, host=None):
         raise qfx.ToolError(f"qfx JIT compilation of {source_name}", 1, "no memory left\n")
     monkeypatch.setattr(_capi, "Model", fail)
     with pytest.raises(qfx.ToolError) as failure:

@@ -962,7 +962,7 @@ def test_errors(onednn):
     with pytest.raises(ValueError, match="model.eval()"):
         qfx.prepare_fx(MLP().train(), "default:x86", example)
     with pytest.raises(qfx.ExportError, match="torch.nn.RNN"):
-        qfx.prepare_fx(nn.Sequential(nn.RNN(16, 4)).eval(), "default:x86", example)
+        qfx.prepare_fx(nn.Sequential(nn.RNN(16, 4)).eval(), "default:x86", example, strict=True)
     with pytest.raises(ValueError, match="unknown qconfig mapping preset"):
         qfx.prepare_fx(model, "default:tpu", example)
     with pytest.raises(TypeError, match="qconfig_mapping"):

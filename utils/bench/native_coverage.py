@@ -433,9 +433,10 @@ def one(family, statistics) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if statistics == "pytorch" and theirs_prepared is not None:
-                quantized = qfx.convert_fx(theirs_prepared, example)
+                quantized = qfx.convert_fx(theirs_prepared, example, strict=True)
             else:
-                prepared = qfx.prepare_fx(model, torch_mapping(family), example, outputs=None)
+                prepared = qfx.prepare_fx(model, torch_mapping(family), example, outputs=None,
+                                         strict=True)
                 row["exported"] = True
                 if family.mode == "static":
                     for x in calibration:

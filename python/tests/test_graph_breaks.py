@@ -1,0 +1,205 @@
+"""Graph breaks: what the exporter cannot express runs in PyTorch between
+the compiled parts of the model (qfx.host_call), in float on dequantized
+inputs as in PyTorch's reference model, and the model's outputs are
+PyTorch's. Needs torch (Debian's python3-torch: run with /usr/bin/python3).
+"""
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.quantize_fx import convert_fx as torch_convert_fx
+from torch.ao.quantization.quantize_fx import prepare_fx as torch_prepare_fx
+
+import qfx
+
+nn = torch.nn
+
+
+def swish_plus_half(x):
+    """A Python function FX does not trace into (torch.fx.wrap)."""
+    return x * torch.sigmoid(x) + 0.5
+
+
+def positives(x):
+    """A result whose shape depends on the data."""
+    return x[x > 0]
+
+
+def checked(x):
+    if bool((x > 100).any()):
+        raise ValueError("an input above 100")
+    return x * 2
+
+
+torch.fx.wrap("swish_plus_half")
+torch.fx.wrap("positives")
+torch.fx.wrap("checked")
+
+
+class Breaks(nn.Module):
+    """A conv, then torch.where on a comparison, a Linear, torch.topk,
+    torch.sort and a Python function, then a Linear: five nodes the
+    exporter does not know, between quantized layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8 * 8 * 8, 16)
+        self.head = nn.Linear(4, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        y = torch.where(y > 0.3, y, 0.1 * y)
+        z = self.fc(y.flatten(1))
+        top = torch.topk(z, 4)[0]
+        ordered = torch.sort(top, dim=1)[0]
+        return self.head(swish_plus_half(ordered))
+
+
+BREAKS = [("operator.gt", "gt"), ("torch.where", "where"), ("torch.topk", "topk"),
+          ("torch.sort", "sort"), (f"{__name__}.swish_plus_half", "swish_plus_half")]
+
+
+def data(count, seed):
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(1, 3, 8, 8, generator=generator) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    return Breaks().eval()
+
+
+@pytest.fixture(scope="module")
+def torch_prepared(model):
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
+                                (data(1, 1)[0],))
+    with torch.no_grad():
+        for x in data(8, 2):
+            prepared(x)
+    return prepared
+
+
+def test_breaks_are_listed_with_their_reasons(model):
+    prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (data(1, 1)[0],),
+                              backend_config="x86")
+    assert [(c.callee, c.node) for c in prepared.graph_breaks] == BREAKS
+    assert all(c.reason == "unsupported function" for c in prepared.graph_breaks)
+    observed = prepared.mlir("observed")
+    assert observed.count("qfx.host_call") == len(BREAKS)
+    # The comparison's bool result and topk's indices cross as tensors too.
+    assert "-> tensor<1x8x8x8xi1>" in observed
+    assert "-> (tensor<1x4xf32>, tensor<1x4xi64>)" in observed
+
+    for x in data(8, 2):
+        prepared(x)
+    with pytest.warns(qfx.FloatOpWarning, match="graph break"):
+        quantized = qfx.convert_fx(prepared)
+    assert [(f.op, f.origin) for f in quantized.float_ops[:len(BREAKS)]] == [
+        ("qfx.host_call", callee) for callee, _ in BREAKS]
+    assert quantized.float_ops[0].location == "(gt)"
+    assert quantized.float_ops[0].reason == "runs in PyTorch (a graph break): unsupported function"
+    with pytest.raises(ValueError, match="graph breaks: gt, where, topk, sort, swish_plus_half"):
+        quantized.save("unused")
+
+
+def test_strict_names_each_break(model):
+    with pytest.raises(qfx.ExportError) as failure:
+        qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (data(1, 1)[0],),
+                       strict=True)
+    assert failure.value.node == "gt"
+    message = str(failure.value)
+    assert message.startswith("cannot export node 'gt' (call_function target 'operator.gt') in "
+                              f"the root module ({__name__}.Breaks): unsupported function; and 4 "
+                              "more node(s) qfx cannot express: ")
+    for callee, node in BREAKS[1:]:
+        assert f"'{node}' ({callee}): unsupported function" in message
+
+
+def test_outputs_equal_pytorchs_with_its_statistics(model, torch_prepared):
+    """PyTorch's own statistics imported: the int8 arithmetic around the
+    breaks, and the breaks themselves, are PyTorch's, bit for bit."""
+    theirs = torch_convert_fx(copy.deepcopy(torch_prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(torch_prepared, (data(1, 1)[0],))
+    assert len(ours.graph_breaks) == len(BREAKS)
+    with torch.no_grad():
+        for x in data(40, 3):
+            assert torch.equal(ours(x), theirs(x))
+
+
+def test_outputs_within_a_step_of_pytorchs_with_qfxs_calibration(model, torch_prepared):
+    theirs = torch_convert_fx(copy.deepcopy(torch_prepared))
+    prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (data(1, 1)[0],),
+                              outputs=None)
+    for x in data(8, 2):
+        prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared)
+    step = theirs.head.scale
+    with torch.no_grad():
+        for x in data(40, 3):
+            assert (ours(x) - theirs(x)).abs().max().item() <= step * 1.001
+
+
+class DataDependent(nn.Module):
+    def forward(self, x):
+        return positives(x) * 2
+
+
+class Raising(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return checked(self.fc(x))
+
+
+def test_a_break_that_changes_its_shape_or_raises_is_an_error():
+    x = torch.tensor([[1.0, -1.0, 2.0, -2.0]])
+    prepared = qfx.prepare_fx(DataDependent().eval(), "default:x86", (x,))
+    assert prepared(x).tolist() == [2.0, 4.0]
+    with pytest.raises(qfx.GraphBreakError, match=r"node 'positives' .*: result 0 is torch.float32 "
+                       r"\[3\], the compiled program expects float32 \[2\]"):
+        prepared(torch.tensor([[1.0, 1.0, 2.0, -2.0]]))
+
+    prepared = qfx.prepare_fx(Raising().eval(), "default:x86", (x,))
+    with pytest.raises(qfx.GraphBreakError, match="PyTorch raised ValueError: an input above 100") \
+            as failure:
+        prepared(torch.full((1, 4), 1000.0))
+    assert isinstance(failure.value.__cause__, ValueError)
+    # The model still runs after a failure.
+    assert prepared(x).shape == (1, 4)
+
+
+class DictOutput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return {"out": y, "aux": [torch.relu(y), y.mean(1)]}
+
+
+def test_dict_and_list_outputs_keep_their_structure():
+    torch.manual_seed(1)
+    model = DictOutput().eval()
+    x = data(1, 4)[0]
+    prepared = qfx.prepare_fx(model, "default:x86", (x,))
+    assert prepared.graph_breaks == []
+    result = prepared(x)
+    expected = model(x)
+    assert list(result) == ["out", "aux"] and isinstance(result["aux"], tuple)
+    np.testing.assert_allclose(result["out"].numpy(), expected["out"].detach().numpy(),
+                               atol=1e-5)
+    np.testing.assert_allclose(result["aux"][1].numpy(), expected["aux"][1].detach().numpy(),
+                               atol=1e-5)
