@@ -7,6 +7,8 @@
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Transforms/Passes.h"
 
+#include "RuntimeFunctions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -53,20 +55,11 @@ struct QFXLowerHostCallsPass
     auto i64 = IntegerType::get(context, 64);
     auto type = FunctionType::get(
         context, {i64, MemRefType::get({ShapedType::kDynamic}, i64)}, {});
-    if ((callee = module.lookupSymbol<func::FuncOp>(kHostCallFunction))) {
-      if (callee.getFunctionType() != type)
-        return callee.emitError()
-               << "@" << kHostCallFunction
-               << " is reserved for the host-call runtime; expected type "
-               << type;
-      return success();
-    }
-    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    callee =
-        func::FuncOp::create(builder, module.getLoc(), kHostCallFunction, type);
-    callee.setPrivate();
-    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    builder.getUnitAttr());
+    FailureOr<func::FuncOp> declared = qfx::declareRuntimeFunction(
+        module, kHostCallFunction, type, "host-call runtime");
+    if (failed(declared))
+      return failure();
+    callee = *declared;
     return success();
   }
 

@@ -7,6 +7,8 @@
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Transforms/Passes.h"
 
+#include "RuntimeFunctions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -60,23 +62,15 @@ struct QFXLowerObserversPass
         {mlir::IntegerType::get(context, 64),
          mlir::UnrankedTensorType::get(mlir::Float32Type::get(context))},
         {});
-    if ((callee = module.lookupSymbol<mlir::func::FuncOp>(kObserveFunction))) {
-      if (callee.getFunctionType() != type)
-        return callee.emitError()
-               << "@" << kObserveFunction
-               << " is reserved for the calibration runtime; expected type "
-               << type;
-      return mlir::success();
-    }
-    mlir::OpBuilder builder = mlir::OpBuilder::atBlockBegin(module.getBody());
-    callee = mlir::func::FuncOp::create(builder, module.getLoc(),
-                                        kObserveFunction, type);
-    callee.setPrivate();
-    callee->setAttr(mlir::LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    builder.getUnitAttr());
+    mlir::FailureOr<mlir::func::FuncOp> declared = qfx::declareRuntimeFunction(
+        module, kObserveFunction, type, "calibration runtime");
+    if (mlir::failed(declared))
+      return mlir::failure();
+    callee = *declared;
     // The runtime only reads the tensor: bufferization must neither copy it
     // nor assume it changed.
-    callee.setArgAttr(1, "bufferization.access", builder.getStringAttr("read"));
+    callee.setArgAttr(1, "bufferization.access",
+                      mlir::StringAttr::get(context, "read"));
     return mlir::success();
   }
 
