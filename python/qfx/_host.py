@@ -81,6 +81,45 @@ class HostCall:
             return flatten(self.function(*fill(self.args), **fill(self.kwargs)))
 
 
+class Method:
+    """Calls the method `name` of its first argument: a call_method node's
+    function (picklable, unlike a lambda)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(obj, self.name)(*args, **kwargs)
+
+
+def save(host: "Host", path: Any) -> None:
+    """Writes the host's calls with torch.save (pickle: functions by their
+    qualified names, modules with their parameters)."""
+    import torch
+
+    try:
+        torch.save(host.calls, path)
+    except Exception as error:
+        raise ValueError(f"{path}: cannot save the graph breaks ("
+                         + ", ".join(call.node for call in host.calls)
+                         + f"): {type(error).__name__}: {error}") from error
+
+
+def load(path: Any) -> "Host":
+    """The Host `save` wrote to `path`. Unpickling runs code named in the
+    file, as torch.load does: load only directories you trust."""
+    import torch
+
+    try:
+        calls = torch.load(path)
+    except Exception as error:
+        raise ValueError(f"{path}: cannot load the graph breaks: {type(error).__name__}: "
+                         f"{error} (their functions must be importable here)") from error
+    if not isinstance(calls, list) or not all(isinstance(c, HostCall) for c in calls):
+        raise ValueError(f"{path}: expected a list of qfx HostCalls")
+    return Host(calls)
+
+
 def flatten(value: Any) -> List[Any]:
     """The leaves of tuples, lists and dict values, in order; None is no
     leaf."""

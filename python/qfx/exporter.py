@@ -426,9 +426,7 @@ class _Exporter:
             module = self.modules[node.target]
             function, callee = module, _module_type_name(module)
         elif node.op == "call_method":
-            name = node.target
-            function, callee = (lambda obj, *a, **k: getattr(obj, name)(*a, **k),
-                                f"torch.Tensor.{name}")
+            function, callee = _host.Method(node.target), f"torch.Tensor.{node.target}"
         else:
             function, callee = node.target, _qualified_name(node.target)
         owner = node.target if node.op == "call_module" else self.scope.get(node, "")

@@ -81,6 +81,7 @@ __all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel"
 
 STAGES = ("float", "observed", "calibrated", "reference", "int8")
 _MANIFEST = "qfx_model.json"
+_GRAPH_BREAKS = "graph_breaks.pt"
 _FORMAT = "qfx-quantized-model"
 # Version 1 (before the int8 stage): float, observed, calibrated, reference.
 _VERSION = 2
@@ -753,21 +754,19 @@ class QuantizedModel(_Model):
         backend_config.json (for a BackendConfig object) and
         qfx_model.json (input and output shapes and dtypes, the backend,
         qfx-lower's remarks, what the library was compiled from and for) to
-        `directory`, created if needed."""
-        if self.host:
-            raise ValueError("save: this model runs PyTorch nodes between its compiled parts "
-                             f"(graph breaks: {', '.join(c.node for c in self.host.calls)}); "
-                             "saving such a model is not implemented: keep the PyTorch model "
-                             "and convert it again, or make it strict (prepare_fx(strict=True) "
-                             "names each break)")
+        `directory`, created if needed. A model with graph breaks has no
+        library (its program calls back into Python): its breaks' nodes are
+        pickled to graph_breaks.pt (torch.save)."""
         directory = pathlib.Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        if self._compile_record is None:
+        # A program with graph breaks calls back into Python: no library
+        # ahead of time; the breaks' nodes are pickled (torch.save).
+        if self._compile_record is None and not self.host:
             self._compile_record = _compile(self.workdir)
         stages = [s for s in STAGES if (self.workdir / f"{s}.mlir").is_file()]
         for stage in stages:
             shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
-        for name in (_compiled.LIBRARY, _compiled.HEADER):
+        for name in (_compiled.LIBRARY, _compiled.HEADER) if not self.host else ():
             shutil.copyfile(self.workdir / name, directory / name)
         if self.backend_config == _BACKEND_FILE:
             shutil.copyfile(self.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
@@ -778,6 +777,9 @@ class QuantizedModel(_Model):
         manifest["remarks"] = self.remarks
         manifest["float_ops"] = [asdict(op) for op in self.float_ops]
         manifest["compiled"] = self._compile_record
+        if self.host:
+            _host.save(self.host, directory / _GRAPH_BREAKS)
+            manifest["graph_breaks"] = _GRAPH_BREAKS
         (directory / _MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
     def __repr__(self) -> str:
@@ -1257,6 +1259,8 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     loads. Otherwise (directories saved before qfx compiled models, a
     changed int8.mlir, another CPU) int8.mlir is compiled in this process;
     if that fails too, the error (`qfx.ToolError`) says why neither worked.
+    A model with graph breaks unpickles them from graph_breaks.pt (as
+    torch.load: load only directories you trust) and compiles int8.mlir.
     """
     directory = pathlib.Path(directory)
     manifest_path = directory / _MANIFEST
@@ -1295,6 +1299,7 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
             raise FileNotFoundError(f"{source}: the {stage} stage named by {manifest_path} "
                                     "is missing")
         shutil.copyfile(source, work / f"{stage}.mlir")
+    host = None
     if version == 1:
         backend_option = _write_backend_config(backend_config, work, "load")
         remarks, float_ops = _lower(work, backend_option)
@@ -1310,9 +1315,17 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
             shutil.copyfile(source, work / _BACKEND_FILE)
         remarks = manifest.get("remarks", "")
         float_ops = [FloatOp(**op) for op in manifest.get("float_ops", [])]
-        record, library = _load_library(directory, manifest.get("compiled"), work, signature)
+        if "graph_breaks" in manifest:
+            if manifest["graph_breaks"] != _GRAPH_BREAKS:
+                raise ValueError(f"{manifest_path}: graph_breaks {manifest['graph_breaks']!r}: "
+                                 f"expected {_GRAPH_BREAKS!r}")
+            host = _host.load(directory / _GRAPH_BREAKS)
+            record, library = None, _jit(work, "int8", signature, host)
+        else:
+            record, library = _load_library(directory, manifest.get("compiled"), work,
+                                            signature)
     QuantizedModel.__init__(quantized, work, signature, backend_option, remarks, float_ops,
-                            record, library)
+                            record, library, host)
     return quantized
 
 

@@ -104,8 +104,29 @@ def test_breaks_are_listed_with_their_reasons(model):
         ("qfx.host_call", callee) for callee, _ in BREAKS]
     assert quantized.float_ops[0].location == "(gt)"
     assert quantized.float_ops[0].reason == "runs in PyTorch (a graph break): unsupported function"
-    with pytest.raises(ValueError, match="graph breaks: gt, where, topk, sort, swish_plus_half"):
-        quantized.save("unused")
+
+
+def test_a_model_with_breaks_saves_and_loads(model, tmp_path):
+    """The breaks are pickled (torch.save); the program has no library (it
+    calls back into Python) and compiles when loaded."""
+    prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (data(1, 1)[0],),
+                              outputs=None)
+    for x in data(8, 2):
+        prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared)
+    quantized.save(tmp_path / "saved")
+    saved = sorted(p.name for p in (tmp_path / "saved").iterdir())
+    assert "graph_breaks.pt" in saved and "libmodel.so" not in saved
+    loaded = qfx.load(tmp_path / "saved")
+    assert [(c.callee, c.node) for c in loaded.graph_breaks] == BREAKS
+    assert loaded.float_ops == quantized.float_ops
+    for x in data(4, 5):
+        assert torch.equal(loaded(x), quantized(x))
+    (tmp_path / "saved" / "graph_breaks.pt").write_bytes(b"not a pickle")
+    with pytest.raises(ValueError, match="graph_breaks.pt: cannot load the graph breaks"):
+        qfx.load(tmp_path / "saved")
 
 
 def test_strict_names_each_break(model):
