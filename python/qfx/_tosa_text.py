@@ -258,6 +258,7 @@ class TosaWriter:
             origin,
             attrs=f"perms = array<i32: {', '.join(map(str, perms))}>",
             hint="transpose",
+            element=x.element,
         )
 
     def slice(
@@ -269,7 +270,8 @@ class TosaWriter:
         s = self.const_shape(start, loc)
         z = self.const_shape(size, loc)
         shape_type = f"!tosa.shape<{rank}>"
-        return self.op("slice", [x, (s, shape_type), (z, shape_type)], size, loc, origin, hint="slice")
+        return self.op("slice", [x, (s, shape_type), (z, shape_type)], size, loc, origin, hint="slice",
+                       element=x.element)
 
     def concat(self, xs: Sequence[Tensor], axis: int, loc: str, origin: Optional[str]) -> Tensor:
         shape = list(xs[0].shape)

@@ -501,8 +501,10 @@ class _Exporter:
 
     def set_tensor(self, node, tensor: Tensor, layout: tuple):
         result = self.recorded[node]
-        if not isinstance(result, torch.Tensor) or result.dtype != torch.float32:
-            self.fail(node, "only float32 tensor results can be exported")
+        if not isinstance(result, torch.Tensor) or (result.dtype, tensor.element) not in (
+                (torch.float32, "f32"), (torch.bool, "i1")):
+            self.fail(node, "only float32 tensor results can be exported (and the bool ones of "
+                      "comparisons)")
         shape = tuple(result.shape)
         expected = tuple(shape[d] for d in layout)
         if tensor.shape != expected:  # an exporter bug, not a user error
@@ -1786,27 +1788,27 @@ class _Exporter:
     # ----- elementwise binary ---------------------------------------------
 
     def binary(self, node, opname, a, b, loc, origin):
-        operands, layout, held = self.binary_operands(node, a, b, loc)
+        operands, layout, held = self.elementwise_operands(node, (a, b), loc)
         if opname == "mul":
             y = self.w.mul(operands[0], operands[1], held, loc, origin)
         else:
             y = self.w.op(opname, operands, held, loc, origin, hint=node.name)
         self.set_tensor(node, y, layout)
 
-    def binary_operands(self, node, a, b, loc):
-        """Operands `a` and `b` (values or numbers) of an elementwise op as
+    def elementwise_operands(self, node, values: Sequence, loc):
+        """The operands `values` (values or numbers) of an elementwise op as
         tensors of the output's rank in one layout (the first operand's of
         that rank that is not the identity), that layout, and the output's
         shape held in it."""
         out_shape = self.out_shape(node)
         rank = len(out_shape)
         layout = _identity(rank)
-        for operand in (a, b):
+        for operand in values:
             if isinstance(operand, _Value) and operand.rank == rank and operand.layout != layout:
                 layout = operand.layout
                 break
         operands = []
-        for operand in (a, b):
+        for operand in values:
             if isinstance(operand, _Value):
                 t = operand.tensor if operand.layout == layout else None
                 if t is None:
@@ -2011,7 +2013,7 @@ def _f_div(ex, node, loc, origin):
                           hint="reciprocal")
         ex.binary(node, "mul", x, _Value(inverse, other.layout, other.torch_shape), loc, origin)
         return
-    operands, layout, held = ex.binary_operands(node, x, other, loc)
+    operands, layout, held = ex.elementwise_operands(node, (x, other), loc)
     w = ex.w
 
     def build(dividend, divisor):
@@ -2035,6 +2037,65 @@ def _operand(ex, node, arg):
         value = ex.env.get(arg)
         return value
     return arg
+
+
+# Comparisons: TOSA's op and whether it takes the operands swapped (a < b is
+# b > a); "ne" is the negation of "equal".
+_COMPARISONS = {"gt": ("greater", False), "ge": ("greater_equal", False),
+                "lt": ("greater", True), "le": ("greater_equal", True),
+                "eq": ("equal", False), "ne": ("equal", False)}
+
+
+def _compare_fn(name: str):
+    """x > y (and the others) on float tensors and numbers: a bool tensor
+    (i1), exact. PyTorch quantizes no comparison: float ops here too."""
+    opname, swapped = _COMPARISONS[name]
+
+    def handler(ex, node, loc, origin):
+        a = ex.args_kwargs(node, ["input", "other"], {})
+        x, y = _operand(ex, node, a["input"]), _operand(ex, node, a["other"])
+        for operand in (x, y):
+            if isinstance(operand, _Value) and operand.tensor.element != "f32":
+                ex.fail(node, f"comparing a tensor of {operand.tensor.element} is not supported "
+                        "(float32 tensors)")
+        operands, layout, held = ex.elementwise_operands(node, (x, y), loc)
+        if swapped:
+            operands.reverse()
+        out = ex.w.op(opname, operands, held, loc, origin, hint=node.name, element="i1")
+        if name == "ne":
+            out = ex.w.op("logical_not", [out], held, loc, None, hint=node.name, element="i1")
+        ex.set_tensor(node, out, layout)
+    return handler
+
+
+def _logical_fn(opname: str):
+    """&, |, ^ and ~ of bool tensors (comparisons' results): TOSA's
+    logical ops."""
+    def handler(ex, node, loc, origin):
+        values = [_operand(ex, node, arg) for arg in node.args]
+        if not values or len(values) > 2 or not all(
+                isinstance(v, _Value) and v.tensor.element == "i1" for v in values) or node.kwargs:
+            ex.fail(node, "logical ops of bool tensors only are supported")
+        operands, layout, held = ex.elementwise_operands(node, values, loc)
+        ex.set_tensor(node, ex.w.op(opname, operands, held, loc, origin, hint=node.name,
+                                    element="i1"), layout)
+    return handler
+
+
+def _f_where(ex, node, loc, origin):
+    """torch.where(condition, x, y) of a bool tensor and float tensors or
+    numbers: tosa.select (exact; PyTorch quantizes no where)."""
+    a = ex.args_kwargs(node, ["condition", "input", "other"], {})
+    condition = _operand(ex, node, a["condition"])
+    if not isinstance(condition, _Value) or condition.tensor.element != "i1":
+        ex.fail(node, "torch.where with a condition other than a bool tensor is not supported")
+    x, y = _operand(ex, node, a["input"]), _operand(ex, node, a["other"])
+    for operand in (x, y):
+        if isinstance(operand, _Value) and operand.tensor.element != "f32":
+            ex.fail(node, f"torch.where of a tensor of {operand.tensor.element} is not supported "
+                    "(float32 tensors and numbers)")
+    operands, layout, held = ex.elementwise_operands(node, (condition, x, y), loc)
+    ex.set_tensor(node, ex.w.op("select", operands, held, loc, origin, hint=node.name), layout)
 
 
 def _f_cat(ex, node, loc, origin):
@@ -2730,6 +2791,7 @@ def _load_torch() -> None:
         F.instance_norm: _f_instance_norm,
         torch.matmul: _f_matmul,
         torch.bmm: _f_matmul,
+        torch.where: _f_where,
         operator.matmul: _f_matmul,
         F.conv1d: _functional_conv(1),
         F.conv2d: _functional_conv(2),
@@ -2750,6 +2812,17 @@ def _load_torch() -> None:
         F.avg_pool3d: _f_avg_pool3d,
         F.adaptive_avg_pool3d: _f_adaptive_avg_pool3d,
     })
+
+    for function, opname in ((operator.and_, "logical_and"), (operator.or_, "logical_or"),
+                             (operator.xor, "logical_xor"), (operator.invert, "logical_not"),
+                             (torch.logical_and, "logical_and"), (torch.logical_or, "logical_or"),
+                             (torch.logical_xor, "logical_xor"),
+                             (torch.logical_not, "logical_not")):
+        _FUNCTION_HANDLERS[function] = _logical_fn(opname)
+    for name in _COMPARISONS:
+        _FUNCTION_HANDLERS[getattr(operator, name)] = _compare_fn(name)
+        _FUNCTION_HANDLERS[getattr(torch, name)] = _compare_fn(name)
+        _METHOD_HANDLERS[name] = _compare_fn(name)
 
     _METHOD_HANDLERS.update({
         "add": _f_add,

@@ -24,6 +24,11 @@ def swish_plus_half(x):
     return x * torch.sigmoid(x) + 0.5
 
 
+def keep(x, mask):
+    """A Python function of a float and a bool tensor."""
+    return x * mask
+
+
 def positives(x):
     """A result whose shape depends on the data."""
     return x[x > 0]
@@ -36,14 +41,16 @@ def checked(x):
 
 
 torch.fx.wrap("swish_plus_half")
+torch.fx.wrap("keep")
 torch.fx.wrap("positives")
 torch.fx.wrap("checked")
 
 
 class Breaks(nn.Module):
-    """A conv, then torch.where on a comparison, a Linear, torch.topk,
-    torch.sort and a Python function, then a Linear: five nodes the
-    exporter does not know, between quantized layers."""
+    """A conv, then torch.where on a comparison (native), a Python function
+    of a tensor and a mask, a Linear, torch.topk, torch.sort and a Python
+    function, then a Linear: four nodes the exporter does not know, between
+    quantized layers."""
 
     def __init__(self):
         super().__init__()
@@ -54,14 +61,15 @@ class Breaks(nn.Module):
     def forward(self, x):
         y = torch.relu(self.conv(x))
         y = torch.where(y > 0.3, y, 0.1 * y)
+        y = keep(y, y > 0.5)
         z = self.fc(y.flatten(1))
         top = torch.topk(z, 4)[0]
         ordered = torch.sort(top, dim=1)[0]
         return self.head(swish_plus_half(ordered))
 
 
-BREAKS = [("operator.gt", "gt"), ("torch.where", "where"), ("torch.topk", "topk"),
-          ("torch.sort", "sort"), (f"{__name__}.swish_plus_half", "swish_plus_half")]
+BREAKS = [(f"{__name__}.keep", "keep"), ("torch.topk", "topk"), ("torch.sort", "sort"),
+          (f"{__name__}.swish_plus_half", "swish_plus_half")]
 
 
 def data(count, seed):
@@ -92,8 +100,8 @@ def test_breaks_are_listed_with_their_reasons(model):
     assert all(c.reason == "unsupported function" for c in prepared.graph_breaks)
     observed = prepared.mlir("observed")
     assert observed.count("qfx.host_call") == len(BREAKS)
-    # The comparison's bool result and topk's indices cross as tensors too.
-    assert "-> tensor<1x8x8x8xi1>" in observed
+    # A bool mask and topk's indices cross as tensors too.
+    assert "(tensor<1x8x8x8xf32>, tensor<1x8x8x8xi1>) -> tensor<1x8x8x8xf32>" in observed
     assert "-> (tensor<1x4xf32>, tensor<1x4xi64>)" in observed
 
     for x in data(8, 2):
@@ -102,7 +110,7 @@ def test_breaks_are_listed_with_their_reasons(model):
         quantized = qfx.convert_fx(prepared)
     assert [(f.op, f.origin) for f in quantized.float_ops[:len(BREAKS)]] == [
         ("qfx.host_call", callee) for callee, _ in BREAKS]
-    assert quantized.float_ops[0].location == "(gt)"
+    assert quantized.float_ops[0].location == "(keep)"
     assert quantized.float_ops[0].reason == "runs in PyTorch (a graph break): unsupported function"
 
 
@@ -133,11 +141,11 @@ def test_strict_names_each_break(model):
     with pytest.raises(qfx.ExportError) as failure:
         qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (data(1, 1)[0],),
                        strict=True)
-    assert failure.value.node == "gt"
+    assert failure.value.node == "keep"
     message = str(failure.value)
-    assert message.startswith("cannot export node 'gt' (call_function target 'operator.gt') in "
-                              f"the root module ({__name__}.Breaks): unsupported function; and 4 "
-                              "more node(s) qfx cannot express: ")
+    assert message.startswith(f"cannot export node 'keep' (call_function target '{__name__}.keep') "
+                              f"in the root module ({__name__}.Breaks): unsupported function; and "
+                              "3 more node(s) qfx cannot express: ")
     for callee, node in BREAKS[1:]:
         assert f"'{node}' ({callee}): unsupported function" in message
 
@@ -168,6 +176,46 @@ def test_outputs_within_a_step_of_pytorchs_with_qfxs_calibration(model, torch_pr
     with torch.no_grad():
         for x in data(40, 3):
             assert (ours(x) - theirs(x)).abs().max().item() <= step * 1.001
+
+
+class Masks(nn.Module):
+    """Comparisons (operators, functions, methods), logical ops and
+    torch.where with tensors and numbers."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 8, 1)
+        self.fc = nn.Linear(8 * 8 * 8, 16)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        y = torch.where(y > 0.3, y, 0.1 * y)
+        z = self.conv2(y)
+        mask = ~((z <= 0.5) | (z != z)) & torch.ge(z, -3) ^ z.eq(0.25)
+        w = torch.where(z.lt(0.2), torch.zeros_like(z) + 1.5, z)
+        w = torch.where(torch.logical_not(mask), w, -1.0)
+        return self.fc(w.flatten(1))
+
+
+def test_comparisons_logical_ops_and_where_are_native():
+    torch.manual_seed(2)
+    model = Masks().eval()
+    example = (data(1, 1)[0],)
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for x in data(8, 2):
+            prepared(x)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    ours = qfx.convert_fx(prepared, example)
+    assert ours.graph_breaks == []
+    int8 = ours.mlir("int8")
+    for op in ("tosa.greater ", "tosa.greater_equal", "tosa.equal", "tosa.logical_not",
+               "tosa.logical_or", "tosa.logical_and", "tosa.logical_xor", "tosa.select"):
+        assert op in int8, op
+    with torch.no_grad():
+        for x in data(40, 3):
+            assert torch.equal(ours(x), theirs(x))
 
 
 class DataDependent(nn.Module):
