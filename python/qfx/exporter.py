@@ -2254,18 +2254,30 @@ def _f_interpolate(ex, node, loc, origin):
                        {"size": None, "scale_factor": None, "mode": "nearest",
                         "align_corners": None, "recompute_scale_factor": None,
                         "antialias": False})
-    mode = ex.static(node, a["mode"])
-    if mode not in ("nearest", "bilinear") or ex.static(node, a["antialias"]):
+    _interpolate(ex, node, ex.tensor_arg(node, a["input"]), ex.static(node, a["mode"]),
+                 ex.static(node, a["scale_factor"]), ex.static(node, a["align_corners"]),
+                 ex.static(node, a["recompute_scale_factor"]), ex.static(node, a["antialias"]),
+                 loc, origin)
+
+
+def _m_upsample(ex, node, m, x, loc, origin):
+    """nn.Upsample (and UpsamplingNearest2d / UpsamplingBilinear2d, which
+    set its attributes): F.interpolate with the module's arguments. Its
+    origin, the module, has no pattern in PyTorch's tables: float, as
+    there."""
+    _interpolate(ex, node, x, m.mode, m.scale_factor, m.align_corners,
+                 getattr(m, "recompute_scale_factor", None), False, loc, origin)
+
+
+def _interpolate(ex, node, x, mode, scale, align_corners, recompute, antialias, loc, origin):
+    if mode not in ("nearest", "bilinear") or antialias:
         ex.fail(node, f"interpolate with mode '{mode}' is not supported ('nearest', 'bilinear')")
-    x = ex.tensor_arg(node, a["input"])
     out = ex.out_shape(node)
     if mode == "bilinear":
-        scale = ex.static(node, a["scale_factor"])
-        if ex.static(node, a["recompute_scale_factor"]):
+        if recompute:
             scale = None
         scales = (scale, scale) if not isinstance(scale, (tuple, list)) else tuple(scale)
-        ex.bilinear(node, x, out, bool(ex.static(node, a["align_corners"])), scales, loc,
-                    origin)
+        ex.bilinear(node, x, out, bool(align_corners), scales, loc, origin)
         return
     for d in range(2, x.rank):
         if out[d] % x.torch_shape[d]:
@@ -2745,6 +2757,9 @@ def _load_torch() -> None:
         nn.InstanceNorm3d: _Exporter.m_instance_norm,
         nn.GroupNorm: _Exporter.m_group_norm,
         nn.Identity: _Exporter.m_identity,
+        nn.Upsample: _m_upsample,
+        nn.UpsamplingNearest2d: _m_upsample,
+        nn.UpsamplingBilinear2d: _m_upsample,
         nn.Embedding: _Exporter.m_embedding,
         nn.ConvTranspose1d: _Exporter.m_conv_transpose1d,
         nn.ConvTranspose2d: _Exporter.m_conv_transpose2d,

@@ -218,6 +218,40 @@ def test_comparisons_logical_ops_and_where_are_native():
             assert torch.equal(ours(x), theirs(x))
 
 
+class Upsampling(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.nearest = nn.Upsample(scale_factor=2)
+        self.bilinear = nn.UpsamplingBilinear2d(scale_factor=2)
+        self.sized = nn.Upsample(size=(20, 20), mode="bilinear", align_corners=False)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.head(self.sized(self.bilinear(torch.relu(self.nearest(y)))))
+
+
+def test_upsample_modules_are_native_and_float_as_in_pytorch():
+    """nn.Upsample has no pattern in PyTorch's tables (F.interpolate has):
+    it runs in float on the dequantized tensor in both."""
+    torch.manual_seed(3)
+    model = Upsampling().eval()
+    example = (data(1, 1)[0],)
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for x in data(8, 2):
+            prepared(x)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, example)
+    assert ours.graph_breaks == []
+    with torch.no_grad():
+        for x in data(20, 3):
+            assert torch.equal(ours(x), theirs(x))
+
+
 class DataDependent(nn.Module):
     def forward(self, x):
         return positives(x) * 2
