@@ -1691,6 +1691,68 @@ class _Exporter:
         self.emit_avg_pool(node, src, kernel, stride, (pads[0], pb, pads[2], pr), (out[2], out[3]),
                            loc, origin, self.pool_kernel(node, "avg_pool2d"), not ceil_mode)
 
+    def pad(self, node, x: _Value, pads, mode: str, value, loc, origin):
+        """F.pad: per padded dimension (the last first, as `pads` lists
+        them), a slice where a pad is negative, then a concat of the pieces
+        the mode adds (constant blocks; reflected, replicated or wrapped
+        slices) around the tensor. Data movement, exact; every op carries
+        the pad's origin, which PyTorch's tables have no pattern for (float
+        on the dequantized tensor, as in PyTorch). (Not tosa.pad: MLIR 22's
+        validation rejects its !tosa.shape<8> padding of a 4-D tensor.)"""
+        if (not isinstance(pads, (tuple, list)) or len(pads) % 2
+                or not all(isinstance(p, int) for p in pads) or len(pads) // 2 > x.rank):
+            self.fail(node, f"pad {pads!r}: expected pairs of ints for at most {x.rank} "
+                      "dimensions")
+        if mode not in ("constant", "reflect", "replicate", "circular"):
+            self.fail(node, f"pad mode {mode!r} is not supported")
+        if mode != "constant" and value not in (None, 0, 0.0):
+            self.fail(node, f"a value with pad mode {mode!r}")
+        w = self.w
+        t, torch_shape = x.tensor, list(x.torch_shape)
+
+        def piece(t, axis, start, size):
+            begin, shape = [0] * len(t.shape), list(t.shape)
+            begin[axis], shape[axis] = start, size
+            return w.slice(t, begin, shape, loc, origin)
+
+        for k in range(len(pads) // 2):
+            d = x.rank - 1 - k
+            axis = x.layout.index(d)
+            before, after = pads[2 * k], pads[2 * k + 1]
+            if before < 0 or after < 0:  # a crop
+                first, last = max(-before, 0), t.shape[axis] - max(-after, 0)
+                if last <= first:
+                    self.fail(node, f"pad {pads!r} leaves nothing of a dimension of "
+                              f"{torch_shape[d]}")
+                t = piece(t, axis, first, last - first)
+                before, after = max(before, 0), max(after, 0)
+            n = t.shape[axis]
+            if mode in ("reflect", "circular") and (before >= n + (mode == "circular")
+                                                     or after >= n + (mode == "circular")):
+                self.fail(node, f"{mode} padding of {max(before, after)} on a dimension of {n}")
+            if mode == "constant":
+                def block(size):
+                    shape = list(t.shape)
+                    shape[axis] = size
+                    return w.const(np.full(shape, value or 0.0, np.float32), loc, "pad")
+                left = [block(before)] if before else []
+                right = [block(after)] if after else []
+            elif mode == "reflect":
+                left = [piece(t, axis, i, 1) for i in range(before, 0, -1)]
+                right = [piece(t, axis, n - 2 - i, 1) for i in range(after)]
+            elif mode == "replicate":
+                left = [piece(t, axis, 0, 1)] * before
+                right = [piece(t, axis, n - 1, 1)] * after
+            else:
+                left = [piece(t, axis, n - before, before)] if before else []
+                right = [piece(t, axis, 0, after)] if after else []
+            if left or right:
+                t = w.concat(left + [t] + right, axis, loc, origin)
+        if t is x.tensor:
+            self.alias(node, x)
+        else:
+            self.set_tensor(node, t, x.layout)
+
     def part_of(self, tensor: Tensor, origin: Optional[str]) -> Tensor:
         """`tensor`, whose op is a part of the PyTorch op `origin` without
         being its TOSA form, marked `qfx.part_of`: it takes that op's QConfig."""
@@ -2260,6 +2322,21 @@ def _f_interpolate(ex, node, loc, origin):
                  loc, origin)
 
 
+def _f_pad(ex, node, loc, origin):
+    a = ex.args_kwargs(node, ["input", "pad", "mode", "value"],
+                       {"mode": "constant", "value": None})
+    ex.pad(node, ex.tensor_arg(node, a["input"]), ex.static(node, a["pad"]),
+           ex.static(node, a["mode"]), ex.static(node, a["value"]), loc, origin)
+
+
+def _m_pad(mode: str):
+    """nn.ZeroPad2d, nn.ConstantPad*d, nn.ReflectionPad*d, nn.ReplicationPad*d:
+    F.pad with the module's padding (and value)."""
+    def handler(ex, node, m, x, loc, origin):
+        ex.pad(node, x, tuple(m.padding), mode, getattr(m, "value", None), loc, origin)
+    return handler
+
+
 def _m_upsample(ex, node, m, x, loc, origin):
     """nn.Upsample (and UpsamplingNearest2d / UpsamplingBilinear2d, which
     set its attributes): F.interpolate with the module's arguments. Its
@@ -2758,6 +2835,16 @@ def _load_torch() -> None:
         nn.GroupNorm: _Exporter.m_group_norm,
         nn.Identity: _Exporter.m_identity,
         nn.Upsample: _m_upsample,
+        nn.ZeroPad2d: _m_pad("constant"),
+        nn.ConstantPad1d: _m_pad("constant"),
+        nn.ConstantPad2d: _m_pad("constant"),
+        nn.ConstantPad3d: _m_pad("constant"),
+        nn.ReflectionPad1d: _m_pad("reflect"),
+        nn.ReflectionPad2d: _m_pad("reflect"),
+        nn.ReflectionPad3d: _m_pad("reflect"),
+        nn.ReplicationPad1d: _m_pad("replicate"),
+        nn.ReplicationPad2d: _m_pad("replicate"),
+        nn.ReplicationPad3d: _m_pad("replicate"),
         nn.UpsamplingNearest2d: _m_upsample,
         nn.UpsamplingBilinear2d: _m_upsample,
         nn.Embedding: _Exporter.m_embedding,
@@ -2807,6 +2894,7 @@ def _load_torch() -> None:
         torch.matmul: _f_matmul,
         torch.bmm: _f_matmul,
         torch.where: _f_where,
+        F.pad: _f_pad,
         operator.matmul: _f_matmul,
         F.conv1d: _functional_conv(1),
         F.conv2d: _functional_conv(2),

@@ -17,6 +17,7 @@ from torch.ao.quantization.quantize_fx import prepare_fx as torch_prepare_fx
 import qfx
 
 nn = torch.nn
+F = torch.nn.functional
 
 
 def swish_plus_half(x):
@@ -237,6 +238,45 @@ def test_upsample_modules_are_native_and_float_as_in_pytorch():
     it runs in float on the dequantized tensor in both."""
     torch.manual_seed(3)
     model = Upsampling().eval()
+    example = (data(1, 1)[0],)
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for x in data(8, 2):
+            prepared(x)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, example)
+    assert ours.graph_breaks == []
+    with torch.no_grad():
+        for x in data(20, 3):
+            assert torch.equal(ours(x), theirs(x))
+
+
+class Padding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.zero = nn.ZeroPad2d((1, 2, 0, 1))
+        self.reflect = nn.ReflectionPad2d(2)
+        self.replicate = nn.ReplicationPad2d((0, 1, 3, 0))
+        self.conv2 = nn.Conv2d(8, 4, 3)
+
+    def forward(self, x):
+        y = self.zero(self.conv(x))
+        y = F.pad(y, (1, 1, 2, 0), mode="circular")
+        y = F.pad(self.reflect(y), (-1, 2, 1, -2), value=0.75)
+        y = F.pad(torch.relu(self.replicate(y)), (1, 0, 0, 0, 1, 1), mode="constant")
+        y = F.pad(y.flatten(2), (3, 3), mode="reflect")
+        return self.conv2(y.view(1, 10, 12, 23)[:, :8])
+
+
+def test_padding_is_native_and_float_as_in_pytorch():
+    """F.pad in every mode and the padding modules: data movement (slices,
+    constants, concats), float as in PyTorch, whose tables have no pattern
+    for them."""
+    torch.manual_seed(4)
+    model = Padding().eval()
     example = (data(1, 1)[0],)
     prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
     with torch.no_grad():
