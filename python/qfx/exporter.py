@@ -1576,13 +1576,19 @@ class _Exporter:
         """A matmul of two tensors of rank >= 2 with the same batch
         dimensions: the composite "torch.matmul" of the two (a Linear is a
         tosa.matmul with a constant: a table has one row per pattern), its
-        body one tosa.matmul over [B, M, K] x [B, K, N]."""
+        body one tosa.matmul over [B, M, K] x [B, K, N]. A constant operand
+        (a parameter: `x @ self.w`) is marked `qfx.tensor_operand`: PyTorch
+        observes it as an activation."""
         if a.rank < 2 or b.rank < 2 or a.torch_shape[:-2] != b.torch_shape[:-2]:
             self.fail(node, f"matmul of shapes {list(a.torch_shape)} and {list(b.torch_shape)} "
                       "is supported only with the same batch dimensions, both of rank >= 2")
-        if a.array is not None or b.array is not None:
-            self.fail(node, "matmul with a constant operand is not supported (use nn.Linear)")
+        if a.array is not None and b.array is not None:
+            self.fail(node, "matmul of two constants is not supported")
         w = self.w
+        operands = [self.plain(node, v, loc) for v in (a, b)]
+        for value, operand in zip((a, b), operands):
+            if value.array is not None:
+                w.annotate(operand, "qfx.tensor_operand", "unit")
         batch = int(np.prod(a.torch_shape[:-2], dtype=np.int64))
         (m, k), n = a.torch_shape[-2:], b.torch_shape[-1]
         out = self.out_shape(node)
@@ -1594,8 +1600,7 @@ class _Exporter:
                      loc, None, hint="matmul")
             return w.reshape(y, out, loc, None)
 
-        y = w.composite("torch.matmul", [self.plain(node, a, loc), self.plain(node, b, loc)], loc,
-                        origin, build, hint=node.name)
+        y = w.composite("torch.matmul", operands, loc, origin, build, hint=node.name)
         self.set_tensor(node, y, _identity(len(out)))
 
     def m_identity(self, node, m, x, loc, origin):
@@ -2187,6 +2192,17 @@ def _f_transpose(ex, node, loc, origin):
     dims = list(range(x.rank))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     ex.permute_to(node, x, dims, loc, origin)
+
+
+def _f_t(ex, node, loc, origin):
+    """x.t() / torch.t(x): a 2-D tensor transposed (fewer dimensions: itself)."""
+    x = ex.tensor_arg(node, node.args[0] if node.args else node.kwargs.get("input"))
+    if x.rank > 2:
+        ex.fail(node, f"t() of a {x.rank}-D tensor (PyTorch takes at most 2-D)")
+    if x.rank < 2:
+        ex.alias(node, x)
+    else:
+        ex.permute_to(node, x, [1, 0], loc, origin)
 
 
 def _f_embedding(ex, node, loc, origin):
@@ -2894,6 +2910,7 @@ def _load_torch() -> None:
         torch.matmul: _f_matmul,
         torch.bmm: _f_matmul,
         torch.where: _f_where,
+        torch.t: _f_t,
         F.pad: _f_pad,
         operator.matmul: _f_matmul,
         F.conv1d: _functional_conv(1),
@@ -2957,6 +2974,7 @@ def _load_torch() -> None:
         "reshape": _method_flatten,
         "permute": _f_permute,
         "transpose": _f_transpose,
+        "t": _f_t,
         "contiguous": _f_identity,
     })
 

@@ -292,6 +292,43 @@ def test_padding_is_native_and_float_as_in_pytorch():
             assert torch.equal(ours(x), theirs(x))
 
 
+class Products(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.w = nn.Parameter(torch.randn(8, 6))
+        self.v = nn.Parameter(torch.randn(5, 4))
+
+    def forward(self, x):
+        y = self.fc(x)
+        return torch.matmul(self.v, y), torch.matmul(y.t(), y), y @ self.w, y @ torch.t(y)
+
+
+def test_matmul_with_a_parameter_and_transposes():
+    """torch.matmul (which PyTorch quantizes) of a parameter and of x.t():
+    PyTorch's int8 matmul, bit for bit; `@` (operator.matmul, float in
+    PyTorch) in float: qfx's summation order, within float rounding."""
+    torch.manual_seed(5)
+    model = Products().eval()
+    example = (torch.randn(4, 8),)
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn(4, 8))
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, example)
+    assert ours.graph_breaks == []
+    with torch.no_grad():
+        for _ in range(20):
+            x = torch.randn(4, 8)
+            mine, reference = ours(x), theirs(x)
+            assert torch.equal(mine[0], reference[0]) and torch.equal(mine[1], reference[1])
+            for a, b in zip(mine[2:], reference[2:]):
+                torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+
+
 class DataDependent(nn.Module):
     def forward(self, x):
         return positives(x) * 2
