@@ -14,7 +14,7 @@ import contextlib
 import ctypes
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
@@ -147,7 +147,9 @@ class Host:
 
     def __init__(self, calls: Sequence[HostCall]):
         self.calls = list(calls)
-        self.error: Optional[BaseException] = None
+        # The first exception of a call, per thread (a model may run on
+        # several at once).
+        self._errors = threading.local()
         self._callback = _CALLBACK(self._run)
 
     def __bool__(self) -> bool:
@@ -158,7 +160,7 @@ class Host:
             self._call(call_id, buffers, count)
             return 0
         except BaseException as error:  # noqa: B902 - reported after the program returns
-            self.error = error
+            self._errors.error = error
             return 1
 
     def _call(self, call_id: int, buffers: Any, count: int) -> None:
@@ -197,9 +199,9 @@ class Host:
     @contextlib.contextmanager
     def installed(self, library: Any) -> Iterator[None]:
         """This host is the thread's host callback during the block (the
-        enclosing one again after it); `error` holds the first exception a
-        call raised in it."""
-        self.error = None
+        enclosing one again after it); `raise_error` raises the first
+        exception a call raised in it."""
+        self._errors.error = None
         previous = getattr(_current, "host", None)
         _current.host = self
         library.qfxSetHostCallback(self._callback, None)
@@ -212,6 +214,7 @@ class Host:
     def raise_error(self) -> None:
         """Raises the exception a call raised in the last `installed` block,
         if one did."""
-        if self.error is not None:
-            error, self.error = self.error, None
+        error = getattr(self._errors, "error", None)
+        if error is not None:
+            self._errors.error = None
             raise error

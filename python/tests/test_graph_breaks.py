@@ -383,3 +383,40 @@ def test_dict_and_list_outputs_keep_their_structure():
                                atol=1e-5)
     np.testing.assert_allclose(result["aux"][1].numpy(), expected["aux"][1].detach().numpy(),
                                atol=1e-5)
+
+
+class CheckedFirst(Raising):
+    def forward(self, x):
+        return self.fc(checked(x))
+
+
+def test_breaks_run_on_several_threads_at_once():
+    """Each thread runs the model with its own host callback; a failure on
+    one thread is that thread's."""
+    import threading
+
+    x = torch.tensor([[1.0, -1.0, 2.0, -2.0]])
+    prepared = qfx.prepare_fx(CheckedFirst().eval(), "default:x86", (x,), outputs=None)
+    prepared(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(prepared)
+    expected = quantized(x)
+    failures, results = [], []
+
+    def work(k):
+        for _ in range(20):
+            if k == 0:
+                try:
+                    quantized(torch.full((1, 4), 1000.0))
+                except qfx.GraphBreakError:
+                    failures.append(k)
+            else:
+                results.append(torch.equal(quantized(x), expected))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == [0] * 20 and results == [True] * 60
