@@ -1959,6 +1959,21 @@ class _Exporter:
             self.set_tensor(node, piece.tensor, x.layout)
         return True
 
+    def field(self, node) -> bool:
+        """`result.values` of a named tuple of tensors a graph break
+        returned (torch.topk's): its element at the field's position. False
+        for anything else."""
+        container = self.env.get(node.args[0]) if isinstance(node.args[0], torch.fx.Node) else None
+        if not isinstance(container, tuple) or not _values(container):
+            return False
+        recorded = self.recorded.get(node.args[0])
+        position = next((k for k, v in enumerate(recorded or ()) if v is self.recorded[node]),
+                        None)
+        if position is None:
+            self.fail(node, f"field {node.args[1]!r} of a tuple is not one of its elements")
+        self.env[node] = container[position]
+        return True
+
     def split(self, node, x: _Value, sizes: Sequence[int], dim: int, loc):
         """chunk / split along `dim`: one slice (without origin) per piece."""
         dim %= x.rank
@@ -1989,6 +2004,8 @@ class _Exporter:
     def call_function(self, node):
         target = node.target
         if target is operator.getitem and self.getitem(node):
+            return
+        if target is getattr and self.field(node):
             return
         if self.is_shape_arithmetic(node):
             self.static_call(node)

@@ -64,7 +64,7 @@ class Breaks(nn.Module):
         y = torch.where(y > 0.3, y, 0.1 * y)
         y = keep(y, y > 0.5)
         z = self.fc(y.flatten(1))
-        top = torch.topk(z, 4)[0]
+        top = torch.topk(z, 4).values
         ordered = torch.sort(top, dim=1)[0]
         return self.head(swish_plus_half(ordered))
 
