@@ -185,13 +185,16 @@ class TosaWriter:
         return result
 
     def int_const(self, values: np.ndarray, loc: str, hint: str) -> Tensor:
-        """A constant of int64 or int32 `values` (indices)."""
+        """A constant of int64 or int32 `values` (indices), or of bools."""
         values = np.asarray(values)
-        element = {np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}[values.dtype]
+        element = {np.dtype(np.int64): "i64", np.dtype(np.int32): "i32",
+                   np.dtype(np.bool_): "i1"}[values.dtype]
         result = Tensor(self.fresh(hint), tuple(values.shape), element)
         flat = values.reshape(-1)
-        body = (str(int(flat[0])) if flat.size and np.all(flat == flat[0])
+        body = (str(flat[0].item()) if flat.size and np.all(flat == flat[0])
                 else str(values.tolist()))
+        if element == "i1":
+            body = body.replace("True", "true").replace("False", "false")
         self._define(result.name, lambda extra: (
             f'{result.name} = "tosa.const"() <{{values = dense<{body}> : {result.type}}}>'
             f"{self._attrs(None, None, extra)} : () -> {result.type} {location(loc)}"))

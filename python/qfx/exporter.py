@@ -452,10 +452,12 @@ class _Exporter:
         self.env[node] = place(structure)
 
     def integer_constant(self, node) -> bool:
-        """Holds `node`'s recorded value as a constant if it is an int64 or
-        int32 tensor (the caller knows it depends on no model input)."""
+        """Holds `node`'s recorded value as a constant if it is an int64,
+        int32 or bool tensor (the caller knows it depends on no model input;
+        a causal mask, `torch.tril(...).bool()`, is one)."""
         value = self.recorded.get(node)
-        if not isinstance(value, torch.Tensor) or value.dtype not in (torch.int64, torch.int32):
+        if not isinstance(value, torch.Tensor) or value.dtype not in (torch.int64, torch.int32,
+                                                                      torch.bool):
             return False
         array = value.detach().cpu().numpy()
         loc = self.node_location(node) if node.op != "get_attr" else node.target
@@ -1974,8 +1976,11 @@ class _Exporter:
         self.env[node] = container[position]
         return True
 
-    def split(self, node, x: _Value, sizes: Sequence[int], dim: int, loc):
-        """chunk / split along `dim`: one slice (without origin) per piece."""
+    def split(self, node, x: _Value, sizes: Sequence[int], dim: int, loc, origin):
+        """chunk / split along `dim`: one slice per piece, with the call's
+        origin. PyTorch's tables have no pattern for either: PyTorch runs
+        them on the dequantized tensor, and a quantized user of a piece
+        observes the piece (it does not share the split tensor's qparams)."""
         dim %= x.rank
         if sum(sizes) != x.torch_shape[dim]:
             self.fail(node, f"pieces of {list(sizes)} do not split a dimension of "
@@ -1987,7 +1992,7 @@ class _Exporter:
             shape = list(x.torch_shape)
             shape[dim] = size
             tensor = self.w.slice(x.tensor, [start[d] for d in x.layout],
-                                  [shape[d] for d in x.layout], loc, None)
+                                  [shape[d] for d in x.layout], loc, origin)
             pieces.append(_Value(tensor, x.layout, tuple(shape)))
             first += size
         self.env[node] = tuple(pieces)
@@ -2166,6 +2171,21 @@ def _logical_fn(opname: str):
     return handler
 
 
+def _f_masked_fill(ex, node, loc, origin):
+    """x.masked_fill(mask, value): torch.where(mask, value, x)."""
+    a = ex.args_kwargs(node, ["input", "mask", "value"], {})
+    x, mask = _operand(ex, node, a["input"]), _operand(ex, node, a["mask"])
+    value = ex.static(node, a["value"])
+    if not isinstance(x, _Value) or x.tensor.element != "f32":
+        ex.fail(node, "masked_fill of a tensor other than float32 is not supported")
+    if not isinstance(mask, _Value) or mask.tensor.element != "i1":
+        ex.fail(node, "masked_fill with a mask other than a bool tensor is not supported")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        ex.fail(node, f"masked_fill with the value {value!r} is not supported (a number)")
+    operands, layout, held = ex.elementwise_operands(node, (mask, float(value), x), loc)
+    ex.set_tensor(node, ex.w.op("select", operands, held, loc, origin, hint=node.name), layout)
+
+
 def _f_where(ex, node, loc, origin):
     """torch.where(condition, x, y) of a bool tensor and float tensors or
     numbers: tosa.select (exact; PyTorch quantizes no where)."""
@@ -2285,7 +2305,7 @@ def _split_like(count: str):
         a = ex.args_kwargs(node, ["input", count, "dim"], {"dim": 0})
         dim = ex.static(node, a["dim"])
         ex.split(node, ex.tensor_arg(node, a["input"]),
-                 [piece.shape[dim] for piece in ex.recorded[node]], dim, loc)
+                 [piece.shape[dim] for piece in ex.recorded[node]], dim, loc, origin)
     return handler
 
 
@@ -2927,6 +2947,7 @@ def _load_torch() -> None:
         torch.matmul: _f_matmul,
         torch.bmm: _f_matmul,
         torch.where: _f_where,
+        torch.masked_fill: _f_masked_fill,
         torch.t: _f_t,
         F.pad: _f_pad,
         operator.matmul: _f_matmul,
@@ -2992,6 +3013,8 @@ def _load_torch() -> None:
         "permute": _f_permute,
         "transpose": _f_transpose,
         "t": _f_t,
+        "masked_fill": _f_masked_fill,
+        "masked_fill_": _f_masked_fill,
         "contiguous": _f_identity,
     })
 

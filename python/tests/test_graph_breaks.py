@@ -5,6 +5,7 @@ PyTorch's. Needs torch (Debian's python3-torch: run with /usr/bin/python3).
 """
 
 import copy
+import math
 import warnings
 
 import numpy as np
@@ -327,6 +328,84 @@ def test_matmul_with_a_parameter_and_transposes():
             assert torch.equal(mine[0], reference[0]) and torch.equal(mine[1], reference[1])
             for a, b in zip(mine[2:], reference[2:]):
                 torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+
+
+class CausalSelfAttention(nn.Module):
+    """GPT-2's attention as nanoGPT writes it: a bool causal-mask buffer,
+    masked_fill with -inf, softmax, then a torch.where on the mask."""
+
+    def __init__(self, size=32, heads=4, length=8):
+        super().__init__()
+        self.heads, self.size, self.length = heads, size, length
+        self.qkv = nn.Linear(size, 3 * size)
+        self.proj = nn.Linear(size, size)
+        self.register_buffer("bias", torch.tril(torch.ones(length, length)).bool()
+                             .view(1, 1, length, length))
+
+    def forward(self, x):
+        # (No tuple unpacking, no arithmetic on traced sizes: PyTorch 1.13's
+        # FX on Python 3.11 traces neither.)
+        qkv = self.qkv(x).split(self.size, dim=2)
+        shape = (1, self.length, self.heads, self.size // self.heads)
+        q, k, v = (qkv[j].view(shape).transpose(1, 2) for j in range(3))
+        att = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(self.size // self.heads))
+        att = att.masked_fill(self.bias == 0, float("-inf"))
+        att = torch.where(self.bias, F.softmax(att, dim=-1), 0.0)
+        y = torch.matmul(att, v).transpose(1, 2).contiguous().view(1, self.length, self.size)
+        return self.proj(y)
+
+
+def test_causal_attention_with_a_bool_mask_is_native():
+    torch.manual_seed(6)
+    model = CausalSelfAttention().eval()
+    example = (torch.randn(1, 8, 32),)
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn(1, 8, 32))
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, example)
+    assert ours.graph_breaks == []
+    assert "xi1>" in ours.mlir("int8")  # the mask, a bool constant
+    with torch.no_grad():
+        for _ in range(20):
+            x = torch.randn(1, 8, 32)
+            assert torch.equal(ours(x), theirs(x))
+
+
+class Pieces(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        halves = torch.chunk(y, 2, dim=1)
+        parts = y.split([3, 5], dim=1)
+        return halves[0] + halves[1], parts[0].mean(1, keepdim=True) * parts[1]
+
+
+def test_chunk_and_split_pieces_are_observed_as_pytorch_does():
+    """PyTorch has no pattern for chunk or split: it runs them on the
+    dequantized tensor, and add, mean and mul observe each piece. (qfx's
+    slices had no origin, so the pieces shared the conv's qparams.)"""
+    torch.manual_seed(7)
+    model = Pieces().eval()
+    example = (data(1, 1)[0],)
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for x in data(8, 2):
+            prepared(x)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, example)
+    with torch.no_grad():
+        for x in data(20, 3):
+            for a, b in zip(ours(x), theirs(x)):
+                assert torch.equal(a, b)
 
 
 class DataDependent(nn.Module):
