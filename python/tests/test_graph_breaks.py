@@ -79,20 +79,34 @@ def data(count, seed):
     return [torch.randn(1, 3, 8, 8, generator=generator) for _ in range(count)]
 
 
+def with_pytorchs_statistics(model, example, calibration):
+    """PyTorch FX's quantized `model` (x86 mapping) calibrated on
+    `calibration`, and qfx's convert_fx of the same prepared model."""
+    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
+    with torch.no_grad():
+        for x in calibration:
+            prepared(x)
+    theirs = torch_convert_fx(copy.deepcopy(prepared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, example)
+    return ours, theirs
+
+
+def assert_equal_outputs(ours, theirs, inputs):
+    with torch.no_grad():
+        for x in inputs:
+            mine, reference = ours(x), theirs(x)
+            if isinstance(reference, torch.Tensor):
+                mine, reference = (mine,), (reference,)
+            for a, b in zip(mine, reference, strict=True):
+                assert torch.equal(a, b)
+
+
 @pytest.fixture(scope="module")
 def model():
     torch.manual_seed(0)
     return Breaks().eval()
-
-
-@pytest.fixture(scope="module")
-def torch_prepared(model):
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
-                                (data(1, 1)[0],))
-    with torch.no_grad():
-        for x in data(8, 2):
-            prepared(x)
-    return prepared
 
 
 def test_breaks_are_listed_with_their_reasons(model):
@@ -152,21 +166,16 @@ def test_strict_names_each_break(model):
         assert f"'{node}' ({callee}): unsupported function" in message
 
 
-def test_outputs_equal_pytorchs_with_its_statistics(model, torch_prepared):
+def test_outputs_equal_pytorchs_with_its_statistics(model):
     """PyTorch's own statistics imported: the int8 arithmetic around the
     breaks, and the breaks themselves, are PyTorch's, bit for bit."""
-    theirs = torch_convert_fx(copy.deepcopy(torch_prepared))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qfx.FloatOpWarning)
-        ours = qfx.convert_fx(torch_prepared, (data(1, 1)[0],))
+    ours, theirs = with_pytorchs_statistics(model, (data(1, 1)[0],), data(8, 2))
     assert len(ours.graph_breaks) == len(BREAKS)
-    with torch.no_grad():
-        for x in data(40, 3):
-            assert torch.equal(ours(x), theirs(x))
+    assert_equal_outputs(ours, theirs, data(40, 3))
 
 
-def test_outputs_within_a_step_of_pytorchs_with_qfxs_calibration(model, torch_prepared):
-    theirs = torch_convert_fx(copy.deepcopy(torch_prepared))
+def test_outputs_within_a_step_of_pytorchs_with_qfxs_calibration(model):
+    _, theirs = with_pytorchs_statistics(model, (data(1, 1)[0],), data(8, 2))
     prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (data(1, 1)[0],),
                               outputs=None)
     for x in data(8, 2):
@@ -204,20 +213,13 @@ def test_comparisons_logical_ops_and_where_are_native():
     torch.manual_seed(2)
     model = Masks().eval()
     example = (data(1, 1)[0],)
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
-        for x in data(8, 2):
-            prepared(x)
-    theirs = torch_convert_fx(copy.deepcopy(prepared))
-    ours = qfx.convert_fx(prepared, example)
+    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
     assert ours.graph_breaks == []
     int8 = ours.mlir("int8")
     for op in ("tosa.greater ", "tosa.greater_equal", "tosa.equal", "tosa.logical_not",
                "tosa.logical_or", "tosa.logical_and", "tosa.logical_xor", "tosa.select"):
         assert op in int8, op
-    with torch.no_grad():
-        for x in data(40, 3):
-            assert torch.equal(ours(x), theirs(x))
+    assert_equal_outputs(ours, theirs, data(40, 3))
 
 
 class Upsampling(nn.Module):
@@ -240,18 +242,9 @@ def test_upsample_modules_are_native_and_float_as_in_pytorch():
     torch.manual_seed(3)
     model = Upsampling().eval()
     example = (data(1, 1)[0],)
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
-        for x in data(8, 2):
-            prepared(x)
-    theirs = torch_convert_fx(copy.deepcopy(prepared))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qfx.FloatOpWarning)
-        ours = qfx.convert_fx(prepared, example)
+    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
     assert ours.graph_breaks == []
-    with torch.no_grad():
-        for x in data(20, 3):
-            assert torch.equal(ours(x), theirs(x))
+    assert_equal_outputs(ours, theirs, data(20, 3))
 
 
 class Padding(nn.Module):
@@ -279,18 +272,9 @@ def test_padding_is_native_and_float_as_in_pytorch():
     torch.manual_seed(4)
     model = Padding().eval()
     example = (data(1, 1)[0],)
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
-        for x in data(8, 2):
-            prepared(x)
-    theirs = torch_convert_fx(copy.deepcopy(prepared))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qfx.FloatOpWarning)
-        ours = qfx.convert_fx(prepared, example)
+    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
     assert ours.graph_breaks == []
-    with torch.no_grad():
-        for x in data(20, 3):
-            assert torch.equal(ours(x), theirs(x))
+    assert_equal_outputs(ours, theirs, data(20, 3))
 
 
 class Products(nn.Module):
@@ -312,14 +296,8 @@ def test_matmul_with_a_parameter_and_transposes():
     torch.manual_seed(5)
     model = Products().eval()
     example = (torch.randn(4, 8),)
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
-        for _ in range(8):
-            prepared(torch.randn(4, 8))
-    theirs = torch_convert_fx(copy.deepcopy(prepared))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qfx.FloatOpWarning)
-        ours = qfx.convert_fx(prepared, example)
+    calibration = [torch.randn(4, 8) for _ in range(8)]
+    ours, theirs = with_pytorchs_statistics(model, example, calibration)
     assert ours.graph_breaks == []
     with torch.no_grad():
         for _ in range(20):
@@ -359,20 +337,11 @@ def test_causal_attention_with_a_bool_mask_is_native():
     torch.manual_seed(6)
     model = CausalSelfAttention().eval()
     example = (torch.randn(1, 8, 32),)
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
-        for _ in range(8):
-            prepared(torch.randn(1, 8, 32))
-    theirs = torch_convert_fx(copy.deepcopy(prepared))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qfx.FloatOpWarning)
-        ours = qfx.convert_fx(prepared, example)
+    calibration = [torch.randn(1, 8, 32) for _ in range(8)]
+    ours, theirs = with_pytorchs_statistics(model, example, calibration)
     assert ours.graph_breaks == []
     assert "xi1>" in ours.mlir("int8")  # the mask, a bool constant
-    with torch.no_grad():
-        for _ in range(20):
-            x = torch.randn(1, 8, 32)
-            assert torch.equal(ours(x), theirs(x))
+    assert_equal_outputs(ours, theirs, [torch.randn(1, 8, 32) for _ in range(20)])
 
 
 class Pieces(nn.Module):
@@ -394,18 +363,8 @@ def test_chunk_and_split_pieces_are_observed_as_pytorch_does():
     torch.manual_seed(7)
     model = Pieces().eval()
     example = (data(1, 1)[0],)
-    prepared = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example)
-    with torch.no_grad():
-        for x in data(8, 2):
-            prepared(x)
-    theirs = torch_convert_fx(copy.deepcopy(prepared))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qfx.FloatOpWarning)
-        ours = qfx.convert_fx(prepared, example)
-    with torch.no_grad():
-        for x in data(20, 3):
-            for a, b in zip(ours(x), theirs(x)):
-                assert torch.equal(a, b)
+    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
+    assert_equal_outputs(ours, theirs, data(20, 3))
 
 
 class DataDependent(nn.Module):
