@@ -366,9 +366,13 @@ LogicalResult Preparer::insertInputObservers(const PatternMatchResult &match,
     // the importer's layout of it (an NHWC transpose), so that users of one
     // PyTorch value share its observer (a conv's and a mean's input).
     mlir::OpOperand *observed = operand;
+    SmallVector<Operation *> glue;
+    bool sharedGlue = false;
     while (Operation *producer = observed->get().getDefiningOp()) {
       if (!isImporterGlue(producer))
         break;
+      sharedGlue |= !producer->hasOneUse();
+      glue.push_back(producer);
       observed = &producer->getOpOperand(0);
     }
     // Observed already, for another user of the value behind the glue.
@@ -378,8 +382,23 @@ LogicalResult Preparer::insertInputObservers(const PatternMatchResult &match,
           spec.getDType() == qconfig.activation.getDType())
         continue;
     }
-    observed->set(
-        getOrCreateInputObserver(observed->get(), qconfig.activation));
+    ObserveOp observer =
+        getOrCreateInputObserver(observed->get(), qconfig.activation);
+    if (!sharedGlue) {
+      observed->set(observer);
+      continue;
+    }
+    // PyTorch observes one edge: where another op uses the glue (a float
+    // op reading the same NHWC transpose), this op reads a copy of the glue
+    // on the observer and the other users keep the unobserved value.
+    OpBuilder builder(operand->getOwner());
+    Value copy = observer;
+    for (Operation *op : llvm::reverse(glue)) {
+      Operation *clone = builder.clone(*op);
+      clone->setOperand(0, copy);
+      copy = clone->getResult(0);
+    }
+    operand->set(copy);
   }
   return success();
 }

@@ -182,3 +182,25 @@ func.func @fused_add_of_one_value(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %0 : tensor<4xf32>
 }
+
+// Layout glue shared by an op that is quantized and one that stays float
+// (torch.exp): PyTorch observes the conv's input edge only, so the conv
+// reads a copy of the glue on the observer and the float op reads the value
+// unobserved.
+// CHECK-LABEL: func.func @shared_glue
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[XO:.*]] = qfx.observe %[[X]]
+// CHECK-NEXT: %[[T:.*]] = tosa.transpose %[[X]]
+// CHECK: %[[TO:.*]] = tosa.transpose %[[XO]]
+// CHECK-NEXT: tosa.conv2d %[[TO]],
+// CHECK: tosa.exp %[[T]]
+// REMARK: remark: loc("exp"): not quantized: no pattern of backend 'x86' matches tosa.exp (torch.exp)
+func.func @shared_glue(%x: tensor<1x2x4x4xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) {
+  %t = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32> loc("conv")
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<2xf32>}> : () -> tensor<2xf32> loc("conv")
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32> loc("conv")
+  %c = tosa.conv2d %t, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+  %e = tosa.exp %t {qfx.origin = "torch.exp"} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("exp")
+  return %c, %e : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>
+}
