@@ -41,26 +41,17 @@ struct QFXLowerHostCallsPass
     });
     if (calls.empty())
       return;
-    func::FuncOp callee;
-    if (failed(declareCallee(module, callee)))
-      return signalPassFailure();
-    for (qfx::HostCallOp op : calls)
-      lower(op, callee);
-  }
-
-  /// Declares `@qfxHostCall(i64, memref<?xi64>)` with a C interface, or
-  /// reuses a matching declaration.
-  LogicalResult declareCallee(ModuleOp module, func::FuncOp &callee) {
+    // @qfxHostCall(i64, memref<?xi64>).
     MLIRContext *context = &getContext();
     auto i64 = IntegerType::get(context, 64);
     auto type = FunctionType::get(
         context, {i64, MemRefType::get({ShapedType::kDynamic}, i64)}, {});
-    FailureOr<func::FuncOp> declared = qfx::declareRuntimeFunction(
+    FailureOr<func::FuncOp> callee = qfx::declareRuntimeFunction(
         module, kHostCallFunction, type, "host-call runtime");
-    if (failed(declared))
-      return failure();
-    callee = *declared;
-    return success();
+    if (failed(callee))
+      return signalPassFailure();
+    for (qfx::HostCallOp op : calls)
+      lower(op, *callee);
   }
 
   void lower(qfx::HostCallOp op, func::FuncOp callee) {

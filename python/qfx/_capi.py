@@ -343,15 +343,14 @@ def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<sour
                                       _optional(entry), paths, len(sample_paths), callback, None,
                                       1, ctypes.byref(output), ctypes.byref(length))
     if status != 0:
-        if host is not None:
-            host.raise_error()
         raise ToolError("qfx calibration", status,
                         format_diagnostics(_diagnostics(library, session)))
     return _take_string(library, output, length.value, isinstance(mlir, bytes))
 
 
 def _hosted(library: ctypes.CDLL, host: Optional[_host.Host]) -> Any:
-    """The block runs with `host` as the thread's host callback (if given)."""
+    """The block runs with `host` as the thread's host callback (if given),
+    and raises the exception a graph break raised in it."""
     return host.installed(library) if host is not None else contextlib.nullcontext()
 
 
@@ -443,8 +442,6 @@ class Model:
             status = library.qfxModelRun(session, self._handle, self._tensors(inputs),
                                          len(inputs), self._tensors(results), len(results))
         if status != 0:
-            if self.host is not None:
-                self.host.raise_error()
             raise ToolError(f"qfx model @{self.entry}", status,
                             format_diagnostics(_diagnostics(library, session)))
         if self.record:

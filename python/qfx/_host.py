@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, List, Sequence, Tuple
 
 import numpy as np
@@ -55,7 +55,7 @@ class HostCall:
     args: tuple
     kwargs: dict
     inputs: List[Tuple[Any, Tuple[int, ...]]]
-    outputs: List[Tuple[Any, Tuple[int, ...]]] = field(default_factory=list)
+    outputs: List[Tuple[Any, Tuple[int, ...]]]
 
     def __str__(self) -> str:
         where = f"module '{self.module}'" if self.module else "the root module"
@@ -199,8 +199,8 @@ class Host:
     @contextlib.contextmanager
     def installed(self, library: Any) -> Iterator[None]:
         """This host is the thread's host callback during the block (the
-        enclosing one again after it); `raise_error` raises the first
-        exception a call raised in it."""
+        enclosing one again after it); the first exception a call raised in
+        it is raised after it (the program has failed then)."""
         self._errors.error = None
         previous = getattr(_current, "host", None)
         _current.host = self
@@ -210,11 +210,6 @@ class Host:
         finally:
             _current.host = previous
             library.qfxSetHostCallback(previous._callback if previous else _CALLBACK(), None)
-
-    def raise_error(self) -> None:
-        """Raises the exception a call raised in the last `installed` block,
-        if one did."""
-        error = getattr(self._errors, "error", None)
+        error, self._errors.error = self._errors.error, None
         if error is not None:
-            self._errors.error = None
             raise error

@@ -223,6 +223,9 @@ def test_comparisons_logical_ops_and_where_are_native():
 
 
 class Upsampling(nn.Module):
+    """nn.Upsample has no pattern in PyTorch's tables (F.interpolate has):
+    it runs in float on the dequantized tensor in both."""
+
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3, padding=1)
@@ -236,18 +239,11 @@ class Upsampling(nn.Module):
         return self.head(self.sized(self.bilinear(torch.relu(self.nearest(y)))))
 
 
-def test_upsample_modules_are_native_and_float_as_in_pytorch():
-    """nn.Upsample has no pattern in PyTorch's tables (F.interpolate has):
-    it runs in float on the dequantized tensor in both."""
-    torch.manual_seed(3)
-    model = Upsampling().eval()
-    example = (data(1, 1)[0],)
-    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
-    assert ours.graph_breaks == []
-    assert_equal_outputs(ours, theirs, data(20, 3))
-
-
 class Padding(nn.Module):
+    """F.pad in every mode and the padding modules: data movement (slices,
+    constants, concats), float as in PyTorch, whose tables have no pattern
+    for them."""
+
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
@@ -263,18 +259,6 @@ class Padding(nn.Module):
         y = F.pad(torch.relu(self.replicate(y)), (1, 0, 0, 0, 1, 1), mode="constant")
         y = F.pad(y.flatten(2), (3, 3), mode="reflect")
         return self.conv2(y.view(1, 10, 12, 23)[:, :8])
-
-
-def test_padding_is_native_and_float_as_in_pytorch():
-    """F.pad in every mode and the padding modules: data movement (slices,
-    constants, concats), float as in PyTorch, whose tables have no pattern
-    for them."""
-    torch.manual_seed(4)
-    model = Padding().eval()
-    example = (data(1, 1)[0],)
-    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
-    assert ours.graph_breaks == []
-    assert_equal_outputs(ours, theirs, data(20, 3))
 
 
 class Products(nn.Module):
@@ -345,6 +329,10 @@ def test_causal_attention_with_a_bool_mask_is_native():
 
 
 class Pieces(nn.Module):
+    """PyTorch has no pattern for chunk or split: it runs them on the
+    dequantized tensor, and add, mean and mul observe each piece. (qfx's
+    slices had no origin, so the pieces shared the conv's qparams.)"""
+
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
@@ -356,14 +344,14 @@ class Pieces(nn.Module):
         return halves[0] + halves[1], parts[0].mean(1, keepdim=True) * parts[1]
 
 
-def test_chunk_and_split_pieces_are_observed_as_pytorch_does():
-    """PyTorch has no pattern for chunk or split: it runs them on the
-    dequantized tensor, and add, mean and mul observe each piece. (qfx's
-    slices had no origin, so the pieces shared the conv's qparams.)"""
-    torch.manual_seed(7)
-    model = Pieces().eval()
-    example = (data(1, 1)[0],)
-    ours, theirs = with_pytorchs_statistics(model, example, data(8, 2))
+@pytest.mark.parametrize("module, seed", [(Upsampling, 3), (Padding, 4), (Pieces, 7)],
+                         ids=["upsample", "padding", "chunk_and_split"])
+def test_native_ops_equal_pytorchs(module, seed):
+    """Each module's ops, compiled (no graph break), equal PyTorch's
+    convert_fx with its statistics."""
+    torch.manual_seed(seed)
+    ours, theirs = with_pytorchs_statistics(module().eval(), (data(1, 1)[0],), data(8, 2))
+    assert ours.graph_breaks == []
     assert_equal_outputs(ours, theirs, data(20, 3))
 
 
