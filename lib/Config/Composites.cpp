@@ -45,7 +45,9 @@ constexpr CompositeAttr kGroupNormAttrs[] = {
 constexpr CompositeAttr kMeanAttrs[] = {
     {"axes", Kind::IntegerArray, true},
     {"keepdim", Kind::Bool, false},
-    {"averages_integers", Kind::Bool, false}};
+    {"averages_integers", Kind::Bool, false},
+    {"torch_dims", Kind::IntegerArray, false},
+    {"torch_strides", Kind::IntegerArray, false}};
 constexpr CompositeAttr kPool3dAttrs[] = {{"kernel", Kind::IntegerArray, true}};
 constexpr CompositeAttr kEmbeddingBagAttrs[] = {{"mode", Kind::String, true}};
 constexpr CompositeAttr kSoftmaxAttrs[] = {{"axis", Kind::Integer, true},

@@ -89,6 +89,25 @@ def _channels_last_order(rank: int) -> list:
     return [1] + list(range(rank - 1, 1, -1)) + [0]
 
 
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Tensor.is_contiguous(): dense in row-major order, size-1 dimensions
+    skipped."""
+    expected = 1
+    for size, stride in reversed(list(zip(shape, strides))):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def dense_strides(shape: Sequence[int], strides: Sequence[int]) -> Strides:
+    """The strides of `Tensor.dequantize()` of a tensor of these strides:
+    dense in its suggested memory format."""
+    return (channels_last_strides(shape) if suggests_channels_last(shape, strides)
+            else contiguous_strides(shape))
+
+
 def is_channels_last_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """Tensor.is_contiguous(memory_format=torch.channels_last[_3d]) for a 4-D
     (5-D) tensor: dense with channels innermost, size-1 dimensions skipped."""
@@ -169,8 +188,7 @@ class QuantizedStrides:
         strides, shape = self.of(node), self._shape(node)
         if strides is None or shape is None or not self._runs_in_float(node):
             return strides
-        return (channels_last_strides(shape) if suggests_channels_last(shape, strides)
-                else contiguous_strides(shape))
+        return dense_strides(shape, strides)
 
     def _runs_in_float(self, node) -> bool:
         if node.op == "call_function":

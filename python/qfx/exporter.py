@@ -34,7 +34,8 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from qfx import _host
-from qfx._memory_format import QuantizedStrides, uses_contiguous_pool_kernel
+from qfx._memory_format import (QuantizedStrides, contiguous_strides, dense_strides, is_contiguous,
+                                uses_contiguous_pool_kernel)
 from qfx._tosa_text import FLOAT32_MAX, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
 
 # torch is imported on the first export (it takes a second to load and the
@@ -1000,8 +1001,11 @@ class _Exporter:
     def mean(self, node, x: _Value, dims, keepdim: bool, loc, origin):
         """torch.mean over `dims` as the composite "torch.mean": reduce_sum
         over the held axes, times 1/N, then the reduced axes dropped unless
-        `keepdim`. Its attributes: the operand's `axes`, `keepdim` and
-        `averages_integers` (how PyTorch's quantized kernel computes it)."""
+        `keepdim`. Its attributes: the operand's `axes`, `keepdim`,
+        `averages_integers` (how PyTorch's quantized kernel computes it) and,
+        per held axis, PyTorch's dimension (`torch_dims`) and the stride of
+        the float tensor PyTorch sums (`torch_strides`: the order of its
+        additions, qfx-lower-mean)."""
         dims = sorted({d % x.rank for d in dims})
         axes = sorted(x.layout.index(d) for d in dims)
         count = int(np.prod([x.torch_shape[d] for d in dims]))
@@ -1021,16 +1025,22 @@ class _Exporter:
                            loc, None)
             return self.w.reshape(t, out_held, loc, None)
 
-        # PyTorch's quantized mean averages the stored integers over H and W
-        # of a 4-D tensor and over the innermost dimensions of a contiguous
-        # one; otherwise (as over the channels of a quantized convolution's
-        # channels-last output, held NHWC here too) it dequantizes, averages
-        # in float and quantizes again.
-        integers = (x.rank == 4 and dims == [2, 3]) or (
-            x.layout == _identity(x.rank) and dims == list(range(x.rank - len(dims), x.rank)))
-        attrs = (f"axes = array<i64: {', '.join(map(str, axes))}>, "
-                 f"keepdim = {'true' if keepdim else 'false'}, "
-                 f"averages_integers = {'true' if integers else 'false'}")
+        # PyTorch's quantized mean averages the stored integers of a
+        # contiguous tensor over its innermost dimensions; otherwise (as over
+        # any dimension of a quantized convolution's channels-last output) it
+        # dequantizes into the operand's suggested memory format, averages in
+        # float and quantizes again.
+        shape = x.torch_shape
+        strides = self.torch_strides.read(node.all_input_nodes[0]) or contiguous_strides(shape)
+        integers = is_contiguous(shape, strides) and dims == list(range(x.rank - len(dims), x.rank))
+        summed = dense_strides(shape, strides)
+
+        def array(values):
+            return f"array<i64: {', '.join(map(str, values))}>"
+        attrs = (f"axes = {array(axes)}, keepdim = {'true' if keepdim else 'false'}, "
+                 f"averages_integers = {'true' if integers else 'false'}, "
+                 f"torch_dims = {array(x.layout)}, "
+                 f"torch_strides = {array(summed[d] for d in x.layout)}")
         y = self.w.composite("torch.mean", x.tensor, loc, origin, build, attrs, hint=node.name)
         self.set_tensor(node, y, layout)
 

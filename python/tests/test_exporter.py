@@ -377,27 +377,36 @@ class ConvThen(nn.Module):
         return self.fn(self.conv(x))
 
 
-@pytest.mark.parametrize("fn,axes,keepdim,integers", [
-    (lambda y: y.mean([2, 3]), "1, 2", "false", "true"),
-    (lambda y: torch.mean(y, (-1, -2), keepdim=True), "1, 2", "true", "true"),
-    (lambda y: y.mean(1), "3", "false", "false"),
-    (lambda y: y.mean(dim=(1, 3), keepdim=True), "2, 3", "true", "false"),
-    (lambda y: y.permute(0, 2, 3, 1).contiguous().mean(-1), "3", "false", "true"),
-    (lambda y: y.permute(0, 2, 3, 1).mean(2), "2", "false", "false"),
-], ids=["spatial", "keepdim", "channels", "mixed", "innermost_of_plain", "inner_of_plain"])
-def test_mean_exports_as_a_composite_over_held_axes(fn, axes, keepdim, integers, tmp_path):
+CHANNELS_LAST = "torch_dims = array<i64: 0, 2, 3, 1>, torch_strides = array<i64: 80, 16, 4, 1>"
+PLAIN = "torch_dims = array<i64: 0, 1, 2, 3>, torch_strides = array<i64: 80, 16, 4, 1>"
+
+
+@pytest.mark.parametrize("fn,axes,keepdim,integers,order", [
+    (lambda y: y.mean([2, 3]), "1, 2", "false", "false", CHANNELS_LAST),
+    (lambda y: torch.mean(y, (-1, -2), keepdim=True), "1, 2", "true", "false", CHANNELS_LAST),
+    (lambda y: y.mean(1), "3", "false", "false", CHANNELS_LAST),
+    (lambda y: y.mean(dim=(1, 3), keepdim=True), "2, 3", "true", "false", CHANNELS_LAST),
+    (lambda y: y.permute(0, 2, 3, 1).contiguous().mean(-1), "3", "false", "true", PLAIN),
+    (lambda y: y.permute(0, 2, 3, 1).mean(2), "2", "false", "false", PLAIN),
+    (lambda y: F.relu(y.flatten(2)).mean(2), "2", "false", "true",
+     "torch_dims = array<i64: 0, 1, 2>, torch_strides = array<i64: 80, 20, 1>"),
+], ids=["spatial", "keepdim", "channels", "mixed", "innermost_of_plain", "inner_of_plain",
+        "innermost_of_flattened"])
+def test_mean_exports_as_a_composite_over_held_axes(fn, axes, keepdim, integers, order,
+                                                    tmp_path):
     # torch.mean is the composite "torch.mean": its axes are those of its
-    # operand as held (NHWC after a conv), keepdim as PyTorch's, and whether
-    # PyTorch's quantized mean averages the integers (H and W of a 4-D
-    # tensor, the innermost dimensions of one in PyTorch's order) or
-    # dequantizes (other dimensions of a conv's channels-last output).
+    # operand as held (NHWC after a conv), keepdim as PyTorch's, whether
+    # PyTorch's quantized mean averages the integers (the innermost
+    # dimensions of a contiguous tensor) or dequantizes (a conv's output is
+    # channels-last), and per held axis PyTorch's dimension and the stride of
+    # the float tensor PyTorch sums (dense in the operand's memory format).
     model = ConvThen(fn).eval()
     x = torch.randn(2, 3, 7, 6)
     text = export_tosa(model, (x,))
     validate(text)
     assert re.search(r'qfx\.composite "torch\.mean" \(%\w+\) attributes \{composite_attributes = '
                      rf"\{{axes = array<i64: {axes}>, keepdim = {keepdim}, "
-                     rf"averages_integers = {integers}\}}", text), text
+                     rf"averages_integers = {integers}, {order}\}}", text), text
     assert_matches_torch(model, x, text, tmp_path)
 
 

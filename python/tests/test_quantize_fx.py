@@ -859,15 +859,54 @@ def test_mean_matches_pytorch(onednn, make, shape):
     assert equal == 1.0 and steps < 1e-3
 
 
-def test_mean_of_a_channels_last_tensor_differs_only_on_ties(onednn):
-    # After a conv, PyTorch's quantized tensor is channels-last and its mean
-    # dequantizes, averages in float and quantizes, so an exact tie (an even
-    # count, here 16) goes either way by float rounding; qfx rounds ties to
-    # even. Everywhere else the two agree.
-    quantized, torch_model, tests = quantized_mean(
-        ConvMean(lambda y: y.mean([2, 3])), (2, 3, 6, 6))
+class WideConvMean(nn.Module):
+    """A conv of `channels` outputs (channels-last in PyTorch's quantized
+    model), or its output flattened to [N, C, HW] and transposed to
+    [N, HW, C] (`tokens`: contiguous), then a mean."""
+
+    def __init__(self, mean, channels, tokens=False):
+        super().__init__()
+        self.conv = nn.Conv2d(3, channels, 3)
+        self.mean = mean
+        self.tokens = tokens
+
+    def forward(self, x):
+        y = F.relu(self.conv(x))
+        if self.tokens:
+            y = torch.transpose(torch.flatten(y, 2), 1, 2).contiguous()
+        return self.mean(y)
+
+
+@pytest.mark.parametrize("mean,channels,tokens,shape", [
+    (lambda y: y.mean([2, 3]), 8, False, (2, 3, 6, 6)),
+    (lambda y: y.mean([2, 3]), 36, False, (8, 3, 20, 20)),
+    (lambda y: y.mean(1), 20, False, (2, 3, 6, 6)),
+    (lambda y: y.mean(1, keepdim=True), 6, False, (2, 3, 6, 6)),
+    (lambda y: y.mean((1, 3)), 4, False, (2, 3, 6, 6)),
+    (lambda y: y.mean(2), 12, False, (2, 3, 8, 5)),
+    (lambda y: y.mean(1), 10, True, (2, 3, 8, 8)),
+    (lambda y: y.mean(0), 16, True, (4, 3, 4, 4)),
+], ids=["spatial-8", "spatial-36-chunks", "channels-lanes", "channels-scalar", "channels-width",
+        "height", "tokens", "batch"])
+def test_mean_in_float_equals_pytorchs_bit_for_bit(onednn, mean, channels, tokens, shape):
+    # PyTorch averages a channels-last quantized tensor (a conv's output), and
+    # a contiguous one over other than its innermost dimensions, in float:
+    # at::mean's additions in its own order (lanes, interleaved partial
+    # sums, chunks of 16), so an exact tie of the average (even counts) goes
+    # either way by their rounding. qfx-lower-mean adds in that order: every
+    # output equals PyTorch's, ties included.
+    # PyTorch's statistics, imported: the arithmetic alone is compared.
+    import copy
+    torch.manual_seed(0)
+    model = WideConvMean(mean, channels, tokens).eval()
+    calibration = samples(shape, 4, seed=1)
+    prepared = torch_prepared(model, (calibration[0],), calibration)
+    torch_model = torch_convert_fx(copy.deepcopy(prepared))
+    quantized = qfx.convert_fx(prepared, (calibration[0],))
+    assert quantized.float_ops == []
+    assert "averages_integers = false" in quantized.mlir("float")
+    tests = samples(shape, 6, seed=2)
     ours = quantized.run_samples(torch.stack(tests))
-    scale, zero_point = torch_model.conv.scale, torch_model.conv.zero_point
     ties = 0
     for x, got in zip(tests, ours):
         with torch.no_grad():
@@ -875,14 +914,12 @@ def test_mean_of_a_channels_last_tensor_differs_only_on_ties(onednn):
                 x, torch_model.conv_input_scale_0, torch_model.conv_input_zero_point_0,
                 torch.quint8))
             theirs = torch_model(x)
-        assert conv.is_contiguous(memory_format=torch.channels_last)
-        average = conv.int_repr().double().sum((2, 3)) / 16
-        tie = (average - average.floor()) == 0.5
-        differ = (got - theirs).abs() > 1e-3 * scale
-        assert not (differ & ~tie).any(), "qfx and PyTorch differ off a tie"
-        assert ((got - theirs).abs() <= scale * 1.001).all()
-        assert torch.equal(got[~tie], theirs[~tie])
-        ties += int(tie.sum())
+            if tokens:
+                conv = torch.transpose(torch.flatten(conv, 2), 1, 2).contiguous()
+            centered = conv.int_repr().double() - conv.q_zero_point()
+            exact = mean(centered)
+        ties += int(((exact - exact.floor()) == 0.5).sum())
+        assert torch.equal(got, theirs)
     assert ties > 0, "the inputs have no tie to test"
 
 

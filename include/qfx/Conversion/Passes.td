@@ -246,6 +246,62 @@ def QFXLowerDivision : Pass<"qfx-lower-division"> {
   ];
 }
 
+def QFXLowerMean : Pass<"qfx-lower-mean"> {
+  let summary = "Computes each float mean composite with the additions of "
+                "PyTorch's at::mean, in linalg.generic ops";
+  let description = [{
+    PyTorch 1.13 averages a quantized tensor that is not contiguous (a
+    quantized convolution's channels-last output), or over other dimensions
+    than its innermost, by dequantizing it, `at::mean` in float32 and
+    quantizing; a value whose exact average lies on a rounding boundary of
+    that quantize (a tie, frequent for an even count) lands on either side
+    by the float sum's rounding. `at::mean` is `at::sum` divided by the
+    count, and `at::sum` adds in an order of its own: TensorIterator puts
+    the reduced dimensions innermost, then orders by stride and coalesces
+    neighbours; `cascade_sum` sums the two innermost dimensions with eight
+    lanes (a contiguous reduced run), four interleaved partial sums
+    (`row_sum`) and chunks of 16 folded into levels (`multi_row_sum`),
+    and the output accumulates the rest in iteration order.
+
+    This pass replaces each float32 `qfx.composite "torch.mean"` of static
+    shapes whose `composite_attributes` carry `torch_dims` (per axis of the
+    operand, PyTorch's dimension) and `torch_strides` (per axis, the stride
+    in elements of the float tensor PyTorch sums: its dequantized operand,
+    dense in the operand's suggested memory format; the exporter sets both)
+    by those additions, in `linalg.generic` reductions that add in index
+    order, then `arith.divf` by the count: bit for bit PyTorch's on one
+    thread (`python/tests/test_mean.py`). PyTorch on several threads sums
+    a mean to one value of 32768 or more inputs per thread, in an order
+    that depends on the thread count, which this pass does not model; nor
+    runs of more than 2^19 values (longer chunks), which keep the body.
+    Composites without the two attributes keep their bodies; attributes
+    that contradict the operand (lengths, not a permutation, strides not
+    positive, a result of another element count) are errors. The native
+    pipeline runs it before `qfx-inline-composites`.
+
+    ```mlir
+    // The mean over C of a [1, 20, 2, 2] tensor PyTorch holds
+    // channels-last (C innermost), held NHWC.
+    %r = qfx.composite "torch.mean" (%x) attributes {composite_attributes = {
+          axes = array<i64: 3>, keepdim = true, averages_integers = false,
+          torch_dims = array<i64: 0, 2, 3, 1>,
+          torch_strides = array<i64: 80, 40, 20, 1>}}
+        : (tensor<1x2x2x20xf32>) -> tensor<1x2x2x1xf32> { ... }
+    // becomes: per pixel, lanes of the two whole vectors of eight (each
+    // lane's values added in order), then +0 + x16 + ... + x19 + lane 0 +
+    // ... + lane 7, divided by 20.
+    %l = linalg.generic ... arith.addf ...   // tensor<4x8xf32>
+    %s = linalg.generic ... arith.addf ...   // tensor<4xf32>
+    %m = linalg.generic ... arith.divf ...   // tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   let summary = "Turns calibrated observers into quantize/dequantize casts: "
                 "the reference model";

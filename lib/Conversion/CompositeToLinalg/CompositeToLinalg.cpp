@@ -17,6 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompositeLowering.h"
+
 #include "qfx/Conversion/Passes.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 
@@ -27,7 +29,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include "llvm/ADT/bit.h"
 
@@ -181,15 +182,6 @@ struct LowerGeluComposite : mlir::OpRewritePattern<qfx::CompositeOp> {
     return mlir::success();
   }
 };
-
-/// Applies `Pattern` to each composite under `root` once, touching nothing
-/// else: the greedy driver would also fold quant.dcast(quant.qcast(x)) to
-/// x, erasing the rounding a reference model holds.
-template <typename Pattern> void lowerEachComposite(mlir::Operation *root) {
-  mlir::RewritePatternSet patterns(root->getContext());
-  patterns.add<Pattern>(root->getContext());
-  mlir::walkAndApplyPatterns(root, std::move(patterns));
-}
 
 /// SLEEF 3.5.1's expf_u10 (xexpf in sleefsimdsp.c) as its AVX2 build
 /// computes it, which PyTorch's Vectorized<float>::exp calls: q = d / ln 2
@@ -451,7 +443,7 @@ struct QFXLowerSoftmaxPass
   using Base::Base;
 
   void runOnOperation() override {
-    lowerEachComposite<LowerSoftmaxComposite>(getOperation());
+    qfx::lowerEachComposite<LowerSoftmaxComposite>(getOperation());
   }
 };
 
@@ -527,7 +519,7 @@ struct QFXLowerDivisionPass
   using Base::Base;
 
   void runOnOperation() override {
-    lowerEachComposite<LowerDivisionComposite>(getOperation());
+    qfx::lowerEachComposite<LowerDivisionComposite>(getOperation());
   }
 };
 
@@ -535,7 +527,7 @@ struct QFXLowerGeluPass : qfx::impl::QFXLowerGeluBase<QFXLowerGeluPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    lowerEachComposite<LowerGeluComposite>(getOperation());
+    qfx::lowerEachComposite<LowerGeluComposite>(getOperation());
   }
 };
 
