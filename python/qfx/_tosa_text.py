@@ -279,7 +279,8 @@ class TosaWriter:
     def concat(self, xs: Sequence[Tensor], axis: int, loc: str, origin: Optional[str]) -> Tensor:
         shape = list(xs[0].shape)
         shape[axis] = sum(x.shape[axis] for x in xs)
-        return self.op("concat", xs, shape, loc, origin, attrs=f"axis = {int(axis)} : i32", hint="concat")
+        return self.op("concat", xs, shape, loc, origin, attrs=f"axis = {int(axis)} : i32",
+                       hint="concat", element=xs[0].element)
 
     def clamp(self, x: Tensor, lo, hi, loc: str, origin: Optional[str]) -> Tensor:
         if x.element == "f32":

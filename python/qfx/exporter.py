@@ -1402,41 +1402,141 @@ class _Exporter:
         return w.reshape(out, [1, batch * length, embed], loc, None)
 
     def m_embedding_bag(self, node, m):
-        """nn.EmbeddingBag of 2-D indices [bags, bag size] (no offsets, no
-        per_sample_weights, no padding_idx, no max_norm): `qfx.composite
-        "torch.nn.EmbeddingBag"` of (indices, weight) with attribute `mode`:
-        the gathered rows [bags, size, D] reduced over the bag (reduce_sum,
-        times 1/size for mean, reduce_max)."""
+        """nn.EmbeddingBag (no padding_idx, no max_norm) as `qfx.composite
+        "torch.nn.EmbeddingBag"` with attribute `mode`:
+
+        - of 2-D indices [bags, bag size]: of (indices, weight); the gathered
+          rows [bags, size, D] reduced over the bag (reduce_sum, times 1/size
+          for mean, reduce_max);
+        - of 1-D indices and `offsets` (where each bag starts; with
+          `include_last_offset` the last offset ends the last bag), or with
+          `per_sample_weights` (mode sum, as PyTorch; 2-D indices become 1-D
+          ones with offsets): of (indices, weight, offsets[,
+          per_sample_weights]) with attribute `include_last_offset`. The
+          body: each bag's membership of every index position (a mask from
+          comparisons), the weighted rows summed per bag by a matmul with
+          it (divided by the bag's size for mean), or their masked maximum;
+          an empty bag is 0."""
         loc, origin = self.module_location(node), _module_type_name(m)
-        if node.kwargs or len(node.args) != 1:
-            self.fail(node, "offsets and per_sample_weights are not supported: pass 2-D indices "
-                      "[bags, bag size]")
+        a = self.args_kwargs(node, ["input", "offsets", "per_sample_weights"],
+                             {"offsets": None, "per_sample_weights": None})
         if m.max_norm is not None or m.padding_idx is not None:
             self.fail(node, "EmbeddingBag with max_norm or padding_idx is not supported")
-        indices = self.tensor_arg(node, node.args[0])
-        bags, size = indices.torch_shape  # 2-D: PyTorch needs offsets for 1-D indices
+        indices = self.tensor_arg(node, a["input"])
         rows, dim = m.weight.shape
-        w = self.w
-
-        def build(ids, table):
-            gathered = w.reshape(self.lookup(ids, table, rows, dim, loc), [bags, size, dim], loc,
-                                 None)
-            if m.mode == "max":
-                pooled = w.op("reduce_max", [gathered], [bags, 1, dim], loc, None,
-                              attrs="axis = 1 : i32", hint="max")
-            else:
-                pooled = w.op("reduce_sum", [gathered], [bags, 1, dim], loc, None,
-                              attrs="axis = 1 : i32", hint="sum")
-                if m.mode == "mean":
-                    pooled = w.mul(pooled, w.const(np.full((1, 1, 1), 1.0 / size, np.float32),
-                                                   loc, "inverse_size"), pooled.shape, loc, None)
-            return w.reshape(pooled, [bags, dim], loc, None)
-
         self.check_indices(node, indices, rows)
-        y = w.composite("torch.nn.EmbeddingBag", [self.plain(node, indices, loc),
-                                                   w.const(m.weight.detach().cpu().numpy(), loc,
-                                                           "weight")],
-                        loc, origin, build, attrs=f'mode = "{m.mode}"', hint="embedding_bag")
+        w = self.w
+        weight = w.const(m.weight.detach().cpu().numpy(), loc, "weight")
+        offsets, samples = a["offsets"], a["per_sample_weights"]
+        if offsets is None and samples is None:
+            if indices.rank != 2:
+                self.fail(node, "EmbeddingBag of 1-D indices needs offsets")
+            bags, size = indices.torch_shape
+
+            def build(ids, table):
+                gathered = w.reshape(self.lookup(ids, table, rows, dim, loc), [bags, size, dim],
+                                     loc, None)
+                if m.mode == "max":
+                    pooled = w.op("reduce_max", [gathered], [bags, 1, dim], loc, None,
+                                  attrs="axis = 1 : i32", hint="max")
+                else:
+                    pooled = w.op("reduce_sum", [gathered], [bags, 1, dim], loc, None,
+                                  attrs="axis = 1 : i32", hint="sum")
+                    if m.mode == "mean":
+                        pooled = w.mul(pooled, w.const(np.full((1, 1, 1), 1.0 / size, np.float32),
+                                                       loc, "inverse_size"), pooled.shape, loc,
+                                       None)
+                return w.reshape(pooled, [bags, dim], loc, None)
+
+            y = w.composite("torch.nn.EmbeddingBag", [self.plain(node, indices, loc), weight],
+                            loc, origin, build, attrs=f'mode = "{m.mode}"', hint="embedding_bag")
+            self.set_tensor(node, y, _identity(2))
+            return
+        if samples is not None and m.mode != "sum":
+            self.fail(node, "per_sample_weights are supported for mode 'sum' only (as PyTorch)")
+        ids = self.plain(node, indices, loc)
+        last = bool(m.include_last_offset)
+        if offsets is None:
+            # 2-D indices with per-sample weights: bags of equal size.
+            if indices.rank != 2:
+                self.fail(node, "EmbeddingBag of 1-D indices needs offsets")
+            bags, size = indices.torch_shape
+            ids = w.reshape(ids, [bags * size], loc, None)
+            offsets_t = w.int_const(np.arange(0, bags * size, size, dtype=np.int64), loc,
+                                    "offsets")
+            last = False
+        else:
+            offsets_v = self.tensor_arg(node, offsets)
+            if indices.rank != 1 or offsets_v.rank != 1:
+                self.fail(node, "EmbeddingBag with offsets takes 1-D indices and 1-D offsets")
+            # An offset is a position in the indices or their end.
+            self.check_indices(node, offsets_v, indices.torch_shape[0] + 1)
+            offsets_t = self.plain(node, offsets_v, loc)
+            bags = offsets_v.torch_shape[0] - (1 if last else 0)
+        count = ids.shape[0]
+        operands = [ids, weight, offsets_t]
+        if samples is not None:
+            weights_v = self.tensor_arg(node, samples)
+            if weights_v.tensor.element != "f32" or weights_v.torch_shape not in (
+                    (count,), tuple(indices.torch_shape)):
+                self.fail(node, "per_sample_weights must be a float32 tensor of the indices' shape")
+            operands.append(w.reshape(self.plain(node, weights_v, loc), [count], loc, None))
+        element = offsets_t.element
+
+        def build(ids, table, starts_all, *weights):
+            n_off = starts_all.shape[0]
+            starts = w.reshape(w.slice(starts_all, (0,), (bags,), loc, None), [bags, 1], loc,
+                               None)
+            if last:
+                ends = w.slice(starts_all, (1,), (bags,), loc, None)
+            else:
+                end = w.int_const(np.array([count], dtype=np.int64 if element == "i64"
+                                           else np.int32), loc, "end")
+                ends = (w.concat([w.slice(starts_all, (1,), (n_off - 1,), loc, None), end], 0,
+                                 loc, None) if n_off > 1 else end)
+            ends = w.reshape(ends, [bags, 1], loc, None)
+            positions = w.int_const(np.arange(count, dtype=np.int64 if element == "i64"
+                                              else np.int32).reshape(1, count), loc, "positions")
+            inside = w.op("logical_and", [
+                w.op("greater_equal", [positions, starts], [bags, count], loc, None,
+                     hint="started", element="i1"),
+                w.op("greater", [ends, positions], [bags, count], loc, None, hint="unended",
+                     element="i1")], [bags, count], loc, None, hint="member", element="i1")
+            gathered = self.lookup(ids, table, rows, dim, loc)  # [1, count, dim]
+            if weights:
+                gathered = w.mul(gathered, w.reshape(weights[0], [1, count, 1], loc, None),
+                                 gathered.shape, loc, None)
+            one = w.const(np.ones((1, 1), np.float32), loc, "one")
+            zero = w.const(np.zeros((1, 1), np.float32), loc, "zero")
+            mask = w.op("select", [inside, one, zero], [bags, count], loc, None, hint="mask")
+            sizes = w.op("reduce_sum", [mask], [bags, 1], loc, None, attrs="axis = 1 : i32",
+                         hint="size")
+            if m.mode == "max":
+                lowest = w.const(np.full((1, 1, 1), -np.inf, np.float32), loc, "lowest")
+                chosen = w.op("select", [w.reshape(inside, [bags, count, 1], loc, None),
+                                         gathered, lowest], [bags, count, dim], loc, None,
+                              hint="chosen")
+                pooled = w.reshape(w.op("reduce_max", [chosen], [bags, 1, dim], loc, None,
+                                        attrs="axis = 1 : i32", hint="max"), [bags, dim], loc,
+                                   None)
+                empty = w.op("greater", [one, sizes], [bags, 1], loc, None, hint="empty",
+                             element="i1")
+                return w.op("select", [empty, zero, pooled], [bags, dim], loc, None,
+                            hint="pooled")
+            zp = [w.zero_point(loc), w.zero_point(loc)]
+            pooled = w.reshape(w.op("matmul", [w.reshape(mask, [1, bags, count], loc, None),
+                                               gathered, *zp], [1, bags, dim], loc, None,
+                                    hint="sum"), [bags, dim], loc, None)
+            if m.mode == "mean":
+                inverse = w.op("reciprocal", [w.op("maximum", [sizes, one], [bags, 1], loc,
+                                                   None, hint="size")],
+                               [bags, 1], loc, None, hint="inverse_size")
+                pooled = w.mul(pooled, inverse, pooled.shape, loc, None)
+            return pooled
+
+        attrs = f'mode = "{m.mode}", include_last_offset = {"true" if last else "false"}'
+        y = w.composite("torch.nn.EmbeddingBag", operands, loc, origin, build, attrs=attrs,
+                        hint="embedding_bag")
         self.set_tensor(node, y, _identity(2))
 
     def recurrent(self, node, m):

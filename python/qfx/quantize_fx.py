@@ -408,8 +408,9 @@ class _Signature:
                 count = a.shape[0]
             if bound is not None and a.size and (a.min() < 0 or a.max() >= bound):
                 bad = a.min() if a.min() < 0 else a.max()
-                raise IndexError(f"{what}: input {index} holds index {bad}, out of range for an "
-                                 f"embedding of {bound} rows (PyTorch: index out of range in self)")
+                raise IndexError(f"{what}: input {index} holds index {bad}, out of range [0, "
+                                 f"{bound}) (an embedding's rows, or an EmbeddingBag's offsets "
+                                 "up to its indices' count)")
             arrays.append(np.ascontiguousarray(a))
         if lead is not None and count == 0:
             raise ValueError(f"{what}: no samples given")

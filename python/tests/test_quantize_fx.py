@@ -1640,19 +1640,100 @@ def test_embedding_bag_modes(qconfig):
         "an EmbeddingBag is lowered for modes sum and mean"]
 
 
+class BagWithOffsets(torch.nn.Module):
+    """nn.EmbeddingBag(60, 12) of (indices, offsets)."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self.bag = torch.nn.EmbeddingBag(60, 12, **kwargs)
+
+    def forward(self, ids, offsets):
+        return self.bag(ids, offsets)
+
+
+class WeightedBag(BagWithOffsets):
+    def forward(self, ids, offsets, samples):
+        return self.bag(ids, offsets, per_sample_weights=samples)
+
+
+@pytest.mark.parametrize("qconfig", ["float_qparams_weight_only_qconfig",
+                                     "float_qparams_weight_only_qconfig_4bit"])
+@pytest.mark.parametrize("kwargs,weighted", [
+    ({"mode": "sum"}, False),
+    ({"mode": "sum", "include_last_offset": True}, False),
+    ({"mode": "sum"}, True),
+    ({"mode": "mean"}, False),
+], ids=["sum", "include_last_offset", "per_sample_weights", "mean"])
+def test_embedding_bag_with_offsets_equals_pytorchs(qconfig, kwargs, weighted):
+    """Bags given by offsets (where each starts, known only when the model
+    runs; empty bags too), with per_sample_weights: qfx's native loops equal
+    PyTorch's quantized EmbeddingBag bit for bit on offsets other than the
+    example's. Mode mean: PyTorch 1.13's kernel sums; qfx's is that sum
+    times float(1 / bag size), 0 for an empty bag."""
+    import torch.ao.quantization as tq
+
+    torch.manual_seed(3)
+    model = (WeightedBag if weighted else BagWithOffsets)(**kwargs).eval()
+    generator = torch.Generator().manual_seed(4)
+
+    def inputs(offsets):
+        ids = torch.randint(0, 60, (10,), generator=generator)
+        samples = torch.rand(10, generator=generator)
+        return (ids, torch.tensor(offsets), samples) if weighted else (ids, torch.tensor(offsets))
+
+    example = inputs([0, 3, 3, 7])
+    mapping = TorchQConfigMapping().set_object_type(torch.nn.EmbeddingBag, getattr(tq, qconfig))
+    theirs = torch_convert_fx(torch_prepare_fx(model, mapping, example))
+    ours = qfx.convert_fx(qfx.prepare_fx(model, mapping, example, outputs=None))
+    assert ours.float_ops == []
+    assert "scf.for" in ours.mlir("int8")
+    for x in (example, inputs([0, 1, 9, 9]), inputs([0, 0, 0, 10])):
+        expected = theirs(*x)
+        if kwargs["mode"] == "mean":
+            ends = x[1].tolist()[1:] + [10]
+            sizes = torch.tensor([max(e - s, 1) for s, e in zip(x[1].tolist(), ends)],
+                                 dtype=torch.float32)
+            expected = expected * (1 / sizes)[:, None]
+        assert torch.equal(ours(*x), expected)
+    # An offset past the indices' end raises (PyTorch: "offsets[-1] can not
+    # be greater than input's length").
+    with pytest.raises(IndexError, match=r"input 1 holds index 11, out of range \[0, 11\)"):
+        ours(*inputs([0, 3, 3, 11]))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_float_embedding_bag_with_offsets_matches_pytorch(mode):
+    """Left float (PyTorch's default mappings do not quantize it), an
+    EmbeddingBag with offsets is its body: each bag's rows summed by a matmul
+    with its membership mask, divided by its size, or their masked maximum;
+    an empty bag is 0. Mode max stays float under a weight-only qconfig too,
+    with the reason."""
+    import torch.ao.quantization as tq
+
+    torch.manual_seed(5)
+    model = BagWithOffsets(mode=mode).eval()
+    example = (torch.randint(0, 60, (9,)), torch.tensor([0, 4, 4, 6]))
+    ours = qfx.convert_fx(qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), example,
+                                         outputs=None))
+    for offsets in ([0, 4, 4, 6], [0, 0, 8, 9]):
+        x = (example[0], torch.tensor(offsets))
+        with torch.no_grad():
+            torch.testing.assert_close(ours(*x), model(*x), rtol=1e-6, atol=1e-6)
+    if mode == "max":
+        mapping = TorchQConfigMapping().set_object_type(torch.nn.EmbeddingBag,
+                                                        tq.float_qparams_weight_only_qconfig)
+        with pytest.warns(qfx.FloatOpWarning):
+            weight_only = qfx.convert_fx(qfx.prepare_fx(model, mapping, example, outputs=None))
+        assert [op.reason for op in weight_only.float_ops] == [
+            "an EmbeddingBag is lowered for modes sum and mean"]
+
+
 def test_embedding_bag_export_errors():
-    bag = torch.nn.EmbeddingBag(10, 4)
-
-    class WithOffsets(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bag = bag
-
-        def forward(self, ids, offsets):
-            return self.bag(ids, offsets)
-
-    with pytest.raises(qfx.ExportError, match="offsets and per_sample_weights are not supported"):
-        qfx.export_tosa(WithOffsets().eval(), (torch.randint(0, 10, (6,)), torch.tensor([0, 3])))
+    inputs = (torch.randint(0, 10, (6,)), torch.tensor([0, 3]))
+    for kwargs in ({"padding_idx": 0}, {"max_norm": 1.0}):
+        model = BagWithOffsets(**kwargs).eval()
+        with pytest.raises(qfx.ExportError, match="EmbeddingBag with max_norm or padding_idx"):
+            qfx.export_tosa(model, inputs)
 
 
 # ----- ConvNeXt's blocks: a layer scale, shared observers ---------------------

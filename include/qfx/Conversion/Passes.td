@@ -486,7 +486,10 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
            "integer for other tables)">
   ];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::quant::QuantDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
     "::mlir::tosa::TosaDialect",
     "::qfx::QFXDialect"
   ];

@@ -21,6 +21,9 @@
 #include "qfx/Conversion/ContractToTosa/ContractToTosa.h"
 #include "qfx/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include "llvm/ADT/StringSwitch.h"

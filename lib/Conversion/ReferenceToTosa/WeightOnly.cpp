@@ -13,7 +13,15 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 namespace qfx::lowering {
+
+namespace arith = mlir::arith;
+namespace scf = mlir::scf;
+namespace tensor = mlir::tensor;
 
 /// The 4-bit unsigned `values` of a tensor of `shape` stored two per byte
 /// (the even element in the low nibble) as a constant, and TOSA bit
@@ -144,6 +152,171 @@ struct FoldHalfWeights : mlir::OpRewritePattern<tosa::CastOp> {
   }
 };
 
+/// An EmbeddingBag of 1-D indices with `offsets` (operand 2: where each bag
+/// starts; the last bag ends at the indices' end, or with
+/// `include_last_offset` the last offset is that end) and, optionally,
+/// `per_sample_weights` (operand 3), as PyTorch's
+/// embedding_bag_byte/4bit_rowwise_offsets: each bag in order from +0, per
+/// index of the bag acc = fma(scale, q, acc + bias), scale and bias the
+/// row's times the sample's weight (float products). The kernel's `fma` of
+/// a float, an integer and a float is the double one, rounded to float: so
+/// is this. Mode "mean" multiplies each bag by float(1 / its size). Where a
+/// bag starts is known only when the model runs: loops over the bags, their
+/// indices and the row (scf.for). Offsets are clamped into [0, indices] and
+/// to non-decreasing, indices into the table: nothing is read outside them.
+Lowered<Value> lowerEmbeddingBagWithOffsets(OpBuilder &b, CompositeOp composite,
+                                            const FloatQParamsWeight &weight,
+                                            ArrayRef<float> scales,
+                                            ArrayRef<float> biases,
+                                            StringRef mode) {
+  Location loc = composite.getLoc();
+  mlir::DictionaryAttr attributes = composite.getCompositeAttributesAttr();
+  auto includeLast =
+      attributes ? attributes.getAs<mlir::BoolAttr>("include_last_offset")
+                 : mlir::BoolAttr();
+  Value indices = composite.getOperand(0), offsets = composite.getOperand(2);
+  Value sampleWeights =
+      composite.getNumOperands() > 3 ? composite.getOperand(3) : Value();
+  auto indicesType = llvm::cast<RankedTensorType>(indices.getType());
+  auto offsetsType = llvm::dyn_cast<RankedTensorType>(offsets.getType());
+  auto resultType =
+      llvm::cast<RankedTensorType>(composite.getResult(0).getType());
+  int64_t rows = weight.storage.getType().getDimSize(0);
+  int64_t dim = weight.storage.getType().getDimSize(1);
+  int64_t count = indicesType.getNumElements();
+  int64_t offsetCount = offsetsType && offsetsType.hasStaticShape()
+                            ? offsetsType.getNumElements()
+                            : -1;
+  int64_t bags =
+      includeLast && includeLast.getValue() ? offsetCount - 1 : offsetCount;
+  auto sampleType =
+      sampleWeights ? llvm::dyn_cast<RankedTensorType>(sampleWeights.getType())
+                    : RankedTensorType();
+  if (indicesType.getRank() != 1 || !offsetsType ||
+      offsetsType.getRank() != 1 ||
+      !llvm::isa<mlir::IntegerType>(offsetsType.getElementType()) || bags < 0 ||
+      resultType.getShape() != ArrayRef<int64_t>{bags, dim} ||
+      composite.getNumOperands() > 4 ||
+      (sampleWeights &&
+       (!sampleType || sampleType.getShape() != ArrayRef<int64_t>{count} ||
+        !sampleType.getElementType().isF32())))
+    return unsupported("an EmbeddingBag with offsets takes 1-D indices, 1-D "
+                       "integer offsets, optionally float per_sample_weights "
+                       "of the indices' shape, and gives [bags, dim]");
+  Type f32 = b.getF32Type(), f64 = b.getF64Type(), i32 = b.getI32Type();
+  Type index = b.getIndexType();
+
+  auto table = RankedTensorType::get({rows, dim}, b.getI8Type());
+  Value tableValue = arith::ConstantOp::create(
+      b, loc,
+      weight.storage
+          .mapValues(b.getI8Type(),
+                     [](const llvm::APInt &v) { return v.zextOrTrunc(8); })
+          .reshape(table));
+  auto perRow = [&](ArrayRef<float> values) -> Value {
+    auto type = RankedTensorType::get({rows}, f32);
+    return arith::ConstantOp::create(
+        b, loc, mlir::DenseElementsAttr::get(type, values));
+  };
+  Value scaleTable = perRow(scales), biasTable = perRow(biases);
+  Value init = arith::ConstantOp::create(
+      b, loc, mlir::DenseElementsAttr::get(resultType, 0.0f));
+
+  auto constant = [&](OpBuilder &nb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, loc, v);
+  };
+  // The integer element `at` of `t` as an index clamped into [low, high].
+  auto clampedIndex = [&](OpBuilder &nb, Value t, Value at, Value low,
+                          Value high) -> Value {
+    Value element = tensor::ExtractOp::create(nb, loc, t, at);
+    Value i = arith::IndexCastOp::create(nb, loc, index, element);
+    i = arith::MaxSIOp::create(nb, loc, i, low);
+    return arith::MinSIOp::create(nb, loc, i, high);
+  };
+  auto loop = [&](OpBuilder &nb, Value from, Value to, Value carried,
+                  llvm::function_ref<Value(OpBuilder &, Value, Value)> body) {
+    return scf::ForOp::create(
+               nb, loc, from, to, constant(nb, 1), mlir::ValueRange{carried},
+               [&](OpBuilder &inner, Location, Value iv,
+                   mlir::ValueRange args) {
+                 scf::YieldOp::create(inner, loc, body(inner, iv, args[0]));
+               })
+        .getResult(0);
+  };
+
+  Value zero = constant(b, 0);
+  Value result = loop(
+      b, zero, constant(b, bags), init,
+      [&](OpBuilder &nb, Value bag, Value out) {
+        Value end = constant(nb, count);
+        Value start = clampedIndex(nb, offsets, bag, constant(nb, 0), end);
+        Value next = arith::AddIOp::create(nb, loc, bag, constant(nb, 1));
+        Value last = constant(nb, offsetCount - 1);
+        Value nextOffset = clampedIndex(
+            nb, offsets, arith::MinSIOp::create(nb, loc, next, last), start,
+            end);
+        Value stop = arith::SelectOp::create(
+            nb, loc,
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, next,
+                                  constant(nb, offsetCount)),
+            nextOffset, end);
+        out =
+            loop(nb, start, stop, out, [&](OpBuilder &ib, Value i, Value acc) {
+              Value id = clampedIndex(ib, indices, i, constant(ib, 0),
+                                      constant(ib, rows - 1));
+              Value scale = tensor::ExtractOp::create(ib, loc, scaleTable, id);
+              Value bias = tensor::ExtractOp::create(ib, loc, biasTable, id);
+              if (sampleWeights) {
+                Value w = tensor::ExtractOp::create(ib, loc, sampleWeights, i);
+                scale = arith::MulFOp::create(ib, loc, w, scale);
+                bias = arith::MulFOp::create(ib, loc, w, bias);
+              }
+              Value wideScale = arith::ExtFOp::create(ib, loc, f64, scale);
+              return loop(
+                  ib, constant(ib, 0), constant(ib, dim), acc,
+                  [&](OpBuilder &db, Value d, Value row) -> Value {
+                    Value q = tensor::ExtractOp::create(
+                        db, loc, tableValue, mlir::ValueRange{id, d});
+                    q = arith::UIToFPOp::create(
+                        db, loc, f64, arith::ExtUIOp::create(db, loc, i32, q));
+                    Value a = tensor::ExtractOp::create(
+                        db, loc, row, mlir::ValueRange{bag, d});
+                    Value sum = arith::AddFOp::create(db, loc, a, bias);
+                    Value partial = arith::ExtFOp::create(db, loc, f64, sum);
+                    Value r = arith::TruncFOp::create(
+                        db, loc, f32,
+                        arith::AddFOp::create(
+                            db, loc,
+                            arith::MulFOp::create(db, loc, q, wideScale),
+                            partial));
+                    return tensor::InsertOp::create(db, loc, r, row,
+                                                    mlir::ValueRange{bag, d});
+                  });
+            });
+        if (mode != "mean")
+          return out;
+        // times float(1 / size); an empty bag stays 0.
+        Value size = arith::MaxSIOp::create(
+            nb, loc, arith::SubIOp::create(nb, loc, stop, start),
+            constant(nb, 1));
+        Value factor = arith::DivFOp::create(
+            nb, loc,
+            arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(1.0f)),
+            arith::SIToFPOp::create(
+                nb, loc, f32,
+                arith::IndexCastOp::create(nb, loc, b.getI64Type(), size)));
+        return loop(nb, constant(nb, 0), constant(nb, dim), out,
+                    [&](OpBuilder &db, Value d, Value row) -> Value {
+                      Value a = tensor::ExtractOp::create(
+                          db, loc, row, mlir::ValueRange{bag, d});
+                      return tensor::InsertOp::create(
+                          db, loc, arith::MulFOp::create(db, loc, a, factor),
+                          row, mlir::ValueRange{bag, d});
+                    });
+      });
+  return result;
+}
+
 /// A weight-only embedding: a torch.nn.Embedding composite whose weight
 /// has float zero points (qfx-convert's buildFloatQParamsDequantize).
 /// PyTorch's quantized embedding kernels (embedding_byte, embedding_4bit)
@@ -184,8 +357,8 @@ Lowered<Value> lowerWeightOnlyEmbedding(OpBuilder &b, CompositeOp composite) {
     mode = modeAttr ? modeAttr.getValue() : StringRef();
     if (mode != "sum" && mode != "mean")
       return unsupported("an EmbeddingBag is lowered for modes sum and mean");
-    if (indicesType.getRank() != 2)
-      return unsupported("expected [bags, bag size] indices");
+    if (composite.getNumOperands() == 2 && indicesType.getRank() != 2)
+      return unsupported("expected [bags, bag size] indices, or offsets");
   }
   Location loc = composite.getLoc();
   Type i8 = b.getI8Type(), i32 = b.getI32Type(), f64 = b.getF64Type();
@@ -196,8 +369,8 @@ Lowered<Value> lowerWeightOnlyEmbedding(OpBuilder &b, CompositeOp composite) {
       i8, [](const llvm::APInt &v) { return v.zextOrTrunc(8); });
   Value tableValue =
       tosa::ConstOp::create(b, loc, tableType, table.reshape(tableType));
-  // Each row's scale and bias as the kernel holds them, in double.
-  SmallVector<double> scales, biases;
+  // Each row's scale and bias as the kernel holds them.
+  SmallVector<float> scales, biases;
   for (auto [scale, zeroPoint] :
        llvm::zip_equal(weight->scales, weight->zeroPoints)) {
     float bias = -(zeroPoint * scale);
@@ -208,10 +381,14 @@ Lowered<Value> lowerWeightOnlyEmbedding(OpBuilder &b, CompositeOp composite) {
     scales.push_back(scale);
     biases.push_back(bias);
   }
+  if (composite.isEmbeddingBag() && composite.getNumOperands() > 2)
+    return lowerEmbeddingBagWithOffsets(b, composite, *weight, scales, biases,
+                                        mode);
   auto rowType = RankedTensorType::get({1, rows, 1}, f64);
-  auto rowConstant = [&](ArrayRef<double> values) -> Value {
-    return tosa::ConstOp::create(b, loc, rowType,
-                                 mlir::DenseElementsAttr::get(rowType, values));
+  auto rowConstant = [&](ArrayRef<float> values) -> Value {
+    SmallVector<double> wide(values.begin(), values.end());
+    return tosa::ConstOp::create(
+        b, loc, rowType, mlir::DenseElementsAttr::get(rowType, ArrayRef(wide)));
   };
 
   // Indices [1, count], clamped into the table as the float body does.

@@ -130,3 +130,43 @@ func.func @embedding_bag_mean(%arg0: tensor<2x3xi64>) -> tensor<2x2xf32> {
   }
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// An EmbeddingBag of 1-D indices with offsets and per-sample weights: where
+// a bag starts is known only when the model runs, so loops over the bags
+// (each from +0; its start and end from the offsets, clamped into the
+// indices), their indices (each clamped into the table; scale and bias
+// times the sample's weight) and the row, acc = fma(q, scale, acc + bias)
+// in the double form.
+// CHECK-LABEL: func.func @embedding_bag_offsets
+// CHECK-SAME: (%[[IDS:.*]]: tensor<5xi64>, %[[OFFSETS:.*]]: tensor<3xi64>, %[[WEIGHTS:.*]]: tensor<5xf32>)
+// CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<{{.*}}> : tensor<3x2xi8>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<3x2xf32>
+// CHECK: %[[RESULT:.*]] = scf.for %[[BAG:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[OUT:.*]] = %[[ZERO]]) -> (tensor<3x2xf32>)
+// CHECK: tensor.extract %[[OFFSETS]][%[[BAG]]] : tensor<3xi64>
+// CHECK: arith.cmpi slt
+// CHECK: arith.select
+// CHECK: scf.for %[[I:.*]] = {{.*}} iter_args(%{{.*}} = %[[OUT]]) -> (tensor<3x2xf32>)
+// CHECK: tensor.extract %[[IDS]][%[[I]]] : tensor<5xi64>
+// CHECK: %[[W:.*]] = tensor.extract %[[WEIGHTS]][%[[I]]] : tensor<5xf32>
+// CHECK: arith.mulf %[[W]]
+// CHECK: arith.mulf %[[W]]
+// CHECK: scf.for
+// CHECK: tensor.extract %[[TABLE]]
+// CHECK: arith.addf {{.*}} : f32
+// CHECK: arith.mulf {{.*}} : f64
+// CHECK: arith.addf {{.*}} : f64
+// CHECK: arith.truncf
+// CHECK: tensor.insert
+// CHECK: return %[[RESULT]]
+func.func @embedding_bag_offsets(%arg0: tensor<5xi64>, %arg1: tensor<3xi64>, %arg2: tensor<5xf32>) -> tensor<3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[0.0, 1.5], [1.0, 2.5], [-1.0, 0.5]]> : tensor<3x2xf32>}> : () -> tensor<3x2xf32>
+  %q = qfx.observe %w id 0 spec(#qfx.observer<per_channel_minmax, dtype = quint8, qscheme = per_channel_affine_float_qparams>) : tensor<3x2xf32>
+  %0 = qfx.composite "torch.nn.EmbeddingBag" (%arg0, %q, %arg1, %arg2) attributes {composite_attributes = {mode = "sum", include_last_offset = false}} : (tensor<5xi64>, tensor<3x2xf32>, tensor<3xi64>, tensor<5xf32>) -> tensor<3x2xf32> {
+  ^bb0(%ids: tensor<5xi64>, %table: tensor<3x2xf32>, %offsets: tensor<3xi64>, %weights: tensor<5xf32>):
+    %z = "tosa.const"() <{values = dense<0.0> : tensor<3x2xf32>}> : () -> tensor<3x2xf32>
+    qfx.yield %z : tensor<3x2xf32>
+  }
+  return %0 : tensor<3x2xf32>
+}
