@@ -923,6 +923,37 @@ def test_mean_in_float_equals_pytorchs_bit_for_bit(onednn, mean, channels, token
     assert ties > 0, "the inputs have no tie to test"
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_mean_over_height_and_width_on_qnnpack_equals_pytorchs(keepdim):
+    # PyTorch's qnnpack engine averages H and W of a 4-D quint8 tensor with
+    # qnnpack's global average pooling: the sum of q - zp times float32
+    # scale / (scale * count), rounded half to even; neither the integer
+    # average nor the float one. PyTorch's statistics imported.
+    import copy
+
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "qnnpack"
+    try:
+        torch.manual_seed(0)
+        model = WideConvMean(lambda y: y.mean((2, 3), keepdim=keepdim), 16).eval()
+        calibration = samples((2, 3, 6, 6), 4, seed=1)
+        prepared = torch_prepare_fx(model, get_default_qconfig_mapping("qnnpack"),
+                                    (calibration[0],), backend_config=get_qnnpack_backend_config())
+        with torch.no_grad():
+            for x in calibration:
+                prepared(x)
+        prepared.eval()
+        torch_model = torch_convert_fx(copy.deepcopy(prepared))
+        quantized = qfx.convert_fx(prepared, (calibration[0],), backend_config="qnnpack")
+        tests = samples((2, 3, 6, 6), 8, seed=2)
+        with torch.no_grad():
+            theirs = torch.stack([torch_model(x) for x in tests])
+    finally:
+        torch.backends.quantized.engine = saved
+    assert quantized.float_ops == []
+    assert torch.equal(quantized.run_samples(torch.stack(tests)), theirs)
+
+
 def test_ops_left_in_float_are_reported(onednn, tmp_path):
     # PyTorch's x86 table has no pattern for SiLU (its quantized model
     # dequantizes around it): qfx's SiLU composite stays dequantize -> float

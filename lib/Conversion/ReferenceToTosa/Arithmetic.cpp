@@ -475,6 +475,73 @@ Lowered<SmallVector<int64_t>> getMeanAxes(CompositeOp mean) {
   return result;
 }
 
+/// Whether PyTorch's qnnpack engine averages `mean` with qnnpack's global
+/// average pooling (qnnpack_mean): the module's engine is qnnpack and the
+/// mean is over H and W (PyTorch's dimensions 2 and 3, `torch_dims`) of a
+/// 4-D tensor. (Its input must also be quint8.)
+static bool averagesAsQnnpack(CompositeOp mean) {
+  auto module = mean->getParentOfType<mlir::ModuleOp>();
+  mlir::DictionaryAttr attributes = mean.getCompositeAttributesAttr();
+  auto torchDims = attributes
+                       ? attributes.getAs<mlir::DenseI64ArrayAttr>("torch_dims")
+                       : mlir::DenseI64ArrayAttr();
+  auto axes = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("axes")
+                         : mlir::DenseI64ArrayAttr();
+  if (!module || QFXDialect::getEngineName(module) != "qnnpack" || !torchDims ||
+      torchDims.size() != 4 || !axes || axes.size() != 2)
+    return false;
+  SmallVector<int64_t> reduced;
+  for (int64_t axis : axes.asArrayRef()) {
+    if (axis < 0 || axis >= 4)
+      return false;
+    reduced.push_back(torchDims[axis]);
+  }
+  llvm::sort(reduced);
+  return reduced == SmallVector<int64_t>{2, 3};
+}
+
+/// qnnpack's global average pooling (PyTorch's qnnpack engine, quint8), as
+/// its average pooling: the int32 sum of `q - zp` over H and W times float32
+/// `scale / (scale * count)`, rounded half to even, plus the zero point,
+/// clamped; the output keeps the input's qparams.
+Lowered<Value> Lowering::averageAsQnnpackMean(OpBuilder &b, CompositeOp mean,
+                                              ArrayRef<int64_t> axes,
+                                              PatternBody &body,
+                                              const ActQuant &out) {
+  Lowered<Act> input = getAct(body.external(mean.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  if (!input->quant.isUnsigned)
+    return unsupported("qnnpack averages quint8 tensors only");
+  Location loc = body.root->getLoc();
+  Type i32 = b.getIntegerType(32);
+  auto shape = llvm::to_vector(
+      llvm::cast<RankedTensorType>(input->value.getType()).getShape());
+  Value sum = tosa::SubOp::create(
+      b, loc, RankedTensorType::get(shape, i32),
+      tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
+                           input->value),
+      splatLike(b, loc, RankedTensorType::get(shape, i32),
+                input->quant.zeroPoint));
+  int64_t count = 1;
+  for (int64_t axis : axes) {
+    count *= shape[axis];
+    shape[axis] = 1;
+    sum = tosa::ReduceSumOp::create(b, loc, RankedTensorType::get(shape, i32),
+                                    sum, b.getI32IntegerAttr(axis));
+  }
+  auto scale = static_cast<float>(input->quant.scale);
+  float multiplier = scale / (scale * static_cast<float>(count));
+  Value pooled = roundToInt8(b, loc, timesFloat32(b, loc, sum, {multiplier}),
+                             input->quant.zeroPoint, {kInt8Min, kInt8Max});
+  auto resultType =
+      withElement(mean.getResult(0).getType(), b.getIntegerType(8));
+  if (resultType.getShape() != ArrayRef<int64_t>(shape))
+    pooled = tosa::ReshapeOp::create(b, loc, resultType, pooled,
+                                     constShape(b, loc, resultType.getShape()));
+  return requantize(b, loc, Act{pooled, input->quant}, out);
+}
+
 Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out) {
   if (body.ops.size() != 1)
@@ -484,9 +551,11 @@ Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
   Lowered<SmallVector<int64_t>> axes = getMeanAxes(mean);
   if (!axes)
     return axes.takeError();
+  if (averagesAsQnnpack(mean))
+    return averageAsQnnpackMean(b, mean, *axes, body, out);
   // `averages_integers = false`: PyTorch dequantizes, averages in float and
-  // quantizes to the input's qparams (its mean over other dimensions than
-  // H and W of a channels-last tensor).
+  // quantizes to the input's qparams (its mean of a channels-last tensor, or
+  // over other than the innermost dimensions).
   if (auto attributes = mean.getCompositeAttributesAttr())
     if (auto integers = attributes.getAs<mlir::BoolAttr>("averages_integers");
         integers && !integers.getValue())

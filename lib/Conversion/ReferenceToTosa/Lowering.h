@@ -223,6 +223,9 @@ public:
                                         const ActQuant &out);
   Lowered<Value> lowerMean(OpBuilder &b, PatternBody &body,
                            const ActQuant &out);
+  Lowered<Value> averageAsQnnpackMean(OpBuilder &b, CompositeOp mean,
+                                      ArrayRef<int64_t> axes, PatternBody &body,
+                                      const ActQuant &out);
   Lowered<Value> lowerConcat(OpBuilder &b, PatternBody &body,
                              const ActQuant &out);
   Lowered<Value> lowerPool3d(OpBuilder &b, PatternBody &body,
