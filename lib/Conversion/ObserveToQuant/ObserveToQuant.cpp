@@ -97,6 +97,11 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
   /// option, else what the engine of the backend the model was prepared for
   /// does.
   bool reducesDynamicRange = true;
+  /// Whether dynamic scales are PyTorch's doubles (oneDNN's kernels take
+  /// their reciprocals from them), not floats: the module's engine's, else
+  /// its backend's requantization is onednn (as unnamed: the default
+  /// reduced range is onednn's too).
+  bool doubleDynamicScales = false;
 
   mlir::LogicalResult initialize(mlir::MLIRContext *context) override {
     if (dynamicReduceRange.empty() || dynamicReduceRange == "true" ||
@@ -113,6 +118,14 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
       if (std::optional<llvm::StringRef> engine =
               QFXDialect::getEngineName(getOperation()))
         reducesDynamicRange = getEngineTraits(*engine).reducesDynamicRange;
+    std::optional<llvm::StringRef> engine =
+        QFXDialect::getEngineName(getOperation());
+    auto backend = getOperation()->getAttrOfType<mlir::StringAttr>(
+        QFXDialect::getBackendAttrName());
+    doubleDynamicScales = getEngineTraits(engine    ? *engine
+                                          : backend ? backend.getValue()
+                                                    : llvm::StringRef("onednn"))
+                              .requantization == "onednn";
     llvm::SmallVector<ObserveOp> observers;
     getOperation().walk([&](ObserveOp op) { observers.push_back(op); });
     SharedObservers shared;
@@ -240,8 +253,10 @@ struct QFXConvertPass : qfx::impl::QFXConvertBase<QFXConvertPass> {
     Location loc = op.getLoc();
     Value input = op.getInput();
     auto type = llvm::cast<mlir::ShapedType>(input.getType());
+    Type scaleType =
+        doubleDynamicScales ? builder.getF64Type() : builder.getF32Type();
     auto choose = ChooseQParamsOp::create(
-        builder, loc, RankedTensorType::get({}, builder.getF32Type()),
+        builder, loc, RankedTensorType::get({}, scaleType),
         RankedTensorType::get({}, builder.getI32Type()), input,
         builder.getI64IntegerAttr(range.min),
         builder.getI64IntegerAttr(range.max));

@@ -63,6 +63,9 @@ struct QParams {
   int64_t qmin, qmax;
   bool isSigned;
   unsigned storageWidth;
+  /// oneDNN's reorder (a run-time f64 scale): round(fma(x, 1 / scale, zp)),
+  /// the zero point added before the rounding.
+  bool fusedZeroPoint = false;
 };
 
 /// Materializes the parameters of `qtype` at the builder's position, or
@@ -119,9 +122,20 @@ QParams getRuntimeQParams(OpBuilder &b, Location loc, Value scaleTensor,
                           bool isSigned) {
   QParams params;
   params.scale = tensor::ExtractOp::create(b, loc, scaleTensor);
+  // An f64 scale (PyTorch's double, for oneDNN's kernels): its reciprocal
+  // in double, rounded to float, and the zero point added before rounding
+  // (oneDNN's reorder); the scale rounded to float.
+  Type scaleType = params.scale.getType();
   params.invScale = arith::DivFOp::create(
-      b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)),
+      b, loc, arith::ConstantOp::create(b, loc, b.getFloatAttr(scaleType, 1.0)),
       params.scale);
+  if (!scaleType.isF32()) {
+    params.fusedZeroPoint = true;
+    params.invScale =
+        arith::TruncFOp::create(b, loc, b.getF32Type(), params.invScale);
+    params.scale =
+        arith::TruncFOp::create(b, loc, b.getF32Type(), params.scale);
+  }
   Value zeroPoint = tensor::ExtractOp::create(b, loc, zeroPointTensor);
   params.zeroPoint = arith::ExtSIOp::create(b, loc, b.getI64Type(), zeroPoint);
   unsigned width = storage.getWidth();
@@ -213,10 +227,19 @@ Value quantizeToI64(OpBuilder &b, Location loc, Value x, Value invScale,
                     Value zeroPoint, const QParams &params) {
   auto f32 = b.getF32Type();
   auto i64 = b.getI64Type();
-  Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), invScale);
-  Value rounded = mlir::math::RoundEvenOp::create(b, loc, scaled);
-  Value zeroPointF = arith::SIToFPOp::create(b, loc, f32, zeroPoint);
-  Value shifted = arith::AddFOp::create(b, loc, rounded, zeroPointF);
+  Value shifted;
+  if (params.fusedZeroPoint) {
+    Value zeroPointF = arith::SIToFPOp::create(b, loc, f32, zeroPoint);
+    shifted = mlir::math::RoundEvenOp::create(
+        b, loc,
+        mlir::math::FmaOp::create(b, loc, toF32(b, loc, x), invScale,
+                                  zeroPointF));
+  } else {
+    Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), invScale);
+    Value rounded = mlir::math::RoundEvenOp::create(b, loc, scaled);
+    Value zeroPointF = arith::SIToFPOp::create(b, loc, f32, zeroPoint);
+    shifted = arith::AddFOp::create(b, loc, rounded, zeroPointF);
+  }
   Value magnitude = mlir::math::AbsFOp::create(b, loc, shifted);
   Value limit = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0x1p63f));
   Value fits = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
@@ -559,8 +582,12 @@ struct LowerChooseQParams : mlir::OpRewritePattern<qfx::ChooseQParamsOp> {
                       cf64(qmax), rounded));
     Value zeroPoint = arith::FPToSIOp::create(b, loc, b.getI32Type(), nudged);
 
+    // An f64 result is PyTorch's double scale itself.
+    auto scaleType = llvm::cast<RankedTensorType>(op.getScale().getType());
     Value scaleTensor = tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({}, f32), mlir::ValueRange{trunc(scale)});
+        b, loc, scaleType,
+        mlir::ValueRange{scaleType.getElementType().isF64() ? scale
+                                                            : trunc(scale)});
     Value zeroPointTensor = tensor::FromElementsOp::create(
         b, loc, RankedTensorType::get({}, b.getI32Type()),
         mlir::ValueRange{zeroPoint});

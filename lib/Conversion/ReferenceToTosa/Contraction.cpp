@@ -11,6 +11,9 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 namespace qfx::lowering {
 
 /// A 3-D convolution's int8 input [N, D, H, W, C] as the input of a 2-D one,
@@ -467,32 +470,81 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
       tosa::MulOp::create(b, loc, rowType, zp3, sums, noShift(b, loc));
   acc = tosa::SubOp::create(b, loc, accType, acc, correction);
 
-  // The float epilogue, in PyTorch's order.
+  // The float epilogue, in the engine's order.
   Type f32 = resultType.getElementType();
   Value accFloat = tosa::CastOp::create(b, loc, resultType, acc);
   auto scalesType = RankedTensorType::get(
       {1, 1, static_cast<int64_t>(cq->scales.size())}, f32);
-  SmallVector<float> weightScales(cq->scales.begin(), cq->scales.end());
-  Value scale3 =
-      tosa::ReshapeOp::create(b, loc, RankedTensorType::get({1, 1, 1}, f32),
-                              input.getScale(), constShape(b, loc, {1, 1, 1}));
-  Value scales = tosa::MulOp::create(
-      b, loc, scalesType, scale3,
-      tosa::ConstOp::create(b, loc, scalesType,
-                            mlir::DenseElementsAttr::get(
-                                scalesType, ArrayRef<float>(weightScales))),
-      noShift(b, loc));
-  Value result = tosa::MulOp::create(b, loc, resultType, accFloat, scales,
-                                     noShift(b, loc));
-  if (bias) {
-    auto biasType =
-        RankedTensorType::get({1, 1, static_cast<int64_t>(bias->size())}, f32);
-    SmallVector<float> values(bias->begin(), bias->end());
-    result = tosa::AddOp::create(
-        b, loc, resultType, result,
-        tosa::ConstOp::create(
-            b, loc, biasType,
-            mlir::DenseElementsAttr::get(biasType, ArrayRef<float>(values))));
+  auto channelValues = [&](ArrayRef<float> values) -> Value {
+    auto type =
+        RankedTensorType::get({1, 1, static_cast<int64_t>(values.size())}, f32);
+    return tosa::ConstOp::create(b, loc, type,
+                                 mlir::DenseElementsAttr::get(type, values));
+  };
+  // The run-time scale (an f64 one is PyTorch's double, an f32 one that
+  // double rounded) as [1, 1, 1] f32: the scale, or (oneDNN) the reciprocal
+  // of its double rounded to float. Scalar arith on the extracted value, as
+  // TOSA has no f64.
+  auto scalarF32 = RankedTensorType::get({1, 1, 1}, f32);
+  auto asTensor = [&](Value scalar) -> Value {
+    return mlir::tensor::FromElementsOp::create(b, loc, scalarF32, scalar);
+  };
+  Value scale = mlir::tensor::ExtractOp::create(b, loc, input.getScale());
+  auto floatScale = [&]() -> Value {
+    return scale.getType().isF32()
+               ? scale
+               : mlir::arith::TruncFOp::create(b, loc, f32, scale).getResult();
+  };
+  SmallVector<float> biasValues;
+  if (bias)
+    biasValues.assign(bias->begin(), bias->end());
+  Value result;
+  if (requantization == Requantization::OneDnn) {
+    // oneDNN (ideep's dynamic matmul) holds reciprocal scales, each computed
+    // in double from PyTorch's scale and rounded to float: p = (1 / s) *
+    // (1 / ws); the bias enters the accumulator's domain: (float(acc) +
+    // bias * p) * (1 / p).
+    Type f64 = b.getF64Type();
+    Value wide =
+        scale.getType().isF64()
+            ? scale
+            : mlir::arith::ExtFOp::create(b, loc, f64, scale).getResult();
+    Value inverseScale = asTensor(mlir::arith::TruncFOp::create(
+        b, loc, f32,
+        mlir::arith::DivFOp::create(
+            b, loc,
+            mlir::arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)),
+            wide)));
+    SmallVector<float> inverseWeightScales;
+    for (double scale : cq->scales)
+      inverseWeightScales.push_back(static_cast<float>(1.0 / scale));
+    Value p = tosa::MulOp::create(b, loc, scalesType, inverseScale,
+                                  channelValues(inverseWeightScales),
+                                  noShift(b, loc));
+    Value sum = accFloat;
+    if (bias) {
+      auto biasType = RankedTensorType::get(
+          {1, 1,
+           std::max<int64_t>(biasValues.size(), scalesType.getDimSize(2))},
+          f32);
+      Value scaledBias = tosa::MulOp::create(
+          b, loc, biasType, channelValues(biasValues), p, noShift(b, loc));
+      sum = tosa::AddOp::create(b, loc, resultType, accFloat, scaledBias);
+    }
+    result = tosa::MulOp::create(
+        b, loc, resultType, sum,
+        tosa::ReciprocalOp::create(b, loc, scalesType, p), noShift(b, loc));
+  } else {
+    // qnnpack: float(acc) * (s * ws) + bias.
+    SmallVector<float> weightScales(cq->scales.begin(), cq->scales.end());
+    Value scales =
+        tosa::MulOp::create(b, loc, scalesType, asTensor(floatScale()),
+                            channelValues(weightScales), noShift(b, loc));
+    result = tosa::MulOp::create(b, loc, resultType, accFloat, scales,
+                                 noShift(b, loc));
+    if (bias)
+      result = tosa::AddOp::create(b, loc, resultType, result,
+                                   channelValues(biasValues));
   }
   for (Operation *op : tail) {
     auto clampOp = llvm::cast<tosa::ClampOp>(op);

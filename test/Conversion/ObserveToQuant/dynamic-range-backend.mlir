@@ -6,7 +6,7 @@
 // Unset, dynamic-reduce-range follows the engine of the backend the model was
 // prepared for: qnnpack keeps the full range of a quint8 dynamic activation...
 // CHECK-LABEL: func.func @qnnpack
-// CHECK: qfx.choose_qparams %{{.*}} range [0, 255]
+// CHECK: qfx.choose_qparams %{{.*}} range [0, 255] : tensor<4xf32> -> tensor<f32>, tensor<i32>
 // FORCED-LABEL: func.func @qnnpack
 // FORCED: qfx.choose_qparams %{{.*}} range [0, 127]
 module attributes {qfx.backend = "qnnpack"} {
@@ -18,9 +18,10 @@ module attributes {qfx.backend = "qnnpack"} {
 
 // -----
 
-// ... x86's engine (onednn, fbgemm) halves it ...
+// ... x86's engine (onednn, fbgemm) halves it, and its scale is PyTorch's
+// double (f64: oneDNN's kernels take its reciprocal; qnnpack's the float) ...
 // CHECK-LABEL: func.func @x86
-// CHECK: qfx.choose_qparams %{{.*}} range [0, 127]
+// CHECK: qfx.choose_qparams %{{.*}} range [0, 127] : tensor<4xf32> -> tensor<f64>, tensor<i32>
 module attributes {qfx.backend = "x86"} {
   func.func @x86(%x: tensor<4xf32>) -> tensor<4xf32> {
     %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<4xf32>
@@ -44,7 +45,7 @@ func.func @unnamed(%x: tensor<4xf32>) -> tensor<4xf32> {
 // torch.backends.quantized.engine) decides over its backend's: the x86
 // table under the qnnpack engine keeps the full range...
 // CHECK-LABEL: func.func @x86_table_qnnpack_engine
-// CHECK: qfx.choose_qparams %{{.*}} range [0, 255]
+// CHECK: qfx.choose_qparams %{{.*}} range [0, 255] : tensor<4xf32> -> tensor<f32>, tensor<i32>
 // FORCED-LABEL: func.func @x86_table_qnnpack_engine
 // FORCED: qfx.choose_qparams %{{.*}} range [0, 127]
 module attributes {qfx.backend = "x86", qfx.engine = "qnnpack"} {

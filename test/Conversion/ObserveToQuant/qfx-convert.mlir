@@ -64,12 +64,13 @@ func.func @kinds(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // A placeholder with compute_dtype is a dynamically quantized activation:
-// quantize_per_tensor_dynamic with x86's reduced range (quint8: [0, 127]).
+// quantize_per_tensor_dynamic with x86's reduced range (quint8: [0, 127])
+// and PyTorch's double scale (oneDNN's kernels take its reciprocal).
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>)
-// CHECK: %[[S:.*]], %[[Z:.*]] = qfx.choose_qparams %[[X]] range [0, 127] : tensor<2x4xf32> -> tensor<f32>, tensor<i32>
-// CHECK: %[[Q:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z]] : (tensor<2x4xf32>, tensor<f32>, tensor<i32>) -> tensor<2x4xui8>
-// CHECK: %[[D:.*]] = qfx.dequantize %[[Q]], %[[S]], %[[Z]] : (tensor<2x4xui8>, tensor<f32>, tensor<i32>) -> tensor<2x4xf32>
+// CHECK: %[[S:.*]], %[[Z:.*]] = qfx.choose_qparams %[[X]] range [0, 127] : tensor<2x4xf32> -> tensor<f64>, tensor<i32>
+// CHECK: %[[Q:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z]] : (tensor<2x4xf32>, tensor<f64>, tensor<i32>) -> tensor<2x4xui8>
+// CHECK: %[[D:.*]] = qfx.dequantize %[[Q]], %[[S]], %[[Z]] : (tensor<2x4xui8>, tensor<f64>, tensor<i32>) -> tensor<2x4xf32>
 // CHECK: return %[[D]]
 func.func @dynamic(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %0 = qfx.observe %x id 0 spec(#qfx.observer<placeholder, dtype = quint8, compute_dtype = quint8>) : tensor<2x4xf32>

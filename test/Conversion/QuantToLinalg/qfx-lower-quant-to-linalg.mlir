@@ -115,3 +115,22 @@ func.func @dynamic(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tenso
   %d = qfx.dequantize %q, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<i32>) -> tensor<4xf32>
   return %d : tensor<4xf32>
 }
+
+// -----
+
+// A run-time f64 scale (PyTorch's double, as oneDNN's reorder takes it):
+// the reciprocal in double rounded to float, the zero point added by an fma
+// before rounding half to even.
+// CHECK-LABEL: func.func @double_scale
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<f64>, %[[Z:.*]]: tensor<i32>)
+// CHECK: %[[SV:.*]] = tensor.extract %[[S]][] : tensor<f64>
+// CHECK: %[[INV64:.*]] = arith.divf %{{.*}}, %[[SV]] : f64
+// CHECK: %[[INV:.*]] = arith.truncf %[[INV64]] : f64 to f32
+// CHECK: linalg.generic
+// CHECK:   %[[ZF:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK:   %[[F:.*]] = math.fma %{{.*}}, %[[INV]], %[[ZF]] : f32
+// CHECK:   math.roundeven %[[F]] : f32
+func.func @double_scale(%x: tensor<4xf32>, %s: tensor<f64>, %z: tensor<i32>) -> tensor<4xui8> {
+  %q = qfx.quantize %x, %s, %z : (tensor<4xf32>, tensor<f64>, tensor<i32>) -> tensor<4xui8>
+  return %q : tensor<4xui8>
+}

@@ -366,14 +366,17 @@ func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
 
 // A dynamically quantized Linear: the u8 run-time quantization is repeated
 // into i8 with the zero point - 128; an integer matmul; the zero-point term
-// z * sum_k w (column sums 1 + 2 = 3 and -1 + 4 = 3) subtracted; then PyTorch's
-// float epilogue: float(acc) * (scale * weight_scale) + bias, and the ReLU.
+// z * sum_k w (column sums 1 + 2 = 3 and -1 + 4 = 3) subtracted; then the
+// engine's float epilogue and the ReLU. oneDNN (the default here): its
+// scales are reciprocals, p = float(1 / s) * float(1 / ws) (the run-time
+// scale an f64, PyTorch's double: 1 / s in double, rounded), and the bias
+// enters the accumulator's domain: (float(acc) + bias * p) * (1 / p).
 // CHECK-LABEL: func.func @dynamic_linear
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x2xf32>)
 // CHECK: %[[S:.*]], %[[Z:.*]] = qfx.choose_qparams %[[X]] range [0, 255]
 // CHECK: %[[K128:.*]] = "tosa.const"() <{values = dense<128> : tensor<i32>}>
 // CHECK: %[[Z8:.*]] = tosa.sub %[[Z]], %[[K128]] : (tensor<i32>, tensor<i32>) -> tensor<i32>
-// CHECK: %[[Q:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z8]] : (tensor<1x2x2xf32>, tensor<f32>, tensor<i32>) -> tensor<1x2x2xi8>
+// CHECK: %[[Q:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z8]] : (tensor<1x2x2xf32>, tensor<f64>, tensor<i32>) -> tensor<1x2x2xi8>
 // CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}1, -1], [2, 4]]]> : tensor<1x2x2xi8>}>
 // CHECK: %[[ACC:.*]] = tosa.matmul %[[Q]], %[[W]], {{.*}} -> tensor<1x2x2xi32>
 // CHECK: %[[SUMS:.*]] = "tosa.const"() <{values = dense<3> : tensor<1x1x2xi32>}>
@@ -381,17 +384,34 @@ func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
 // CHECK: %[[CORR:.*]] = tosa.mul %[[ZR]], %[[SUMS]]
 // CHECK: %[[INT:.*]] = tosa.sub %[[ACC]], %[[CORR]]
 // CHECK: %[[F:.*]] = tosa.cast %[[INT]] : (tensor<1x2x2xi32>) -> tensor<1x2x2xf32>
-// CHECK: %[[SR:.*]] = tosa.reshape %[[S]]
-// CHECK: %[[WS:.*]] = "tosa.const"() <{values = dense<[{{\[\[}}5.000000e-01, 2.500000e-01]]]> : tensor<1x1x2xf32>}>
-// CHECK: %[[SCALES:.*]] = tosa.mul %[[SR]], %[[WS]]
-// CHECK: %[[Y:.*]] = tosa.mul %[[F]], %[[SCALES]]
-// CHECK: %[[B:.*]] = tosa.add %[[Y]], %{{.*}} : (tensor<1x2x2xf32>, tensor<1x1x2xf32>) -> tensor<1x2x2xf32>
-// CHECK: %[[R:.*]] = tosa.clamp %[[B]] {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32}
+// CHECK: %[[SV:.*]] = tensor.extract %[[S]][] : tensor<f64>
+// CHECK: %[[INV64:.*]] = arith.divf %{{.*}}, %[[SV]] : f64
+// CHECK: %[[INV:.*]] = arith.truncf %[[INV64]] : f64 to f32
+// CHECK: %[[INVT:.*]] = tensor.from_elements %[[INV]] : tensor<1x1x1xf32>
+// CHECK: %[[WINV:.*]] = "tosa.const"() <{values = dense<[{{\[\[}}2.000000e+00, 4.000000e+00]]]> : tensor<1x1x2xf32>}>
+// CHECK: %[[P:.*]] = tosa.mul %[[INVT]], %[[WINV]]
+// CHECK: %[[BIAS:.*]] = "tosa.const"() <{values = dense<[{{\[\[}}5.000000e-01, -5.000000e-01]]]> : tensor<1x1x2xf32>}>
+// CHECK: %[[BP:.*]] = tosa.mul %[[BIAS]], %[[P]]
+// CHECK: %[[SUM:.*]] = tosa.add %[[F]], %[[BP]]
+// CHECK: %[[RP:.*]] = tosa.reciprocal %[[P]]
+// CHECK: %[[Y:.*]] = tosa.mul %[[SUM]], %[[RP]]
+// CHECK: %[[R:.*]] = tosa.clamp %[[Y]] {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32}
 // CHECK: return %[[R]]
+// qnnpack: float(acc) * (float(s) * ws) + bias.
+// QNN-LABEL: func.func @dynamic_linear
+// QNN: %[[F:.*]] = tosa.cast %{{.*}} : (tensor<1x2x2xi32>) -> tensor<1x2x2xf32>
+// QNN: %[[SV:.*]] = tensor.extract %{{.*}}[] : tensor<f64>
+// QNN: %[[S32:.*]] = arith.truncf %[[SV]] : f64 to f32
+// QNN: %[[ST:.*]] = tensor.from_elements %[[S32]] : tensor<1x1x1xf32>
+// QNN: %[[WS:.*]] = "tosa.const"() <{values = dense<[{{\[\[}}5.000000e-01, 2.500000e-01]]]> : tensor<1x1x2xf32>}>
+// QNN: %[[SCALES:.*]] = tosa.mul %[[ST]], %[[WS]]
+// QNN: %[[Y:.*]] = tosa.mul %[[F]], %[[SCALES]]
+// QNN: %[[B:.*]] = tosa.add %[[Y]], %{{.*}} : (tensor<1x2x2xf32>, tensor<1x1x2xf32>) -> tensor<1x2x2xf32>
+// QNN: tosa.clamp %[[B]]
 func.func @dynamic_linear(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
-  %s, %z = qfx.choose_qparams %x range [0, 255] : tensor<1x2x2xf32> -> tensor<f32>, tensor<i32>
-  %q = qfx.quantize %x, %s, %z : (tensor<1x2x2xf32>, tensor<f32>, tensor<i32>) -> tensor<1x2x2xui8>
-  %d = qfx.dequantize %q, %s, %z : (tensor<1x2x2xui8>, tensor<f32>, tensor<i32>) -> tensor<1x2x2xf32>
+  %s, %z = qfx.choose_qparams %x range [0, 255] : tensor<1x2x2xf32> -> tensor<f64>, tensor<i32>
+  %q = qfx.quantize %x, %s, %z : (tensor<1x2x2xf32>, tensor<f64>, tensor<i32>) -> tensor<1x2x2xui8>
+  %d = qfx.dequantize %q, %s, %z : (tensor<1x2x2xui8>, tensor<f64>, tensor<i32>) -> tensor<1x2x2xf32>
   %wi = "tosa.const"() <{values = dense<[[[1, -1], [2, 4]]]> : tensor<1x2x2xi8>}> : () -> tensor<1x2x2xi8>
   %ws = quant.scast %wi : tensor<1x2x2xi8> to tensor<1x2x2x!w>
   %w = quant.dcast %ws : tensor<1x2x2x!w> to tensor<1x2x2xf32>

@@ -417,7 +417,7 @@ func.func @f(%x: tensor<2xf32>, %s: tensor<f32>, %z: tensor<i32>) {
 // -----
 
 func.func @f(%x: tensor<2xf32>, %s: tensor<1xf32>, %z: tensor<i32>) {
-  // expected-error @+1 {{'qfx.quantize' op operand #1 must be 0D tensor of 32-bit float values}}
+  // expected-error @+1 {{'qfx.quantize' op operand #1 must be 0D tensor of 32-bit float or 64-bit float values}}
   %q = qfx.quantize %x, %s, %z : (tensor<2xf32>, tensor<1xf32>, tensor<i32>) -> tensor<2xui8>
   return
 }

@@ -136,6 +136,18 @@ func.func @dynamic(%x: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<?x16xi8>) 
   return %d, %s : tensor<?x16xf32>, tensor<?x16xi8>
 }
 
+// A scale may be PyTorch's double (f64), as oneDNN's dynamic kernels take it.
+// CHECK-LABEL: func.func @dynamic_double_scale
+// CHECK: qfx.choose_qparams %{{.*}} range [0, 127] : tensor<4xf32> -> tensor<f64>, tensor<i32>
+// CHECK: qfx.quantize {{.*}} : (tensor<4xf32>, tensor<f64>, tensor<i32>) -> tensor<4xui8>
+// CHECK: qfx.dequantize {{.*}} : (tensor<4xui8>, tensor<f64>, tensor<i32>) -> tensor<4xf32>
+func.func @dynamic_double_scale(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %scale, %zp = qfx.choose_qparams %x range [0, 127] : tensor<4xf32> -> tensor<f64>, tensor<i32>
+  %q = qfx.quantize %x, %scale, %zp : (tensor<4xf32>, tensor<f64>, tensor<i32>) -> tensor<4xui8>
+  %d = qfx.dequantize %q, %scale, %zp : (tensor<4xui8>, tensor<f64>, tensor<i32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
 // CHECK-LABEL: func.func @origin
 // CHECK: tosa.sigmoid {{.*}} {qfx.origin = "torch.nn.Sigmoid"}
 func.func @origin(%x: tensor<4xf32>) -> tensor<4xf32> {

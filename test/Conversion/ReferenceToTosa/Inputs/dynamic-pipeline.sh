@@ -32,8 +32,8 @@ case $config-$stage in
   dynamic-reference | dynamic-int8)
     # Same integers, float32 evaluated in another order: the reference model
     # computes dequantize(X) x dequantize(W) in float, qfx-lower int32
-    # accumulators times sx * sw (qnnpack's epilogue; oneDNN adds the bias
-    # before the output scale). 2^-22 is 2 ulps of 2, the largest
+    # accumulators in the engine's order (the int8 stage is then compared
+    # exactly, below). 2^-22 is 2 ulps of 2, the largest
     # |x|.|w| + |b| sum of these layers (1.95). Worst measured: 6.0e-8
     # (reference, mlp and cnn), 3.0e-8 (int8, onednn). It is 12x below the
     # smallest accumulator step sx * sw (2.9e-6) and 1000x below what one
@@ -81,12 +81,10 @@ if [ "$config" = dynamic ]; then
   # Every Linear is an int8 matmul contraction with int32 accumulators.
   grep -q 'qfx.contract matmul .*xi8>.*-> tensor<[0-9x]*xi32>' "$base.int8.mlir"
   if grep -E '(tosa.matmul|qfx.contract) .*xf32' "$base.int8.mlir"; then exit 1; fi
-  if [ "$engine" = qnnpack ]; then
-    # qfx-lower quantizes and scales as QNNPACK does: bit-exact.
-    "$python" "$src/utils/npy-compare.py" "$base.int8.npy" "$golden" --exact
-  else
-    "$python" "$src/utils/npy-compare.py" "$base.int8.npy" "$golden" "${tolerance[@]}"
-  fi
+  # qfx-lower quantizes and scales as the engine's kernel does (QNNPACK's
+  # float scales; oneDNN's reciprocals of PyTorch's double scale, fused
+  # zero point and bias in the accumulator's domain): bit-exact.
+  "$python" "$src/utils/npy-compare.py" "$base.int8.npy" "$golden" --exact
 else
   # An fp16 Linear has nothing to lower: it stays float, with the same result.
   "$python" "$src/utils/npy-compare.py" "$base.int8.npy" "$base.reference.npy" --exact

@@ -18,7 +18,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpBase.td"
 
 def QFX_FloatTensor : TensorOf<[AnyFloat]>;
-def QFX_ScaleTensor : 0DTensorOf<[F32]>;
+def QFX_ScaleTensor : 0DTensorOf<[F32, F64]>;
 def QFX_ZeroPointTensor : 0DTensorOf<[I32]>;
 def QFX_IntTensor : TensorOf<[I8, UI8, I32]>;
 
@@ -277,7 +277,10 @@ def QFX_ChooseQParamsOp : QFX_Op<"choose_qparams", [Pure]> {
         : tensor<4x16xf32> -> tensor<f32>, tensor<i32>
     ```
 
-    The range must include zero and `quant_min < quant_max`.
+    The range must include zero and `quant_min < quant_max`. PyTorch
+    computes the scale in double; an `f64` scale is that double (what
+    oneDNN's dynamic kernels take, as the reciprocal `float(1 / scale)`),
+    an `f32` scale that double rounded to float (what qnnpack's take).
   }];
   let arguments = (ins QFX_FloatTensor:$input, I64Attr:$quant_min,
       I64Attr:$quant_max);
@@ -292,8 +295,11 @@ def QFX_ChooseQParamsOp : QFX_Op<"choose_qparams", [Pure]> {
 def QFX_QuantizeOp : QFX_Op<"quantize", [Pure]> {
   let summary = "Quantizes with a run-time scale and zero point";
   let description = [{
-    `clamp(round_half_even(x / scale) + zero_point, qmin, qmax)` per element,
-    where `[qmin, qmax]` is the full range of the result's element type:
+    `clamp(round_half_even(x * (1 / scale)) + zero_point, qmin, qmax)` per
+    element, the reciprocal rounded once to float (with an `f64` scale, as
+    oneDNN's reorder: `clamp(round_half_even(fma(x, float(1 / scale),
+    zero_point)), qmin, qmax)`, the reciprocal computed in double), where
+    `[qmin, qmax]` is the full range of the result's element type:
     `ui8` (quint8), `i8` (qint8, signless integers are signed as in TOSA) or
     `i32` (qint32). Scale and zero point are 0-d tensors, typically produced
     by `qfx.choose_qparams`.
@@ -318,7 +324,8 @@ def QFX_QuantizeOp : QFX_Op<"quantize", [Pure]> {
 def QFX_DequantizeOp : QFX_Op<"dequantize", [Pure]> {
   let summary = "Dequantizes with a run-time scale and zero point";
   let description = [{
-    `(q - zero_point) * scale` per element, the inverse of `qfx.quantize`.
+    `(q - zero_point) * scale` per element (an `f64` scale rounded to float
+    first), the inverse of `qfx.quantize`.
 
     ```mlir
     %y = qfx.dequantize %q, %scale, %zp
