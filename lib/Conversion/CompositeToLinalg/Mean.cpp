@@ -222,8 +222,9 @@ public:
   }
 
   /// vectorized_inner_sum on a contiguous run of eight or more: each lane's
-  /// row_sum over the whole vectors, then +0, the elements after the last
-  /// whole vector and the lanes, in order.
+  /// row_sum over the whole vectors, then the elements after the last whole
+  /// vector and the lanes, in order (PyTorch adds them to +0, which changes
+  /// no value but the sign of a zero).
   Value lanes(Value t) {
     int64_t length = shapeOf(t).back();
     int64_t vectors = length / kLanes;
