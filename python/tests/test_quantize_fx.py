@@ -1735,6 +1735,42 @@ def test_embedding_bag_with_offsets_equals_pytorchs(qconfig, kwargs, weighted):
         ours(*inputs([0, 3, 3, 11]))
 
 
+def test_embedding_bag_of_2d_indices_with_per_sample_weights():
+    """2-D indices with per_sample_weights: bags of equal size, as offsets
+    every bag size; quantized, equal to PyTorch's quantized module; float,
+    its float module's sums to 1e-6."""
+    import torch.ao.quantization as tq
+
+    class Weighted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bag = torch.nn.EmbeddingBag(40, 8, mode="sum")
+
+        def forward(self, ids, samples):
+            return self.bag(ids, per_sample_weights=samples)
+
+    torch.manual_seed(6)
+    model = Weighted().eval()
+    generator = torch.Generator().manual_seed(7)
+
+    def inputs():
+        return (torch.randint(0, 40, (3, 4), generator=generator),
+                torch.rand(3, 4, generator=generator))
+
+    example = inputs()
+    mapping = TorchQConfigMapping().set_object_type(torch.nn.EmbeddingBag,
+                                                    tq.float_qparams_weight_only_qconfig)
+    theirs = torch_convert_fx(torch_prepare_fx(model, mapping, example))
+    ours = qfx.convert_fx(qfx.prepare_fx(model, mapping, example, outputs=None))
+    floating = qfx.convert_fx(qfx.prepare_fx(model, TorchQConfigMapping(), example,
+                                             outputs=None))
+    assert ours.float_ops == []
+    for x in (example, inputs()):
+        assert torch.equal(ours(*x), theirs(*x))
+        with torch.no_grad():
+            torch.testing.assert_close(floating(*x), model(*x), rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
 def test_float_embedding_bag_with_offsets_matches_pytorch(mode):
     """Left float (PyTorch's default mappings do not quantize it), an
