@@ -490,11 +490,6 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
     return mlir::tensor::FromElementsOp::create(b, loc, scalarF32, scalar);
   };
   Value scale = mlir::tensor::ExtractOp::create(b, loc, input.getScale());
-  auto floatScale = [&]() -> Value {
-    return scale.getType().isF32()
-               ? scale
-               : mlir::arith::TruncFOp::create(b, loc, f32, scale).getResult();
-  };
   SmallVector<float> biasValues;
   if (bias)
     biasValues.assign(bias->begin(), bias->end());
@@ -516,8 +511,8 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
             mlir::arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)),
             wide)));
     SmallVector<float> inverseWeightScales;
-    for (double scale : cq->scales)
-      inverseWeightScales.push_back(static_cast<float>(1.0 / scale));
+    for (double weightScale : cq->scales)
+      inverseWeightScales.push_back(static_cast<float>(1.0 / weightScale));
     Value p = tosa::MulOp::create(b, loc, scalesType, inverseScale,
                                   channelValues(inverseWeightScales),
                                   noShift(b, loc));
@@ -535,10 +530,12 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
         b, loc, resultType, sum,
         tosa::ReciprocalOp::create(b, loc, scalesType, p), noShift(b, loc));
   } else {
-    // qnnpack: float(acc) * (s * ws) + bias.
+    // qnnpack: float(acc) * (float(s) * ws) + bias.
+    if (!scale.getType().isF32())
+      scale = mlir::arith::TruncFOp::create(b, loc, f32, scale);
     SmallVector<float> weightScales(cq->scales.begin(), cq->scales.end());
     Value scales =
-        tosa::MulOp::create(b, loc, scalesType, asTensor(floatScale()),
+        tosa::MulOp::create(b, loc, scalesType, asTensor(scale),
                             channelValues(weightScales), noShift(b, loc));
     result = tosa::MulOp::create(b, loc, resultType, accFloat, scales,
                                  noShift(b, loc));
