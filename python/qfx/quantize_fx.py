@@ -453,6 +453,18 @@ def _make_workdir(workdir: Any, owner: Any) -> pathlib.Path:
     return path
 
 
+def _holds_torch_qconfigs(mapping: dict) -> bool:
+    """Whether a qconfig dict holds PyTorch QConfig objects (its global
+    entry, or the last element of an entry of its lists), not qfx's JSON
+    form."""
+    qconfigs = [mapping.get("")]
+    for key, entries in mapping.items():
+        if key and isinstance(entries, (list, tuple)):
+            qconfigs += [entry[-1] for entry in entries
+                         if isinstance(entry, (list, tuple)) and entry]
+    return any(_is_torch_object(q) for q in qconfigs if q is not None)
+
+
 def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
     """The qconfig-mapping option of qfx-prepare: a preset name or a file
     written to `workdir`."""
@@ -462,7 +474,12 @@ def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
     if isinstance(mapping, str):
         _config.QConfigMapping.from_dict(mapping)  # ValueError for an unknown preset
         return mapping
-    if isinstance(mapping, dict):
+    if isinstance(mapping, dict) and _holds_torch_qconfigs(mapping):
+        # PyTorch's qconfig dict (prepare_fx's older argument, or
+        # QConfigMapping.to_dict()): torch's own reading of it, converted.
+        from torch.ao.quantization import QConfigMapping as TorchQConfigMapping
+        mapping = _config.from_torch(TorchQConfigMapping.from_dict(mapping))
+    elif isinstance(mapping, dict):
         mapping = _config.QConfigMapping.from_dict(mapping)
     elif not isinstance(mapping, _config.QConfigMapping):
         converted = _config.from_torch(mapping) if _is_torch_object(mapping) else None
@@ -938,8 +955,9 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
       exported with `qfx.export_tosa`, which raises `qfx.ExportError` for a
       module or function it does not support.
     - `qconfig_mapping`: a `qfx.QConfigMapping`, a torch QConfigMapping
-      (converted with `qfx.from_torch`), its dict, or a preset such as
-      "default:x86".
+      (converted with `qfx.from_torch`), its dict (qfx's JSON form, or
+      PyTorch's qconfig dict of QConfig objects: `{"": default_qconfig}`,
+      `QConfigMapping.to_dict()`), or a preset such as "default:x86".
     - `example_inputs`: a tuple of float32 tensors; they fix the shapes every
       call takes.
     - `prepare_custom_config`: a torch PrepareCustomConfig or its dict.

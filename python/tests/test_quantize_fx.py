@@ -256,6 +256,47 @@ def test_cnn_matches_pytorch_convert_fx_with_torch_configs(qnnpack):
                  torch_model.fc.zero_point, model)
 
 
+@pytest.mark.parametrize("as_dict", ["global", "to_dict", "module_name_none"])
+def test_pytorch_qconfig_dicts_are_mappings(onednn, as_dict):
+    # PyTorch's prepare_fx takes a qconfig dict of QConfig objects (its
+    # older argument, or QConfigMapping.to_dict()): so does qfx's, read as
+    # torch reads it. With PyTorch's statistics imported the outputs equal
+    # PyTorch's model prepared with the same dict, and the ops left float
+    # are the same.
+    import copy
+
+    from torch.ao.quantization import get_default_qconfig
+
+    model = make_mlp()
+    qconfig = get_default_qconfig("x86")
+    mapping = {"global": {"": qconfig},
+               "to_dict": get_default_qconfig_mapping("x86").to_dict(),
+               "module_name_none": {"": qconfig,
+                                    "module_name": [("fc3", None)]}}[as_dict]
+    example = samples((8, 16), 1, seed=40)[0]
+    calibration = samples((8, 16), 4, seed=41)
+    ours_prepared = qfx.prepare_fx(model, mapping, (example,), outputs=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prepared = torch_prepare_fx(copy.deepcopy(model), mapping, (example,))
+        with torch.no_grad():
+            for x in calibration:
+                prepared(x)
+                ours_prepared(x)
+        torch_model = torch_convert_fx(copy.deepcopy(prepared.eval()))
+        with_stats = qfx.convert_fx(prepared, (example,))
+        own = qfx.convert_fx(ours_prepared)
+    assert [op.origin for op in own.float_ops] == [op.origin for op in with_stats.float_ops]
+    assert len(own.float_ops) == (1 if as_dict == "module_name_none" else 0)
+    tests = samples((8, 16), 3, seed=42)
+    with torch.no_grad():
+        for x in tests:
+            if own.float_ops:  # fc3 in float: its sums in another order
+                torch.testing.assert_close(with_stats(x), torch_model(x), rtol=0, atol=1e-5)
+            else:
+                assert torch.equal(with_stats(x), torch_model(x))
+
+
 @pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
 def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
     # PyTorch's dynamic Linear quantizes its input to 7 bits on onednn (x86)
