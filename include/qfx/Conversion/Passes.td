@@ -270,7 +270,7 @@ def QFXLowerMean : Pass<"qfx-lower-mean"> {
     dense in the operand's suggested memory format; the exporter sets both)
     by those additions, in `linalg.generic` reductions that add in index
     order, then `arith.divf` by the count: bit for bit PyTorch's on one
-    thread (`python/tests/test_mean.py`). PyTorch on several threads sums
+    thread (`test_mean_in_float_equals_pytorchs_bit_for_bit`). PyTorch on several threads sums
     a mean to one value of 32768 or more inputs per thread, in an order
     that depends on the thread count, which this pass does not model; nor
     runs of more than 2^19 values (longer chunks), which keep the body.

@@ -475,27 +475,20 @@ Lowered<SmallVector<int64_t>> getMeanAxes(CompositeOp mean) {
   return result;
 }
 
-/// Whether PyTorch's qnnpack engine averages `mean` with qnnpack's global
-/// average pooling (qnnpack_mean): the module's engine is qnnpack and the
-/// mean is over H and W (PyTorch's dimensions 2 and 3, `torch_dims`) of a
-/// 4-D tensor. (Its input must also be quint8.)
-static bool averagesAsQnnpack(CompositeOp mean) {
+/// Whether PyTorch's qnnpack engine averages `mean` over its operand's
+/// `axes` with qnnpack's global average pooling (qnnpack_mean): the module's
+/// engine is qnnpack and the axes are H and W (PyTorch's dimensions 2 and
+/// 3, `torch_dims`) of a 4-D tensor. (Its input must also be quint8.)
+static bool averagesAsQnnpack(CompositeOp mean, ArrayRef<int64_t> axes) {
   auto module = mean->getParentOfType<mlir::ModuleOp>();
   mlir::DictionaryAttr attributes = mean.getCompositeAttributesAttr();
   auto torchDims = attributes
                        ? attributes.getAs<mlir::DenseI64ArrayAttr>("torch_dims")
                        : mlir::DenseI64ArrayAttr();
-  auto axes = attributes ? attributes.getAs<mlir::DenseI64ArrayAttr>("axes")
-                         : mlir::DenseI64ArrayAttr();
   if (!module || QFXDialect::getEngineName(module) != "qnnpack" || !torchDims ||
-      torchDims.size() != 4 || !axes || axes.size() != 2)
+      torchDims.size() != 4 || axes.size() != 2)
     return false;
-  SmallVector<int64_t> reduced;
-  for (int64_t axis : axes.asArrayRef()) {
-    if (axis < 0 || axis >= 4)
-      return false;
-    reduced.push_back(torchDims[axis]);
-  }
+  SmallVector<int64_t> reduced{torchDims[axes[0]], torchDims[axes[1]]};
   llvm::sort(reduced);
   return reduced == SmallVector<int64_t>{2, 3};
 }
@@ -551,7 +544,7 @@ Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
   Lowered<SmallVector<int64_t>> axes = getMeanAxes(mean);
   if (!axes)
     return axes.takeError();
-  if (averagesAsQnnpack(mean))
+  if (averagesAsQnnpack(mean, *axes))
     return averageAsQnnpackMean(b, mean, *axes, body, out);
   // `averages_integers = false`: PyTorch dequantizes, averages in float and
   // quantizes to the input's qparams (its mean of a channels-last tensor, or
