@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 6
+#define QFX_CAPI_VERSION 7
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -73,6 +73,23 @@ QFX_CAPI_EXPORTED void qfxSessionDestroy(QfxSession session);
  * returned) does not parse it: the session kept that module and clones it,
  * which is what the text parses to. */
 QFX_CAPI_EXPORTED size_t qfxGetNumParsedSources(QfxSession session);
+
+/* Gives the bytes of `dense_resource<key>` to the session's next call that
+ * takes a source (any call of the session ends the offer): weights that
+ * reach the library by reference, not as text, as torch-mlir's FX importer
+ * hands them to MLIR. `data` (`size` bytes, the elements in the order and
+ * the little-endian form of their type) is not copied: the caller keeps it
+ * until that call returns. The call's parse replaces each `dense_resource`
+ * by the dense elements of its bytes (qfx's passes read elements), so
+ * what is printed afterwards holds the values. A key given again replaces
+ * the earlier bytes; a key the source does not name is ignored. Errors of
+ * that call: a key the session has parsed before (MLIR renames a resource
+ * key its context has seen: give each source new keys); a resource the
+ * source names with neither bytes given nor a dialect_resources entry, or
+ * whose byte count is not its type's. Returns non-zero for a NULL key, or
+ * NULL data of a non-zero size. */
+QFX_CAPI_EXPORTED int qfxSessionAddResource(QfxSession session, const char *key,
+                                            const void *data, size_t size);
 
 /* Parses `source` (MLIR text of `length` bytes; diagnostics name it
  * `sourceName`), runs `pipeline` on it (a textual pass pipeline anchored on

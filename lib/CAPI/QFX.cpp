@@ -14,10 +14,13 @@
 #include "qfx/Runtime/Calibration.h"
 #include "qfx/Runtime/Compare.h"
 #include "qfx/Runtime/CompiledModel.h"
+#include "qfx/Transforms/MaterializeResources.h"
 
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -29,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,6 +96,14 @@ struct QfxSessionImpl {
   }
   ~QfxSessionImpl() { context->getDiagEngine().eraseHandler(handler); }
 
+  /// Starts a call: forgets the previous call's diagnostics; the resources
+  /// given since the previous call are this call's.
+  void begin() {
+    records.clear();
+    callResources = std::move(resources);
+    resources.clear();
+  }
+
   void record(mlir::Diagnostic &diagnostic, long parent) {
     records.push_back({getSeverity(diagnostic.getSeverity()),
                        printLocation(diagnostic.getLocation()),
@@ -127,10 +139,33 @@ struct QfxSessionImpl {
     if (printed && printed->length == length &&
         printed->hash == llvm::xxh3_64bits(text))
       return printed->module->clone();
+    // The parser gives a key this context has seen before another name, and
+    // the given bytes would not find it.
+    mlir::DialectResourceBlobManager &blobs =
+        mlir::DenseResourceElementsHandle::getManagerInterface(context.get())
+            .getBlobManager();
+    for (const auto &[key, bytes] : callResources)
+      if (blobs.lookup(key)) {
+        error(llvm::Twine(function) + ": resource key '" + key +
+              "' was parsed by this session before; keys given by reference "
+              "must be new to the session");
+        return nullptr;
+      }
     ++parsedSources;
     mlir::ParserConfig config(context.get());
-    return mlir::parseSourceString<mlir::ModuleOp>(
-        text, config, sourceName ? sourceName : "<source>");
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(
+            text, config, sourceName ? sourceName : "<source>");
+    auto lookup =
+        [&](llvm::StringRef key) -> std::optional<llvm::ArrayRef<char>> {
+      auto found = callResources.find(key);
+      if (found == callResources.end())
+        return std::nullopt;
+      return found->second;
+    };
+    if (module && mlir::failed(qfx::materializeResources(*module, lookup)))
+      return nullptr;
+    return module;
   }
 
   /// Prints `module` as quant-opt does into a new string `*output`.
@@ -175,6 +210,11 @@ struct QfxSessionImpl {
     mlir::OwningOpRef<mlir::ModuleOp> module;
   };
   std::optional<Printed> printed;
+  /// The bytes of `dense_resource` keys given for the next call
+  /// (qfxSessionAddResource), and those of the call under way; the caller
+  /// owns them and keeps them until that call returns.
+  using Resources = std::map<std::string, llvm::ArrayRef<char>, std::less<>>;
+  Resources resources, callResources;
   size_t parsedSources = 0;
   // Stable addresses: QfxDiagnostic points into the records.
   std::deque<Record> records;
@@ -261,7 +301,7 @@ static int compileModel(QfxSession session, llvm::StringRef function,
   if (!session || !model)
     return 1;
   *model = nullptr;
-  session->records.clear();
+  session->begin();
   qfx::CompileOptions options;
   options.entry = entry ? entry : "";
   if (target && *target) {
@@ -296,6 +336,20 @@ size_t qfxGetNumParsedSources(QfxSession session) {
   return session ? session->parsedSources : 0;
 }
 
+int qfxSessionAddResource(QfxSession session, const char *key, const void *data,
+                          size_t size) {
+  if (!session)
+    return 1;
+  if (!key || (!data && size)) {
+    session->records.clear();
+    session->error("qfxSessionAddResource: the key and data must not be NULL");
+    return 1;
+  }
+  session->resources[key] =
+      llvm::ArrayRef<char>(static_cast<const char *>(data), size);
+  return 0;
+}
+
 QfxSession qfxSessionCreate(void) { return new (std::nothrow) QfxSessionImpl; }
 
 void qfxSessionDestroy(QfxSession session) { delete session; }
@@ -306,7 +360,7 @@ int qfxRunPipeline(QfxSession session, const char *source, size_t length,
   if (!session || !output)
     return 1;
   *output = nullptr;
-  session->records.clear();
+  session->begin();
   if (!pipeline) {
     session->error("qfxRunPipeline: the pipeline must not be NULL");
     return 1;
@@ -364,7 +418,7 @@ int qfxGetBuiltinConfig(QfxSession session, const char *kind, const char *name,
   if (!session || !output)
     return 1;
   *output = nullptr;
-  session->records.clear();
+  session->begin();
   llvm::StringRef kindName = kind ? kind : "";
   llvm::json::Value value = nullptr;
   if (kindName == "backend_config") {
@@ -398,7 +452,7 @@ int qfxCalibrate(QfxSession session, const char *source, size_t length,
   if (!session || !output)
     return 1;
   *output = nullptr;
-  session->records.clear();
+  session->begin();
   if (!samplePaths && numSamplePaths != 0) {
     session->error("qfxCalibrate: the sample paths must not be NULL");
     return 1;
@@ -487,7 +541,7 @@ int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
                 size_t numInputs, const QfxTensor *results, size_t numResults) {
   if (!session)
     return 1;
-  session->records.clear();
+  session->begin();
   if (!model) {
     session->error("qfxModelRun: the model must not be NULL");
     return 1;
@@ -527,7 +581,7 @@ int qfxExtractWeights(QfxSession session, const char *source, size_t length,
                       const char *sourceName, const char *entry) {
   if (!session)
     return 1;
-  session->records.clear();
+  session->begin();
   session->recorded.clear();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       session->parse("qfxExtractWeights", source, length, sourceName);
@@ -547,7 +601,7 @@ int qfxBuildShadowStage(QfxSession session, const char *floatSource,
   if (!session || !output)
     return 1;
   *output = nullptr;
-  session->records.clear();
+  session->begin();
   mlir::OwningOpRef<mlir::ModuleOp> floatStage = session->parse(
       "qfxBuildShadowStage", floatSource, floatLength, "the float stage");
   if (!floatStage)
@@ -604,7 +658,7 @@ int qfxCompileToFile(QfxSession session, const char *source, size_t length,
                      const char *outputPath, const char *headerPath) {
   if (!session)
     return 1;
-  session->records.clear();
+  session->begin();
   if (!outputPath) {
     session->error("qfxCompileToFile: the output path must not be NULL");
     return 1;

@@ -15,6 +15,7 @@
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Transforms/ConfigResolution.h"
+#include "qfx/Transforms/MaterializeResources.h"
 #include "qfx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -519,6 +520,9 @@ struct QFXFusePass : impl::QFXFuseBase<QFXFusePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Batch norm folding reads the weights.
+    if (mlir::failed(materializeResources(module)))
+      return signalPassFailure();
     // PyTorch's fuse_fx only matches the fusion patterns.
     BackendConfig fusions(config.backend->getName());
     for (const BackendPatternConfig &config : config.backend->getConfigs())

@@ -18,6 +18,7 @@
 #include "qfx/Dialect/QFX/IR/QFXDialect.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
 #include "qfx/Transforms/ConfigResolution.h"
+#include "qfx/Transforms/MaterializeResources.h"
 #include "qfx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -563,6 +564,9 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Weight observers and qfx's later passes read the weights.
+    if (mlir::failed(materializeResources(module)))
+      return signalPassFailure();
     // The backend the model is prepared for: qfx-lower checks its own
     // against it.
     module->setAttr(

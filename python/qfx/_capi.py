@@ -37,7 +37,7 @@ from qfx.tools import ToolError
 Text = Union[str, bytes]
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 6  # QFX_CAPI_VERSION
+_VERSION = 7  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -135,6 +135,8 @@ def _load() -> ctypes.CDLL:
     if version != _VERSION:
         raise ImportError(f"{place}: C API version {version}, this package needs {_VERSION}")
     library.qfxSessionCreate.restype = ctypes.c_void_p
+    library.qfxSessionAddResource.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                              ctypes.c_size_t]
     library.qfxGetNumParsedSources.restype = ctypes.c_size_t
     library.qfxGetNumParsedSources.argtypes = [ctypes.c_void_p]
     library.qfxSessionDestroy.argtypes = [ctypes.c_void_p]

@@ -16,6 +16,7 @@
 #include "qfx/InitQFX.h"
 #include "qfx/Runtime/AheadOfTime.h"
 #include "qfx/Runtime/CompiledModel.h"
+#include "qfx/Transforms/MaterializeResources.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -108,6 +109,9 @@ int main(int argc, char **argv) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return fail(modelPath + ": cannot parse the model (see above)");
+  if (mlir::failed(qfx::materializeResources(*module)))
+    return fail(modelPath +
+                ": the model's resources are malformed (see above)");
 
   qfx::AotOptions options;
   options.entry = entry;

@@ -20,6 +20,7 @@
 #include "qfx/Runtime/Compare.h"
 #include "qfx/Runtime/CompiledModel.h"
 #include "qfx/Runtime/Npy.h"
+#include "qfx/Transforms/MaterializeResources.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -162,8 +163,14 @@ static mlir::OwningOpRef<mlir::ModuleOp> parseModel(llvm::StringRef path,
     return nullptr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (!module) {
     error = "cannot parse the model (see above)";
+    return nullptr;
+  }
+  if (mlir::failed(qfx::materializeResources(*module))) {
+    error = "the model's resources are malformed (see above)";
+    return nullptr;
+  }
   return module;
 }
 

@@ -29,6 +29,29 @@ def QFXInlineFused : Pass<"qfx-inline-fused"> {
   }];
 }
 
+def QFXMaterializeResources : Pass<"qfx-materialize-resources"> {
+  let summary = "Replaces dense_resource weights by elements attributes";
+  let description = [{
+    Weights may come as MLIR resources: `dense_resource<key>` attributes
+    whose bytes are a blob beside the IR (a file's `dialect_resources`
+    section, or the buffers qfx's exporter hands to the library through the
+    C API, as torch-mlir's FX importer does). qfx's passes read weights as
+    elements attributes: this pass replaces each resource, wherever it is
+    nested, by the dense elements attribute of its bytes. The C API does
+    this as it parses; with `quant-opt`, run it first on a file that holds
+    resources. A resource without bytes, of an element type that is not a
+    whole number of bytes (`i1`) or whose byte count is not its type's is an
+    error at the op that holds it, and nothing is replaced.
+
+    ```mlir
+    %w = "tosa.const"() <{values = dense_resource<conv1_weight> : tensor<2xf32>}> : () -> tensor<2xf32>
+    {-# dialect_resources: { builtin: { conv1_weight: "0x040000000000803F00000040" } } #-}
+    // becomes
+    %w = "tosa.const"() <{values = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    ```
+  }];
+}
+
 def QFXModuleNamesFromLocations : Pass<"qfx-module-names-from-locations"> {
   let summary = "Sets qfx.module_name / qfx.node_name from op locations";
   let description = [{
