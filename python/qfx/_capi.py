@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import os
 import pathlib
+import re
 import shutil
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -264,15 +266,47 @@ def _optional(text: Optional[str]) -> Optional[bytes]:
     return text.encode() if text else None
 
 
+_RESOURCE_KEY = re.compile(r"dense_resource<([A-Za-z0-9_]+)>")
+_RESOURCE_CALLS = itertools.count()
+
+
+def _give_resources(library: ctypes.CDLL, session: int, mlir: Text,
+                    resources: Optional[Mapping[str, np.ndarray]]) -> Text:
+    """Offers the bytes of `mlir`'s `dense_resource` keys to the session's
+    next call (qfxSessionAddResource), by reference: the arrays
+    (C-contiguous) must live until that call returns. Returns the text to
+    give that call: its keys made new to the session (a context renames a
+    key it has parsed before, and the bytes would not find it)."""
+    if not resources:
+        return mlir
+    for key, values in resources.items():
+        if not values.flags.c_contiguous:
+            raise ValueError(f"resource {key}: the array must be C-contiguous")
+    suffix = f"_qfx{next(_RESOURCE_CALLS)}"
+    for key, values in resources.items():
+        if library.qfxSessionAddResource(session, (key + suffix).encode(), values.ctypes.data,
+                                         values.nbytes) != 0:
+            raise ToolError("qfxSessionAddResource", 1,
+                            format_diagnostics(_diagnostics(library, session)))
+    text = mlir.decode() if isinstance(mlir, bytes) else mlir
+    text = _RESOURCE_KEY.sub(lambda m: f"dense_resource<{m.group(1)}{suffix}>"
+                             if m.group(1) in resources else m.group(0), text)
+    return text.encode() if isinstance(mlir, bytes) else text
+
+
 def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
-                 debug_info: bool = True) -> Tuple[Text, List[Diagnostic]]:
+                 debug_info: bool = True,
+                 resources: Optional[Mapping[str, np.ndarray]] = None
+                 ) -> Tuple[Text, List[Diagnostic]]:
     """Runs `pipeline` ("builtin.module(qfx-fuse,qfx-prepare{...})") over the
     IR text `mlir` in this process; returns the printed result (with
     locations if `debug_info`; bytes if `mlir` is bytes, else str) and the
-    diagnostics. Raises ToolError with the diagnostics if parsing, the
-    pipeline or a pass fails."""
+    diagnostics. `resources` holds the bytes of the text's `dense_resource`
+    keys (an exporter's `Exported.resources`), taken by reference. Raises
+    ToolError with the diagnostics if parsing, the pipeline or a pass
+    fails."""
     library, session = _Session.get()
-    source = _source(mlir)
+    source = _source(_give_resources(library, session, mlir, resources))
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
     status = library.qfxRunPipeline(session, source, len(source), source_name.encode(),

@@ -19,24 +19,30 @@ import os
 import pathlib
 import shutil
 import threading
-from typing import Dict, List, Tuple, Union
+from typing import Dict, Iterable, List, Tuple, Union
 
 # path -> (the thread writing it, its bytes, the thread's error if it fails)
-_pending: Dict[pathlib.Path, Tuple[threading.Thread, bytes, List[BaseException]]] = {}
+_pending: Dict[pathlib.Path, Tuple[threading.Thread, Union[bytes, Iterable[bytes]],
+                                  List[BaseException]]] = {}
 
 
-def _write_now(path: pathlib.Path, data: bytes, errors: List[BaseException]) -> None:
+def _write_now(path: pathlib.Path, data: Union[bytes, Iterable[bytes]],
+               errors: List[BaseException]) -> None:
     partial = path.with_name(path.name + ".partial")
     try:
-        partial.write_bytes(data)
+        with open(partial, "wb") as file:
+            for chunk in ([data] if isinstance(data, bytes) else data):
+                file.write(chunk)
         os.replace(partial, path)
     except BaseException as error:  # reported by flush(), on the caller's thread
         errors.append(error)
         partial.unlink(missing_ok=True)
 
 
-def write(path: pathlib.Path, data: Union[bytes, str]) -> None:
-    """Starts writing `data` (text as UTF-8) to `path` on a thread."""
+def write(path: pathlib.Path, data: Union[bytes, str, Iterable[bytes]]) -> None:
+    """Starts writing `data` (text as UTF-8, or the pieces an iterable
+    gives, which never need to be in memory at once) to `path` on a
+    thread."""
     path = pathlib.Path(path)
     wait(path)  # one write of a path at a time, in order
     if isinstance(data, str):
@@ -49,9 +55,14 @@ def write(path: pathlib.Path, data: Union[bytes, str]) -> None:
 
 
 def read(path: pathlib.Path) -> bytes:
-    """The bytes of `path`: those of a write still under way, else the file's."""
-    pending = _pending.get(pathlib.Path(path))
-    return pending[1] if pending else pathlib.Path(path).read_bytes()
+    """The bytes of `path`: those of a write still under way, else the file's
+    (once a write of pieces has ended)."""
+    path = pathlib.Path(path)
+    pending = _pending.get(path)
+    if pending and isinstance(pending[1], bytes):
+        return pending[1]
+    wait(path)
+    return path.read_bytes()
 
 
 def wait(path: pathlib.Path) -> None:

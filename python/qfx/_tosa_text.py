@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Dict, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -50,7 +50,40 @@ def format_f32(value) -> str:
 
 # Larger constants are printed as MLIR's hex blob (the little-endian bytes of
 # the float32 values): exact, a third of the size and fast to print/parse.
+# A TosaWriter's constants of that size are resources instead (below).
 HEX_BLOB_MIN_ELEMENTS = 4096
+
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+@dataclasses.dataclass
+class Exported:
+    """An exported module: its text, whose weights are `dense_resource<key>`
+    attributes, and the float32 arrays of those keys (C-contiguous), as
+    torch-mlir's FX importer hands weights to MLIR. The library takes the
+    arrays by reference (`qfx._capi`); `full_text` is the self-contained
+    text, the resources as hex in its dialect_resources section."""
+
+    text: str
+    resources: Dict[str, np.ndarray]
+
+    def chunks(self) -> Iterator[bytes]:
+        """`full_text` in pieces, one resource at a time (a stage file is
+        written so, never whole in memory)."""
+        yield self.text.encode()
+        if not self.resources:
+            return
+        yield b"\n{-#\n  dialect_resources: {\n    builtin: {\n"
+        last = len(self.resources) - 1
+        for index, (key, values) in enumerate(self.resources.items()):
+            # A blob is its alignment (4, little-endian) and then its bytes.
+            yield (f'      {key}: "0x04000000'.encode()
+                   + values.astype("<f4", copy=False).tobytes().hex().upper().encode()
+                   + (b'"\n' if index == last else b'",\n'))
+        yield b"    }\n  }\n#-}\n"
+
+    def full_text(self) -> str:
+        return b"".join(self.chunks()).decode()
 
 
 def dense_f32(values: np.ndarray) -> str:
@@ -121,6 +154,8 @@ class TosaWriter:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
+        # Large constants: resource key -> float32 values (see Exported).
+        self.resources: Dict[str, np.ndarray] = {}
         self._used: set[str] = set()
         # Result name -> (the lines list holding its op, index, a function
         # printing the op with extra attributes), for `annotate`.
@@ -168,10 +203,23 @@ class TosaWriter:
     def const(self, values: np.ndarray, loc: str, hint: str) -> Tensor:
         values = np.asarray(values, dtype=np.float32)
         result = Tensor(self.fresh(hint), tuple(values.shape))
-        head = f'{result.name} = "tosa.const"() <{{values = {dense_f32(values)}}}>'
+        head = f'{result.name} = "tosa.const"() <{{values = {self._elements(values, result)}}}>'
         tail = f": () -> {result.type} {location(loc)}"
         self._define(result.name, lambda extra: f"{head}{self._attrs(None, None, extra)} {tail}")
         return result
+
+    def _elements(self, values: np.ndarray, result: Tensor) -> str:
+        """The constant's attribute: a resource for a large non-splat array
+        (its values by reference), else `dense_f32`."""
+        values = np.ascontiguousarray(values)
+        flat = values.view(np.uint32).reshape(-1)
+        if values.size < HEX_BLOB_MIN_ELEMENTS or np.all(flat == flat[0]):
+            return dense_f32(values)
+        key = _KEY_UNSAFE.sub("_", result.name[1:])
+        while key in self.resources:
+            key += "_"
+        self.resources[key] = values
+        return f"dense_resource<{key}> : {result.type}"
 
     def zero_point(self, loc: str) -> Tensor:
         return self.const(np.zeros((1,), np.float32), loc, "zp")

@@ -36,7 +36,7 @@ import numpy as np
 from qfx import _host
 from qfx._memory_format import (QuantizedStrides, contiguous_strides, dense_strides, is_contiguous,
                                 uses_contiguous_pool_kernel)
-from qfx._tosa_text import FLOAT32_MAX, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
+from qfx._tosa_text import FLOAT32_MAX, Exported, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
 
 # torch is imported on the first export (it takes a second to load and the
 # rest of qfx does not need it); _load_torch() sets these module globals.
@@ -299,7 +299,7 @@ class _Exporter:
 
     # ----- driver ---------------------------------------------------------
 
-    def run(self, func_name: str) -> str:
+    def run(self, func_name: str) -> Exported:
         # Tensors whose values depend on a model input (shapes do not); the
         # others computing integer tensors (position ids: buffers, arange,
         # their slices) are constants, the values the example run computed.
@@ -329,7 +329,7 @@ class _Exporter:
                            + "; ".join(f"'{n.name}' ({_target_name(n)}): {r}"
                                        for n, r in self.breaks[1:]))
             self.fail(node, reason)
-        return self.w.function(func_name, self.args, self.results)
+        return Exported(self.w.function(func_name, self.args, self.results), self.w.resources)
 
     def call(self, node, dynamic: bool):
         """Exports a call_module / call_function / call_method node; one qfx
@@ -3241,13 +3241,19 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
     A model PyTorch's `prepare_fx` prepared exports too: its observers are
     the identity, and each records its statistics on the op producing the
     value it observes (`qfx.torch_observer`, for qfx-import-statistics);
-    the example inputs do not reach them."""
-    return export_with_outputs(model, example_inputs, func_name=func_name)[0]
+    the example inputs do not reach them.
+
+    Weights of 4096 values or more are MLIR resources
+    (`dense_resource<key>`), their bytes in the text's dialect_resources
+    section, which `quant-opt --qfx-materialize-resources` and the C API
+    read; `qfx.prepare_fx` hands them to the library without text."""
+    return export_with_outputs(model, example_inputs, func_name=func_name)[0].full_text()
 
 
 def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main",
                         quantizable=frozenset(), strict: bool = True) -> tuple:
-    """`export_tosa`'s text, the model's outputs for `example_inputs`, per
+    """`export_tosa`'s module (an `Exported`: text and resources), the
+    model's outputs for `example_inputs`, per
     input the number of rows of the embeddings it indexes (None for an
     input that indexes none: its values must lie in [0, rows)), and the
     graph breaks' `_host.Host`. `quantizable`: the module types exported as
@@ -3268,9 +3274,9 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     gm, node_scope = _trace(model)
     recorded, outputs = _record(gm, example_inputs)
     exporter = _Exporter(gm, model, recorded, node_scope, weight_observers, quantizable, strict)
-    text = exporter.run(func_name)
+    exported = exporter.run(func_name)
     bounds = [exporter.index_bounds.get(t.name) for t in exporter.arg_tensors]
-    return text, outputs, bounds, _host.Host(exporter.host_calls)
+    return exported, outputs, bounds, _host.Host(exporter.host_calls)
 
 
 def named_values(model, example_inputs: tuple) -> tuple:

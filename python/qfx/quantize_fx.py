@@ -65,13 +65,14 @@ import tempfile
 import warnings
 import weakref
 from dataclasses import asdict, dataclass
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from qfx import _compiled, _host, _stagefiles
 from qfx import config as _config
 from qfx.config._torch import qconfig_mapping_from_torch
+from qfx._tosa_text import Exported
 from qfx.exporter import export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
@@ -198,14 +199,23 @@ def _float_ops(remarks: str) -> List[FloatOp]:
     return found
 
 
-def _pipeline(directory: pathlib.Path, source: str, result: str, passes: str) -> str:
+def _pipeline(directory: pathlib.Path, source: Union[str, Exported], result: str,
+              passes: str) -> str:
     """Runs `passes` (a textual pass list on builtin.module) over the file
-    `source` in `directory` in this process (qfx's C API), writes the result
-    to `result` (with locations, as `quant-opt -o` would; on a thread, see
-    _stagefiles); returns the diagnostics as quant-opt prints them. Raises
-    ToolError on failure."""
-    text, diagnostics = _capi.run_pipeline(_stagefiles.read(directory / source),
-                                           f"builtin.module({passes})", source_name=source)
+    `source` in `directory`, or over an exported module (written to
+    float.mlir, its weights handed to the library by reference), in this
+    process (qfx's C API), writes the result to `result` (with locations, as
+    `quant-opt -o` would; on a thread, see _stagefiles); returns the
+    diagnostics as quant-opt prints them. Raises ToolError on failure."""
+    if isinstance(source, Exported):
+        exported, source = source, "float.mlir"
+        _stagefiles.write(directory / source, exported.chunks())
+        text, diagnostics = _capi.run_pipeline(exported.text, f"builtin.module({passes})",
+                                               source_name=source,
+                                               resources=exported.resources)
+    else:
+        text, diagnostics = _capi.run_pipeline(_stagefiles.read(directory / source),
+                                               f"builtin.module({passes})", source_name=source)
     _stagefiles.write(directory / result, text)
     return _capi.format_diagnostics(diagnostics)
 
@@ -1022,8 +1032,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     qconfig_option = _write_qconfig_mapping(qconfig_mapping, directory)
     backend_option = _write_backend_config(backend_config, directory)
     shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
-    _stagefiles.write(directory / "float.mlir", float_mlir)
-    _pipeline(directory, "float.mlir", "observed.mlir",
+    _pipeline(directory, float_mlir, "observed.mlir",
               _prepare_passes(directory, qconfig_option, backend_option,
                               _torch_engine() if backend_config is None or _follow_engine
                               else None))
@@ -1249,8 +1258,7 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
     qconfig_option = _write_qconfig_mapping(mapping, directory)
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
-    _stagefiles.write(directory / "float.mlir", float_mlir)
-    _pipeline(directory, "float.mlir", "calibrated.mlir",
+    _pipeline(directory, float_mlir, "calibrated.mlir",
               _prepare_passes(directory, qconfig_option, backend_option,
                               _torch_engine() if backend_config is None else None)
               + ",qfx-import-statistics")

@@ -6,9 +6,11 @@ import subprocess
 
 import numpy as np
 import pytest
+import torch
 
 import qfx
 from qfx import _capi
+from qfx.exporter import export_with_outputs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "example" / "mlp.mlir"
@@ -44,6 +46,36 @@ def test_a_stage_the_session_printed_is_not_parsed_again():
     plain, _ = _capi.run_pipeline(RESIDUAL.read_text(), prepare, debug_info=False)
     _capi.run_pipeline(plain, "builtin.module()", debug_info=False)
     assert _capi.parsed_sources() == parsed + 3
+
+
+def test_weights_are_given_by_reference():
+    # The exporter's large weights are resources: the text names them, the
+    # arrays go to the library as they are; the result is the full text's.
+    model = torch.nn.Sequential(torch.nn.Conv2d(16, 32, 3), torch.nn.ReLU()).eval()
+    x = torch.randn(1, 16, 8, 8)
+    exported = export_with_outputs(model, (x,))[0]
+    (key, weight), = exported.resources.items()
+    assert f"dense_resource<{key}> : tensor<32x3x3x16xf32>" in exported.text
+    assert weight.dtype == np.float32 and weight.shape == (32, 3, 3, 16)
+    assert "dense_resource" not in exported.text.split(f"dense_resource<{key}>", 1)[1]  # bias: small
+    pipeline = "builtin.module(qfx-prepare-pipeline{backend=x86})"
+    # An array must be C-contiguous (its bytes are read as they lie).
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _capi.run_pipeline(exported.text, pipeline, resources={key: weight.T})
+    by_reference, _ = _capi.run_pipeline(exported.text, pipeline, resources=exported.resources)
+    as_text, _ = _capi.run_pipeline(exported.full_text(), pipeline)
+    assert by_reference == as_text and "dense_resource" not in by_reference
+    # Again in the same session: the keys are given new names each call
+    # (an MLIR context renames a key it has parsed before).
+    again, _ = _capi.run_pipeline(exported.text, pipeline, resources=exported.resources)
+    assert again == by_reference
+    # Without the bytes, the resource is an error at its op.
+    with pytest.raises(qfx.ToolError, match=f"dense_resource<{key}_?\\d*> has no data"):
+        _capi.run_pipeline(exported.text, pipeline)
+    # export_tosa's text holds them (quant-opt reads it).
+    full = qfx.export_tosa(model, (x,))
+    assert "dialect_resources" in full
+    assert "dense_resource" not in qfx.quant_opt(full, "--qfx-materialize-resources")
 
 
 def test_run_pipeline_returns_remarks_as_records():

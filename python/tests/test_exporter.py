@@ -885,7 +885,8 @@ def test_weights_round_trip_bit_exactly(rows):
     text = export_tosa(model, (torch.zeros(1, 64),))
     assert ('"0x' in text) == (rows * 64 >= 4096)
     hex_text = qfx.quant_opt(
-        text, "--mlir-print-op-generic", "--mlir-print-elementsattrs-with-hex-if-larger=0"
+        text, "--qfx-materialize-resources", "--mlir-print-op-generic",
+        "--mlir-print-elementsattrs-with-hex-if-larger=0"
     )
     m = re.search(rf'values = dense<"0x([0-9A-F]+)"> : tensor<1x64x{rows}xf32>', hex_text)
     assert m is not None

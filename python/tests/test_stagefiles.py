@@ -32,6 +32,13 @@ def test_text_is_written_as_utf8(tmp_path):
     assert (tmp_path / "t.mlir").read_bytes() == "loc(\"é\")".encode()
 
 
+def test_pieces_are_written_in_order_and_read_once_on_disk(tmp_path):
+    path = tmp_path / "pieces.mlir"
+    _stagefiles.write(path, (bytes([k]) * 1000 for k in range(3)))
+    assert _stagefiles.read(path) == b"\0" * 1000 + b"\1" * 1000 + b"\2" * 1000
+    assert not _stagefiles._pending
+
+
 def test_a_failed_write_raises_at_the_flush(tmp_path):
     _stagefiles.write(tmp_path / "missing" / "x.mlir", b"x")
     with pytest.raises(FileNotFoundError):
