@@ -56,6 +56,7 @@ What runs where, and what it costs:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import re
@@ -65,7 +66,7 @@ import tempfile
 import warnings
 import weakref
 from dataclasses import asdict, dataclass
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -249,8 +250,9 @@ def _torch_engine() -> Optional[str]:
 def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[FloatOp]]:
     """qfx-lower of reference.mlir in `directory` into int8.mlir; returns its
     remarks and the ops they leave in float."""
-    remarks = _pipeline(directory, "reference.mlir", "int8.mlir",
-                        f"func.func(qfx-lower{{backend={_option(directory, backend_option)}}})")
+    with _step("lowering to int8 (qfx-lower)"):
+        remarks = _pipeline(directory, "reference.mlir", "int8.mlir",
+                            f"func.func(qfx-lower{{backend={_option(directory, backend_option)}}})")
     return remarks, _float_ops(remarks)
 
 
@@ -271,8 +273,9 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature",
     """The stage's @main compiled in this process, checked to take the
     model's inputs (shapes and dtypes) and return float32 tensors of its
     output shapes; `host` runs its graph breaks."""
-    model = _capi.Model(_stagefiles.read(directory / f"{stage}.mlir"), f"{stage}.mlir",
-                        entry="main", host=host)
+    with _step(f"compiling {stage}.mlir"):
+        model = _capi.Model(_stagefiles.read(directory / f"{stage}.mlir"), f"{stage}.mlir",
+                            entry="main", host=host)
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
         raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
@@ -1022,9 +1025,10 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    float_mlir, result, index_bounds, host = export_with_outputs(
-        model, example_inputs, quantizable=_custom_module_swaps(prepare_custom_config),
-        strict=strict)
+    with _step("exporting the model"):
+        float_mlir, result, index_bounds, host = export_with_outputs(
+            model, example_inputs, quantizable=_custom_module_swaps(prepare_custom_config),
+            strict=strict)
     signature = _signature(example_inputs, result, index_bounds, "prepare_fx")
 
     prepared = PreparedModel.__new__(PreparedModel)
@@ -1032,10 +1036,11 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     qconfig_option = _write_qconfig_mapping(qconfig_mapping, directory)
     backend_option = _write_backend_config(backend_config, directory)
     shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
-    _pipeline(directory, float_mlir, "observed.mlir",
-              _prepare_passes(directory, qconfig_option, backend_option,
-                              _torch_engine() if backend_config is None or _follow_engine
-                              else None))
+    with _step("fusing and preparing (qfx-fuse, qfx-prepare)"):
+        _pipeline(directory, float_mlir, "observed.mlir",
+                  _prepare_passes(directory, qconfig_option, backend_option,
+                                  _torch_engine() if backend_config is None or _follow_engine
+                                  else None))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
                            backend_option, outputs, host)
     return prepared
@@ -1198,6 +1203,27 @@ def _dynamic_backend() -> "_config.BackendConfig":
         _config.BackendPatternConfig.from_dict(gru, "torch.nn.GRU"))
 
 
+@contextlib.contextmanager
+def _step(label: str) -> Iterator[None]:
+    """Shows a long step on a terminal's stderr, as quant-run's calibration
+    progress does: "qfx: LABEL..." while it runs, then its time (or that it
+    failed); nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    import time
+    start = time.monotonic()
+    sys.stderr.write(f"qfx: {label}...")
+    sys.stderr.flush()
+    outcome = "failed"
+    try:
+        yield
+        outcome = f"{time.monotonic() - start:.1f} s"
+    finally:
+        sys.stderr.write(f"\rqfx: {label}: {outcome}\n")
+        sys.stderr.flush()
+
+
 def _progress_printer() -> Optional[Any]:
     """A calibration progress callback that rewrites one line of a terminal
     stderr at most five times a second (quant-run's); None when stderr is
@@ -1215,7 +1241,7 @@ def _progress_printer() -> Optional[Any]:
         last[0] = now
         rate = done / max(now - start, 1e-9)
         end = "\n" if done == total else ""
-        sys.stderr.write(f"\rcalibrating: {done}/{total} samples, {rate:.1f} samples/s{end}")
+        sys.stderr.write(f"\rqfx: calibrating: {done}/{total} samples, {rate:.1f} samples/s{end}")
         sys.stderr.flush()
 
     return progress
@@ -1226,7 +1252,8 @@ def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
     """calibrated.mlir in `directory` -> reference.mlir, int8.mlir, compiled
     in-process; initializes `quantized` over them (`host`: its graph
     breaks)."""
-    _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
+    with _step("converting (qfx-convert)"):
+        _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
     remarks, float_ops = _lower(directory, backend_option)
     float_ops = [FloatOp("qfx.host_call", f"{c.module}({c.node})", c.callee,
                          f"runs in PyTorch (a graph break): {c.reason}")
@@ -1250,18 +1277,20 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     if model.training:
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")
-    float_mlir, result, index_bounds, host = export_with_outputs(model, example_inputs,
-                                                                 strict=strict)
+    with _step("exporting the model"):
+        float_mlir, result, index_bounds, host = export_with_outputs(model, example_inputs,
+                                                                     strict=strict)
     signature = _signature(example_inputs, result, index_bounds, "convert_fx")
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
     qconfig_option = _write_qconfig_mapping(mapping, directory)
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
-    _pipeline(directory, float_mlir, "calibrated.mlir",
-              _prepare_passes(directory, qconfig_option, backend_option,
-                              _torch_engine() if backend_config is None else None)
-              + ",qfx-import-statistics")
+    with _step("fusing, preparing and importing PyTorch's statistics"):
+        _pipeline(directory, float_mlir, "calibrated.mlir",
+                  _prepare_passes(directory, qconfig_option, backend_option,
+                                  _torch_engine() if backend_config is None else None)
+                  + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option, host)
     return quantized
 

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pathlib
+import pty
 import re
 import shutil
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -2028,3 +2032,41 @@ def test_normalization_is_pytorchs_kernel_bit_for_bit(onednn, model, shape):
     assert ours.float_ops == []
     for x in samples(shape, 3, seed=14):
         assert torch.equal(ours(2 * x), theirs(2 * x))
+
+
+def test_long_steps_show_progress_on_a_terminal(tmp_path):
+    # On a terminal's stderr each long step of prepare_fx and convert_fx says
+    # what it does, then its time; elsewhere (this test's own stderr) nothing.
+    script = tmp_path / "steps.py"
+    script.write_text(
+        "import torch, qfx\n"
+        "model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()\n"
+        "x = torch.randn(1, 3, 8, 8)\n"
+        "prepared = qfx.prepare_fx(model, 'default:x86', (x,), outputs=None)\n"
+        "prepared(x)\n"
+        "qfx.convert_fx(prepared)\n")
+    main, terminal = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(qfx.__file__).parents[1]))
+    process = subprocess.Popen([sys.executable, str(script)], stderr=terminal,
+                               stdout=subprocess.DEVNULL, env=env)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    assert process.wait() == 0, shown.decode(errors="replace")
+    lines = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in shown.decode().split("\n")]
+    steps = [re.sub(r"[0-9.]+ (s|samples/s)$", r"T \1", line) for line in lines
+             if line.startswith("qfx: ")]
+    assert steps == ["qfx: exporting the model: T s",
+                     "qfx: fusing and preparing (qfx-fuse, qfx-prepare): T s",
+                     "qfx: calibrating: 1/1 samples, T samples/s",
+                     "qfx: converting (qfx-convert): T s",
+                     "qfx: lowering to int8 (qfx-lower): T s",
+                     "qfx: compiling int8.mlir: T s"], lines
