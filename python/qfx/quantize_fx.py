@@ -211,7 +211,9 @@ def _pipeline(directory: pathlib.Path, source: Union[str, Exported], result: str
     if isinstance(source, Exported):
         exported, source = source, "float.mlir"
         _stagefiles.write(directory / source, exported.chunks())
-        text, diagnostics = _capi.run_pipeline(exported.text, f"builtin.module({passes})",
+        # Bytes in, bytes out: a stage's text is hundreds of MB.
+        text, diagnostics = _capi.run_pipeline(exported.text.encode(),
+                                               f"builtin.module({passes})",
                                                source_name=source,
                                                resources=exported.resources)
     else:

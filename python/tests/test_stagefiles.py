@@ -70,3 +70,22 @@ def test_the_workdirs_are_whole_when_prepare_and_convert_return():
     for stage in ("calibrated", "reference", "int8"):
         assert "module" in quantized.mlir(stage) and "func.func @main" in quantized.mlir(stage)
     assert not list(quantized.workdir.glob("*.partial"))
+
+
+def test_prepare_passes_stages_as_bytes(monkeypatch):
+    # A stage is hundreds of MB: given to the library and taken back as
+    # bytes, never decoded to str and encoded again for its file.
+    from qfx import _capi
+
+    run_pipeline = _capi.run_pipeline
+    seen = []
+
+    def recording(mlir, *args, **kwargs):
+        text, diagnostics = run_pipeline(mlir, *args, **kwargs)
+        seen.append((type(mlir), type(text)))
+        return text, diagnostics
+
+    monkeypatch.setattr(_capi, "run_pipeline", recording)
+    model = torch.nn.Sequential(torch.nn.Conv2d(8, 64, 3), torch.nn.ReLU()).eval()
+    qfx.prepare_fx(model, "default:x86", (torch.randn(1, 8, 8, 8),), outputs=None)
+    assert seen == [(bytes, bytes)]
