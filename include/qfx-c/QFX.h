@@ -82,12 +82,12 @@ QFX_CAPI_EXPORTED size_t qfxGetNumParsedSources(QfxSession session);
  * until that call returns. The call's parse replaces each `dense_resource`
  * by the dense elements of its bytes (qfx's passes read elements), so
  * what is printed afterwards holds the values. A key given again replaces
- * the earlier bytes; a key the source does not name is ignored. Errors of
- * that call: a key the session has parsed before (MLIR renames a resource
- * key its context has seen: give each source new keys); a resource the
- * source names with neither bytes given nor a dialect_resources entry, or
- * whose byte count is not its type's. Returns non-zero for a NULL key, or
- * NULL data of a non-zero size. */
+ * the earlier bytes. Errors of that call: a given key the session has
+ * parsed before, named by the source or not (MLIR renames a resource key
+ * its context has seen: give each call new keys); a resource the source
+ * names with neither bytes given nor a dialect_resources entry, or whose
+ * byte count is not its type's. Returns non-zero for a NULL key, or NULL
+ * data of a non-zero size. */
 QFX_CAPI_EXPORTED int qfxSessionAddResource(QfxSession session, const char *key,
                                             const void *data, size_t size);
 

@@ -36,7 +36,8 @@ import numpy as np
 from qfx import _host
 from qfx._memory_format import (QuantizedStrides, contiguous_strides, dense_strides, is_contiguous,
                                 uses_contiguous_pool_kernel)
-from qfx._tosa_text import FLOAT32_MAX, Exported, ModuleCall, Tensor, TosaWriter, dense_f32, format_f32
+from qfx._tosa_text import (FLOAT32_MAX, Exported, ModuleCall, Tensor, TosaWriter, dense_f32,
+                            format_f32)
 
 # torch is imported on the first export (it takes a second to load and the
 # rest of qfx does not need it); _load_torch() sets these module globals.
