@@ -266,19 +266,19 @@ def _optional(text: Optional[str]) -> Optional[bytes]:
     return text.encode() if text else None
 
 
-_RESOURCE_KEY = re.compile(r"dense_resource<([A-Za-z0-9_]+)>")
+_RESOURCE_KEY = re.compile(rb"dense_resource<([A-Za-z0-9_]+)>")
 _RESOURCE_CALLS = itertools.count()
 
 
-def _give_resources(library: ctypes.CDLL, session: int, mlir: Text,
-                    resources: Optional[Mapping[str, np.ndarray]]) -> Text:
-    """Offers the bytes of `mlir`'s `dense_resource` keys to the session's
+def _give_resources(library: ctypes.CDLL, session: int, source: bytes,
+                    resources: Optional[Mapping[str, np.ndarray]]) -> bytes:
+    """Offers the bytes of `source`'s `dense_resource` keys to the session's
     next call (qfxSessionAddResource), by reference: the arrays
     (C-contiguous) must live until that call returns. Returns the text to
     give that call: its keys made new to the session (a context renames a
     key it has parsed before, and the bytes would not find it)."""
     if not resources:
-        return mlir
+        return source
     for key, values in resources.items():
         if not values.flags.c_contiguous:
             raise ValueError(f"resource {key}: the array must be C-contiguous")
@@ -288,10 +288,9 @@ def _give_resources(library: ctypes.CDLL, session: int, mlir: Text,
                                          values.nbytes) != 0:
             raise ToolError("qfxSessionAddResource", 1,
                             format_diagnostics(_diagnostics(library, session)))
-    text = mlir.decode() if isinstance(mlir, bytes) else mlir
-    text = _RESOURCE_KEY.sub(lambda m: f"dense_resource<{m.group(1)}{suffix}>"
-                             if m.group(1) in resources else m.group(0), text)
-    return text.encode() if isinstance(mlir, bytes) else text
+    given = {key.encode() for key in resources}
+    return _RESOURCE_KEY.sub(lambda m: b"dense_resource<%s%s>" % (m.group(1), suffix.encode())
+                             if m.group(1) in given else m.group(0), source)
 
 
 def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
@@ -306,7 +305,7 @@ def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
     ToolError with the diagnostics if parsing, the pipeline or a pass
     fails."""
     library, session = _Session.get()
-    source = _source(_give_resources(library, session, mlir, resources))
+    source = _give_resources(library, session, _source(mlir), resources)
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
     status = library.qfxRunPipeline(session, source, len(source), source_name.encode(),

@@ -86,10 +86,16 @@ class Exported:
         return b"".join(self.chunks()).decode()
 
 
+def _is_splat(values: np.ndarray) -> bool:
+    """Whether the float32 `values` are one bit pattern repeated."""
+    bits = values.view(np.uint32)
+    return values.size > 0 and bool(np.all(bits == bits.flat[0]))
+
+
 def dense_f32(values: np.ndarray) -> str:
     """dense<...> : tensor<...xf32> holding `values` exactly as float32."""
     values = np.ascontiguousarray(values, dtype=np.float32)
-    if values.size > 0 and np.all(values.view(np.uint32) == values.view(np.uint32).flat[0]):
+    if _is_splat(values):
         body = format_f32(values.flat[0])
     elif values.size >= HEX_BLOB_MIN_ELEMENTS:
         body = '"0x' + values.astype("<f4").tobytes().hex().upper() + '"'
@@ -212,8 +218,7 @@ class TosaWriter:
         """The constant's attribute: a resource for a large non-splat array
         (its values by reference), else `dense_f32`."""
         values = np.ascontiguousarray(values)
-        flat = values.view(np.uint32).reshape(-1)
-        if values.size < HEX_BLOB_MIN_ELEMENTS or np.all(flat == flat[0]):
+        if values.size < HEX_BLOB_MIN_ELEMENTS or _is_splat(values):
             return dense_f32(values)
         key = _KEY_UNSAFE.sub("_", result.name[1:])
         while key in self.resources:

@@ -208,17 +208,16 @@ def _pipeline(directory: pathlib.Path, source: Union[str, Exported], result: str
     process (qfx's C API), writes the result to `result` (with locations, as
     `quant-opt -o` would; on a thread, see _stagefiles); returns the
     diagnostics as quant-opt prints them. Raises ToolError on failure."""
+    resources = None
     if isinstance(source, Exported):
         exported, source = source, "float.mlir"
         _stagefiles.write(directory / source, exported.chunks())
         # Bytes in, bytes out: a stage's text is hundreds of MB.
-        text, diagnostics = _capi.run_pipeline(exported.text.encode(),
-                                               f"builtin.module({passes})",
-                                               source_name=source,
-                                               resources=exported.resources)
+        mlir, resources = exported.text.encode(), exported.resources
     else:
-        text, diagnostics = _capi.run_pipeline(_stagefiles.read(directory / source),
-                                               f"builtin.module({passes})", source_name=source)
+        mlir = _stagefiles.read(directory / source)
+    text, diagnostics = _capi.run_pipeline(mlir, f"builtin.module({passes})",
+                                           source_name=source, resources=resources)
     _stagefiles.write(directory / result, text)
     return _capi.format_diagnostics(diagnostics)
 

@@ -37,8 +37,9 @@ def QFXMaterializeResources : Pass<"qfx-materialize-resources"> {
     section, or the buffers qfx's exporter hands to the library through the
     C API, as torch-mlir's FX importer does). qfx's passes read weights as
     elements attributes: this pass replaces each resource, wherever it is
-    nested, by the dense elements attribute of its bytes. The C API does
-    this as it parses; with `quant-opt`, run it first on a file that holds
+    nested, by the dense elements attribute of its bytes. `qfx-fuse`,
+    `qfx-prepare`, `quant-run`, `quant-compile` and the C API do this as
+    they begin; before other passes, run it first on a file that holds
     resources. A resource without bytes, of an element type that is not a
     whole number of bytes (`i1`) or whose byte count is not its type's is an
     error at the op that holds it, and nothing is replaced.
