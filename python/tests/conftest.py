@@ -49,5 +49,20 @@ def _engine(name):
     return fixture
 
 
+@pytest.fixture
+def python_env():
+    """The environment for a Python interpreter a test starts on qfx: this
+    checkout's package first on its path and, in the sanitizer run, the
+    interpreter's preload and options back (see above)."""
+    import pathlib
+
+    import qfx
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(qfx.__file__).parents[1]))
+    if "QFX_PYTHON_LD_PRELOAD" in env:
+        env["LD_PRELOAD"] = env["QFX_PYTHON_LD_PRELOAD"]
+        env["ASAN_OPTIONS"] = env["QFX_PYTHON_ASAN_OPTIONS"]
+    return env
+
+
 onednn = _engine("onednn")
 qnnpack = _engine("qnnpack")

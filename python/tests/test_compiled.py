@@ -493,17 +493,14 @@ print(usage.ru_utime + usage.ru_stime - before)
 
 
 @pytest.mark.parametrize("policy", [None, "active"])
-def test_an_idle_process_does_not_spin(policy, tmp_path):
+def test_an_idle_process_does_not_spin(policy, tmp_path, python_env):
     # After its last call, a process whose main thread sleeps uses next to
     # no CPU: the kernels' threads (a 256^3 GEMM's, on two) sleep 1 ms after
     # their last region. With OMP_WAIT_POLICY=active (the user's choice, and
     # qfx's default before) they spin for ever: a core for the whole second.
-    env = {k: v for k, v in os.environ.items()
+    env = {k: v for k, v in python_env.items()
            if k not in ("OMP_WAIT_POLICY", "KMP_BLOCKTIME", "KMP_LIBRARY")}
     env["OMP_NUM_THREADS"] = "2"
-    if "QFX_PYTHON_LD_PRELOAD" in env:  # the sanitizer run (conftest.py)
-        env["LD_PRELOAD"] = env["QFX_PYTHON_LD_PRELOAD"]
-        env["ASAN_OPTIONS"] = env["QFX_PYTHON_ASAN_OPTIONS"]
     if policy:
         env["OMP_WAIT_POLICY"] = policy
     cases = pathlib.Path(__file__).parents[2] / "test" / "Codegen" / "Inputs" / "matmul-cases.py"

@@ -3,7 +3,6 @@ each step's time and peak memory as MB and as a multiple of the weights."""
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 import subprocess
@@ -12,13 +11,12 @@ import sys
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_a_small_run_gives_the_table(tmp_path):
+def test_a_small_run_gives_the_table(tmp_path, python_env):
     table = tmp_path / "scale.md"
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     done = subprocess.run([sys.executable, str(REPO / "utils" / "bench" / "convert_scale.py"),
                            "--models", "resnet18", "--size", "32", "--calibrate", "1",
                            "--markdown", str(table)],
-                          capture_output=True, text=True, env=env)
+                          capture_output=True, text=True, env=python_env)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = table.read_text().splitlines()
     assert lines[0] == ("| model | parameters | float weights | framework | prepare | calibrate "

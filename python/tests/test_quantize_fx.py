@@ -1158,9 +1158,6 @@ def test_docs_example_of_a_model_pytorch_calibrated_runs(onednn):
 
 def test_docs_example_runs(onednn):
     """The prepare_fx / convert_fx block of docs/python.md runs as written."""
-    import pathlib
-    import re
-
     namespace = {}
     exec(compile(docs_block("## `prepare_fx` and `convert_fx`"), "docs/python.md", "exec"),
          namespace)
@@ -2034,7 +2031,7 @@ def test_normalization_is_pytorchs_kernel_bit_for_bit(onednn, model, shape):
         assert torch.equal(ours(2 * x), theirs(2 * x))
 
 
-def test_long_steps_show_progress_on_a_terminal(tmp_path):
+def test_long_steps_show_progress_on_a_terminal(tmp_path, python_env):
     # On a terminal's stderr each long step of prepare_fx and convert_fx says
     # what it does, then its time; elsewhere (this test's own stderr) nothing.
     script = tmp_path / "steps.py"
@@ -2046,9 +2043,8 @@ def test_long_steps_show_progress_on_a_terminal(tmp_path):
         "prepared(x)\n"
         "qfx.convert_fx(prepared)\n")
     main, terminal = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(qfx.__file__).parents[1]))
     process = subprocess.Popen([sys.executable, str(script)], stderr=terminal,
-                               stdout=subprocess.DEVNULL, env=env)
+                               stdout=subprocess.DEVNULL, env=python_env)
     os.close(terminal)
     shown = b""
     while True:
