@@ -105,6 +105,12 @@ struct LowerToNativeOptions
                      "which qfx's runtime gives its buffer cache; "
                      "otherwise malloc and free"),
       llvm::cl::init(false)};
+  Option<bool> byteConstants{
+      *this, "byte-constants",
+      llvm::cl::desc("End with qfx-byte-constants (large constants as "
+                     "arrays of bytes, for LLVM's object writer); qfx's JIT "
+                     "does not compile large constants and turns it off"),
+      llvm::cl::init(true)};
 };
 
 /// The passes of qfx-lower-to-native as a textual pipeline on a

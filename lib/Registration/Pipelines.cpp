@@ -91,7 +91,8 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
          // with padding divides with it): shifts and compares.
          "func.func(math-expand-ops{ops=rsqrt,ctlz}),"
          "convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
-         "reconcile-unrealized-casts,qfx-byte-constants";
+         "reconcile-unrealized-casts" +
+         (options.byteConstants ? ",qfx-byte-constants" : "");
 }
 
 llvm::LogicalResult

@@ -200,13 +200,16 @@ static std::string getLoweringPasses(const CompileOptions &options) {
   lowering.calibrate = options.calibrate;
   lowering.emulateAmx = options.emulateAmx;
   lowering.bufferCache = options.bufferCache;
+  lowering.byteConstants = options.byteConstants;
   return getLowerToNativePasses(lowering);
 }
 
-/// `options` as the JIT compiles: with the buffer cache.
+/// `options` as the JIT compiles: with the buffer cache, large constants
+/// left as they are (runtime::Jit binds them to buffers).
 static CompileOptions getJitOptions(const CompileOptions &options) {
   CompileOptions jit = options;
   jit.bufferCache = true;
+  jit.byteConstants = false;
   return jit;
 }
 

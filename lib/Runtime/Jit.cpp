@@ -26,12 +26,14 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemAlloc.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 using namespace qfx::runtime;
@@ -224,6 +226,54 @@ static llvm::SmallVector<OwningOpRef<ModuleOp>> partition(ModuleOp module,
 }
 
 //===----------------------------------------------------------------------===//
+// Bound constants
+//===----------------------------------------------------------------------===//
+
+void Jit::FreeAligned::operator()(char *data) const {
+  llvm::deallocate_buffer(data, size, alignment);
+}
+
+/// The bytes of `global`'s value as LLVM lays it out in memory, when it is a
+/// constant of more than `maxBytes` bytes of whole-byte integers or floats in
+/// C order (DenseElementsAttr's raw data then is that layout).
+static std::optional<ArrayRef<char>> getBindableBytes(LLVM::GlobalOp global,
+                                                      size_t maxBytes) {
+  if (!global.getConstant() || !isDefinition(global))
+    return std::nullopt;
+  auto value =
+      llvm::dyn_cast_or_null<DenseElementsAttr>(global.getValueOrNull());
+  if (!value || value.isSplat() || !value.getElementType().isIntOrFloat())
+    return std::nullopt;
+  unsigned bits = value.getElementType().getIntOrFloatBitWidth();
+  ArrayRef<char> raw = value.getRawData();
+  if (bits % 8 != 0 || raw.size() <= maxBytes ||
+      static_cast<int64_t>(raw.size()) != value.getNumElements() * (bits / 8))
+    return std::nullopt;
+  return raw;
+}
+
+void Jit::bindConstants(ModuleOp module, size_t maxBytes,
+                        llvm::StringMap<void *> &symbols) {
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    std::optional<ArrayRef<char>> raw = getBindableBytes(global, maxBytes);
+    if (!raw)
+      continue;
+    // Vector loads may assume more than the natural alignment: a cache
+    // line at least.
+    size_t alignment = std::max<size_t>(global.getAlignment().value_or(0), 64);
+    char *data =
+        static_cast<char *>(llvm::allocate_buffer(raw->size(), alignment));
+    std::memcpy(data, raw->data(), raw->size());
+    constants.push_back(Constant(data, FreeAligned{raw->size(), alignment}));
+    symbols[global.getSymName()] = data;
+    boundBytes += raw->size();
+    global.removeValueAttr();
+    global.setLinkage(LLVM::Linkage::External);
+    global.setDsoLocal(false);
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Compilation
 //===----------------------------------------------------------------------===//
 
@@ -307,6 +357,11 @@ llvm::Expected<Jit> Jit::compile(ModuleOp module, const JitOptions &options) {
   host->setRelocationModel(llvm::Reloc::PIC_);
   host->setCodeModel(llvm::CodeModel::Small);
 
+  Jit result;
+  llvm::StringMap<void *> symbolAddresses = options.symbols;
+  result.bindConstants(module, options.maxCompiledConstantBytes,
+                       symbolAddresses);
+
   MLIRContext *context = module.getContext();
   unsigned count = 1;
   if (context->isMultithreadingEnabled() && options.llvmIRPath.empty())
@@ -361,7 +416,7 @@ llvm::Expected<Jit> Jit::compile(ModuleOp module, const JitOptions &options) {
   llvm::orc::SymbolMap symbols;
   llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(),
                                       (*jit)->getDataLayout());
-  for (const auto &symbol : options.symbols)
+  for (const auto &symbol : symbolAddresses)
     symbols[mangle(symbol.getKey())] = {
         llvm::orc::ExecutorAddr::fromPtr(symbol.getValue()),
         llvm::JITSymbolFlags::Exported};
@@ -382,7 +437,6 @@ llvm::Expected<Jit> Jit::compile(ModuleOp module, const JitOptions &options) {
 
   (*jit)->getExecutionSession().setErrorReporter(
       [](llvm::Error error) { llvm::consumeError(std::move(error)); });
-  Jit result;
   result.jit = std::move(*jit);
   result.entry = address->toPtr<void (*)(void **)>();
   result.numPartitions = modules.size();

@@ -12,6 +12,12 @@
 // one thread, and LLVM's code generation is most of a large model's compile
 // time.
 //
+// A large constant global (a model's weights) is not compiled: the Jit
+// copies its bytes into a buffer of its own and binds the global's symbol
+// to it. Compiled, the bytes would be copied three times over (an LLVM IR
+// constant, the object file, the JIT's memory) and written out by LLVM's
+// code generation.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef QFX_LIB_RUNTIME_JIT_H
@@ -57,6 +63,10 @@ struct JitOptions {
   llvm::SmallVector<std::string> libraries;
   /// Functions of this process the code calls, by name.
   llvm::StringMap<void *> symbols;
+  /// Constant globals of more bytes than this are bound to a buffer of the
+  /// Jit instead of being compiled (see the file comment). Smaller ones
+  /// (lookup tables) stay in the code, where LLVM knows their values.
+  size_t maxCompiledConstantBytes = 4096;
   /// Instrument the code for ThreadSanitizer, whose runtime must be in the
   /// process: the default when qfx itself is built with it
   /// (QFX_SANITIZE=thread), so that races in a model's code are reported
@@ -89,8 +99,27 @@ public:
   /// How many objects the module was compiled into.
   unsigned getNumPartitions() const { return numPartitions; }
 
+  /// How many constant globals are bound to buffers of the Jit, and their
+  /// bytes.
+  size_t getNumBoundConstants() const { return constants.size(); }
+  size_t getBoundConstantBytes() const { return boundBytes; }
+
 private:
   Jit() = default;
+  struct FreeAligned {
+    size_t size, alignment;
+    void operator()(char *data) const;
+  };
+  using Constant = std::unique_ptr<char[], FreeAligned>;
+  /// Makes each large constant global of `module` (more than `maxBytes`) an
+  /// external declaration of the same name, its bytes copied into a buffer
+  /// of its alignment (a cache line at least), which `symbols` binds the
+  /// name to.
+  void bindConstants(mlir::ModuleOp module, size_t maxBytes,
+                     llvm::StringMap<void *> &symbols);
+  /// Declared before the JIT: the code refers to them until it is gone.
+  llvm::SmallVector<Constant, 0> constants;
+  size_t boundBytes = 0;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
   unsigned numPartitions = 0;

@@ -517,7 +517,10 @@ def QFXByteConstants : Pass<"qfx-byte-constants", "::mlir::ModuleOp"> {
     carry their own element types. The bytes are the host's: a module
     compiled for a target of the other byte order would need the
     conversion undone (every target qfx compiles for is little-endian, as
-    the hosts it runs on).
+    the hosts it runs on). `qfx-lower-to-native` ends with it for object
+    files (`quant-compile`); qfx's JIT does not compile constants of more
+    than 4096 bytes at all (it binds them to buffers of its own) and runs
+    the pipeline with `byte-constants=false`.
 
     ```mlir
     llvm.mlir.global private constant @w(dense<[...]> : tensor<2048xf32>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<2048 x f32>

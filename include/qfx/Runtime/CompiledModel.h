@@ -79,6 +79,10 @@ struct CompileOptions {
   /// sets it (the JIT provides the cache's functions); an object file for
   /// another program calls malloc.
   bool bufferCache = false;
+  /// End the lowering with qfx-byte-constants, for an object file's writer:
+  /// CompiledModel::compile clears it (its JIT binds large constants to
+  /// buffers instead of compiling them).
+  bool byteConstants = true;
 };
 
 /// A model's entry function lowered to the LLVM dialect with a C interface

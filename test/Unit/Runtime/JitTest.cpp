@@ -168,6 +168,94 @@ TEST_F(JitTest, TheEntryMustTakePointersAndReturnNothing) {
             "nothing");
 }
 
+// @entry(in, out): out[0] = @left(i) + @right(i) + (address of @big) % 64,
+// @left and @right each reading the private constant @big (1024 i64,
+// big[i] = 3 i) in partitions of their own, @right also small[1] = 2.
+static std::string getBigConstantModule() {
+  std::string values;
+  for (int i = 0; i < 1024; ++i)
+    values += (i ? ", " : "") + std::to_string(3 * i);
+  return R"mlir(
+llvm.mlir.global private constant @big(dense<[)mlir" +
+         values +
+         R"mlir(]> : tensor<1024xi64>) {addr_space = 0 : i32} : !llvm.array<1024 x i64>
+llvm.mlir.global private constant @small(dense<[1, 2, 3, 4]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
+llvm.func @left(%i: i64) -> i64 {
+  %big = llvm.mlir.addressof @big : !llvm.ptr
+  %at = llvm.getelementptr %big[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<1024 x i64>
+  %v = llvm.load %at : !llvm.ptr -> i64
+  llvm.return %v : i64
+}
+llvm.func @right(%i: i64) -> i64 {
+  %big = llvm.mlir.addressof @big : !llvm.ptr
+  %small = llvm.mlir.addressof @small : !llvm.ptr
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %at = llvm.getelementptr %big[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<1024 x i64>
+  %v = llvm.load %at : !llvm.ptr -> i64
+  %sat = llvm.getelementptr %small[0, %one] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<4 x i64>
+  %s = llvm.load %sat : !llvm.ptr -> i64
+  %sum = llvm.add %v, %s : i64
+  llvm.return %sum : i64
+}
+llvm.func @entry(%in: !llvm.ptr, %out: !llvm.ptr) {
+  %i = llvm.load %in : !llvm.ptr -> i64
+  %l = llvm.call @left(%i) : (i64) -> i64
+  %r = llvm.call @right(%i) : (i64) -> i64
+  %big = llvm.mlir.addressof @big : !llvm.ptr
+  %address = llvm.ptrtoint %big : !llvm.ptr to i64
+  %line = llvm.mlir.constant(64 : i64) : i64
+  %misaligned = llvm.urem %address, %line : i64
+  %lr = llvm.add %l, %r : i64
+  %sum = llvm.add %lr, %misaligned : i64
+  llvm.store %sum, %out : i64, !llvm.ptr
+  llvm.return
+}
+)mlir";
+}
+
+TEST_F(JitTest, ALargeConstantIsBoundToABufferNotCompiled) {
+  std::string source = getBigConstantModule();
+  for (size_t maxCompiled : {size_t(4096), size_t(8192)}) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    ASSERT_TRUE(module);
+    llvm::SmallString<128> path;
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("jit-bound", "ll", path));
+    llvm::FileRemover remover(path);
+    JitOptions options;
+    options.entry = "entry";
+    options.maxCompiledConstantBytes = maxCompiled;
+    options.llvmIRPath = std::string(path);
+    llvm::Expected<Jit> jit = Jit::compile(*module, options);
+    ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
+    // @big is 8192 bytes: bound above 4096, compiled at 8192 (a limit the
+    // constant does not exceed).
+    bool bound = maxCompiled == 4096;
+    EXPECT_EQ(jit->getNumBoundConstants(), bound ? 1u : 0u);
+    EXPECT_EQ(jit->getBoundConstantBytes(), bound ? 8192u : 0u);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> ir =
+        llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(ir);
+    llvm::StringRef text = (*ir)->getBuffer();
+    EXPECT_EQ(text.contains("@big = external constant [1024 x i64]"), bound)
+        << text.str();
+    EXPECT_EQ(text.contains("@big = private"), !bound);
+    for (int64_t index : {0, 5, 1023}) {
+      // big[i] twice plus small[1]; a cache line's alignment.
+      int64_t result = -1;
+      void *arguments[] = {&index, &result};
+      jit->call(arguments);
+      EXPECT_EQ(result, 6 * index + 2);
+    }
+  }
+}
+
+TEST_F(JitTest, ABoundConstantLinksAcrossPartitions) {
+  unsigned partitions = 0;
+  EXPECT_EQ(run(getBigConstantModule().c_str(), 7, &partitions), 6 * 7 + 2);
+  EXPECT_EQ(partitions, 4u);
+}
+
 // With sanitizeThreads (the default of the ThreadSanitizer build), the code
 // calls TSan's runtime on entry to a function and on each access to memory
 // that is not constant; where the runtime is not in the process, linking
