@@ -68,10 +68,13 @@ QFX_CAPI_EXPORTED QfxSession qfxSessionCreate(void);
 
 QFX_CAPI_EXPORTED void qfxSessionDestroy(QfxSession session);
 
-/* How many sources the session's calls have parsed. A call given the text
- * the session printed last with locations (a stage the previous call
- * returned) does not parse it: the session kept that module and clones it,
- * which is what the text parses to. */
+/* How many sources the session's calls have parsed. Each call that takes a
+ * source parses it into a new MLIR context, so that a session holds one
+ * call's IR at a time (a context keeps every attribute it made, weights
+ * included, until it is destroyed). A call given the text the session
+ * printed last with locations (a stage the previous call returned) does not
+ * parse it: the session kept that module and moves it to the new context as
+ * bytecode, which is what the text parses to. */
 QFX_CAPI_EXPORTED size_t qfxGetNumParsedSources(QfxSession session);
 
 /* Gives the bytes of `dense_resource<key>` to the session's next call that
@@ -82,11 +85,11 @@ QFX_CAPI_EXPORTED size_t qfxGetNumParsedSources(QfxSession session);
  * until that call returns. The call's parse replaces each `dense_resource`
  * by the dense elements of its bytes (qfx's passes read elements), so
  * what is printed afterwards holds the values. A key given again replaces
- * the earlier bytes. Errors of that call: a given key the session has
- * parsed before, named by the source or not (MLIR renames a resource key
- * its context has seen: give each call new keys); a resource the source
- * names with neither bytes given nor a dialect_resources entry, or whose
- * byte count is not its type's. Returns non-zero for a NULL key, or NULL
+ * the earlier bytes; a later call may use the same keys. Errors of that
+ * call: a given key that an earlier source of the same call named (MLIR
+ * renames a resource key its context has seen); a resource the source names
+ * with neither bytes given nor a dialect_resources entry, or whose byte
+ * count is not its type's. Returns non-zero for a NULL key, or NULL
  * data of a non-zero size. */
 QFX_CAPI_EXPORTED int qfxSessionAddResource(QfxSession session, const char *key,
                                             const void *data, size_t size);

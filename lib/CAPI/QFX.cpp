@@ -16,6 +16,7 @@
 #include "qfx/Runtime/CompiledModel.h"
 #include "qfx/Transforms/MaterializeResources.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,6 +27,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -85,21 +87,34 @@ struct QfxSessionImpl {
     // Pass and pipeline registration is process-wide.
     static std::once_flag registered;
     std::call_once(registered, [] { qfx::registerQFXPasses(); });
-    mlir::DialectRegistry registry;
     qfx::registerQFXDialects(registry);
-    context = std::make_unique<mlir::MLIRContext>(registry);
+    newContext();
+  }
+  ~QfxSessionImpl() { context->getDiagEngine().eraseHandler(handler); }
+
+  /// Replaces the context by a new one on the session's threads. An MLIR
+  /// context keeps every attribute it has made (a model's weights, in
+  /// each form a pipeline gives them) until it is destroyed: each call
+  /// parses into a new one, so that a session holds one call's IR at a
+  /// time.
+  void newContext() {
+    printed.reset();
+    context.reset();
+    context = std::make_unique<mlir::MLIRContext>(
+        registry, mlir::MLIRContext::Threading::DISABLED);
+    context->setThreadPool(threads);
     handler = context->getDiagEngine().registerHandler(
         [this](mlir::Diagnostic &diagnostic) {
           record(diagnostic, -1);
           return mlir::success();
         });
   }
-  ~QfxSessionImpl() { context->getDiagEngine().eraseHandler(handler); }
 
   /// Starts a call: forgets the previous call's diagnostics; the resources
   /// given since the previous call are this call's.
   void begin() {
     records.clear();
+    parsedThisCall = false;
     callResources = std::move(resources);
     resources.clear();
   }
@@ -125,9 +140,11 @@ struct QfxSessionImpl {
     return 1;
   }
 
-  /// Parses MLIR source text; errors are recorded. The text this session
-  /// printed last (with locations) is not parsed again: its module is
-  /// cloned (see `printed`).
+  /// Parses MLIR source text; errors are recorded. A call's first parse
+  /// is into a new context (newContext). The text this session printed last
+  /// (with locations) is not parsed again: its module moves to the new
+  /// context as bytecode, which is far cheaper than parsing text (see
+  /// `printed`).
   mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef function,
                                           const char *source, size_t length,
                                           const char *sourceName) {
@@ -136,19 +153,32 @@ struct QfxSessionImpl {
       return nullptr;
     }
     llvm::StringRef text(source, length);
-    if (printed && printed->length == length &&
-        printed->hash == llvm::xxh3_64bits(text))
-      return printed->module->clone();
-    // The parser gives a key this context has seen before another name, and
-    // the given bytes would not find it.
+    if (!parsedThisCall) {
+      parsedThisCall = true;
+      std::string bytecode;
+      bool reuse = printed && printed->length == length &&
+                   printed->hash == llvm::xxh3_64bits(text);
+      if (reuse) {
+        llvm::raw_string_ostream os(bytecode);
+        reuse =
+            mlir::succeeded(mlir::writeBytecodeToFile(*printed->module, os));
+      }
+      newContext();
+      if (reuse)
+        return mlir::parseSourceString<mlir::ModuleOp>(
+            bytecode, mlir::ParserConfig(context.get()),
+            sourceName ? sourceName : "<source>");
+    }
+    // The parser gives a key this context has seen before (an earlier source
+    // of this call) another name, and the given bytes would not find it.
     mlir::DialectResourceBlobManager &blobs =
         mlir::DenseResourceElementsHandle::getManagerInterface(context.get())
             .getBlobManager();
     for (const auto &[key, bytes] : callResources)
       if (blobs.lookup(key)) {
         error(llvm::Twine(function) + ": resource key '" + key +
-              "' was parsed by this session before; keys given by reference "
-              "must be new to the session");
+              "' was parsed before in this call; keys given by reference "
+              "must be new to the call");
         return nullptr;
       }
     ++parsedSources;
@@ -197,13 +227,18 @@ struct QfxSessionImpl {
     return 0;
   }
 
+  mlir::DialectRegistry registry;
+  /// Declared before the contexts that use it.
+  llvm::DefaultThreadPool threads;
   std::unique_ptr<mlir::MLIRContext> context;
   mlir::DiagnosticEngine::HandlerID handler;
+  /// Whether the call under way has parsed a source (into a new context).
+  bool parsedThisCall = false;
   /// The module the session printed last with locations, and the text's
   /// length and hash. A pipeline of stages (prepare, calibrate, convert,
-  /// lower, compile) passes each stage's text to the next call: cloning the
-  /// module printed last is far cheaper than parsing its text again
-  /// (docs/performance.md, "Measured decisions").
+  /// lower, compile) passes each stage's text to the next call: moving the
+  /// module printed last to the call's context is far cheaper than parsing
+  /// its text again (docs/performance.md, "Measured decisions").
   struct Printed {
     size_t length;
     uint64_t hash;
@@ -365,8 +400,6 @@ int qfxRunPipeline(QfxSession session, const char *source, size_t length,
     session->error("qfxRunPipeline: the pipeline must not be NULL");
     return 1;
   }
-  mlir::MLIRContext *context = session->context.get();
-
   std::string pipelineErrors;
   llvm::raw_string_ostream pipelineStream(pipelineErrors);
   mlir::FailureOr<mlir::OpPassManager> parsed =
@@ -388,7 +421,7 @@ int qfxRunPipeline(QfxSession session, const char *source, size_t length,
       session->parse("qfxRunPipeline", source, length, sourceName);
   if (!module)
     return 1;
-  mlir::PassManager pm(context, parsed->getOpAnchorName());
+  mlir::PassManager pm(module->getContext(), parsed->getOpAnchorName());
   static_cast<mlir::OpPassManager &>(pm) = std::move(*parsed);
   if (mlir::failed(pm.run(*module)))
     return 1;
@@ -602,13 +635,15 @@ int qfxBuildShadowStage(QfxSession session, const char *floatSource,
     return 1;
   *output = nullptr;
   session->begin();
-  mlir::OwningOpRef<mlir::ModuleOp> floatStage = session->parse(
-      "qfxBuildShadowStage", floatSource, floatLength, "the float stage");
-  if (!floatStage)
-    return 1;
+  // The int8 stage first: it is the one a pipeline printed last, which only
+  // a call's first parse reuses.
   mlir::OwningOpRef<mlir::ModuleOp> int8Stage = session->parse(
       "qfxBuildShadowStage", int8Source, int8Length, "the int8 stage");
   if (!int8Stage)
+    return 1;
+  mlir::OwningOpRef<mlir::ModuleOp> floatStage = session->parse(
+      "qfxBuildShadowStage", floatSource, floatLength, "the float stage");
+  if (!floatStage)
     return 1;
   auto shadow =
       qfx::buildShadowStage(*floatStage, *int8Stage, entry ? entry : "");

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import itertools
 import os
 import pathlib
-import re
 import shutil
 import threading
 from dataclasses import dataclass
@@ -266,31 +264,19 @@ def _optional(text: Optional[str]) -> Optional[bytes]:
     return text.encode() if text else None
 
 
-_RESOURCE_KEY = re.compile(rb"dense_resource<([A-Za-z0-9_]+)>")
-_RESOURCE_CALLS = itertools.count()
-
-
-def _give_resources(library: ctypes.CDLL, session: int, source: bytes,
-                    resources: Optional[Mapping[str, np.ndarray]]) -> bytes:
-    """Offers the bytes of `source`'s `dense_resource` keys to the session's
-    next call (qfxSessionAddResource), by reference: the arrays
-    (C-contiguous) must live until that call returns. Returns the text to
-    give that call: its keys made new to the session (a context renames a
-    key it has parsed before, and the bytes would not find it)."""
-    if not resources:
-        return source
-    for key, values in resources.items():
+def _give_resources(library: ctypes.CDLL, session: int,
+                    resources: Optional[Mapping[str, np.ndarray]]) -> None:
+    """Offers the bytes of `dense_resource` keys to the session's next call
+    (qfxSessionAddResource), by reference: the arrays (C-contiguous) must
+    live until that call returns."""
+    for key, values in (resources or {}).items():
         if not values.flags.c_contiguous:
             raise ValueError(f"resource {key}: the array must be C-contiguous")
-    suffix = f"_qfx{next(_RESOURCE_CALLS)}"
-    for key, values in resources.items():
-        if library.qfxSessionAddResource(session, (key + suffix).encode(), values.ctypes.data,
+    for key, values in (resources or {}).items():
+        if library.qfxSessionAddResource(session, key.encode(), values.ctypes.data,
                                          values.nbytes) != 0:
             raise ToolError("qfxSessionAddResource", 1,
                             format_diagnostics(_diagnostics(library, session)))
-    given = {key.encode() for key in resources}
-    return _RESOURCE_KEY.sub(lambda m: b"dense_resource<%s%s>" % (m.group(1), suffix.encode())
-                             if m.group(1) in given else m.group(0), source)
 
 
 def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
@@ -305,7 +291,8 @@ def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
     ToolError with the diagnostics if parsing, the pipeline or a pass
     fails."""
     library, session = _Session.get()
-    source = _give_resources(library, session, _source(mlir), resources)
+    source = _source(mlir)
+    _give_resources(library, session, resources)
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
     status = library.qfxRunPipeline(session, source, len(source), source_name.encode(),
