@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 7
+#define QFX_CAPI_VERSION 8
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -106,6 +106,27 @@ QFX_CAPI_EXPORTED int qfxRunPipeline(QfxSession session, const char *source,
                                      size_t length, const char *sourceName,
                                      const char *pipeline, int printDebugInfo,
                                      char **output, size_t *outputLength);
+
+/* Gives the session's next call that takes a source the file `path` to
+ * read its source from: a call given a NULL source (length ignored) reads
+ * the file (MLIR text or bytecode) instead, its name the source name when
+ * that is NULL; any call of the session ends the offer. A file the session
+ * wrote with locations (qfxSessionSetOutputFile) that has not changed since
+ * (the same file, hard links included, of the same size and modification
+ * time) is not parsed: the session moves the module it printed, as for text
+ * printed last. Returns non-zero for an empty or NULL path. */
+QFX_CAPI_EXPORTED int qfxSessionSetSourceFile(QfxSession session,
+                                              const char *path);
+
+/* Gives the session's next call that prints a module the file `path` to
+ * print it into, instead of a new string: the call then sets `*output` to
+ * NULL and `*outputLength` (if not NULL) to the bytes written. The file is
+ * written under a temporary name and renamed into place, so it is whole or
+ * absent; a file that cannot be written is an error of that call. Any call
+ * of the session ends the offer. Returns non-zero for an empty or NULL
+ * path. A stage of hundreds of MB then never sits in memory as text. */
+QFX_CAPI_EXPORTED int qfxSessionSetOutputFile(QfxSession session,
+                                              const char *path);
 
 /* The diagnostics of the session's last call. */
 QFX_CAPI_EXPORTED size_t qfxGetNumDiagnostics(QfxSession session);

@@ -26,7 +26,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -39,6 +41,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace {
 struct Record {
@@ -117,6 +120,8 @@ struct QfxSessionImpl {
     parsedThisCall = false;
     callResources = std::move(resources);
     resources.clear();
+    callSourceFile = std::exchange(sourceFile, {});
+    callOutputFile = std::exchange(outputFile, {});
   }
 
   void record(mlir::Diagnostic &diagnostic, long parent) {
@@ -148,16 +153,31 @@ struct QfxSessionImpl {
   mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef function,
                                           const char *source, size_t length,
                                           const char *sourceName) {
+    // A NULL source is read from the file offered (qfxSessionSetSourceFile).
+    std::string path;
+    std::optional<FileIdentity> identity;
     if (!source) {
-      error(function + ": the source must not be NULL");
-      return nullptr;
+      if (callSourceFile.empty()) {
+        error(function + ": the source must not be NULL");
+        return nullptr;
+      }
+      path = std::exchange(callSourceFile, {});
+      identity = getFileIdentity(path);
+      if (!identity) {
+        error(function + ": cannot read '" + path + "'");
+        return nullptr;
+      }
+      if (!sourceName)
+        sourceName = path.c_str();
     }
-    llvm::StringRef text(source, length);
+    llvm::StringRef text(source, source ? length : 0);
     if (!parsedThisCall) {
       parsedThisCall = true;
       std::string bytecode;
-      bool reuse = printed && printed->length == length &&
-                   printed->hash == llvm::xxh3_64bits(text);
+      bool reuse =
+          printed && (identity ? printed->file == identity
+                               : !printed->file && printed->length == length &&
+                                     printed->hash == llvm::xxh3_64bits(text));
       if (reuse) {
         llvm::raw_string_ostream os(bytecode);
         reuse =
@@ -181,6 +201,19 @@ struct QfxSessionImpl {
               "must be new to the call");
         return nullptr;
       }
+    std::unique_ptr<llvm::MemoryBuffer> file;
+    if (identity) {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> read =
+          llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+      if (!read) {
+        error(function + ": cannot read '" + path +
+              "': " + read.getError().message());
+        return nullptr;
+      }
+      file = std::move(*read);
+      text = file->getBuffer();
+    }
     ++parsedSources;
     mlir::ParserConfig config(context.get());
     mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -198,20 +231,46 @@ struct QfxSessionImpl {
     return module;
   }
 
-  /// Prints `module` as quant-opt does into a new string `*output`.
+  /// Prints `module` as quant-opt does into a new string `*output`, or into
+  /// the file offered (qfxSessionSetOutputFile), `*output` then NULL.
   int print(mlir::ModuleOp module, int printDebugInfo, char **output,
             size_t *outputLength) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module.print(os, mlir::OpPrintingFlags().enableDebugInfo(
-                         printDebugInfo != 0, /*prettyForm=*/false));
-    // As mlir-opt prints it.
-    os << '\n';
+    auto write = [&](llvm::raw_ostream &os) {
+      module.print(os, mlir::OpPrintingFlags().enableDebugInfo(
+                           printDebugInfo != 0, /*prettyForm=*/false));
+      // As mlir-opt prints it.
+      os << '\n';
+    };
     printed.reset();
     // With every location printed, parsing the text gives this module.
+    auto keep = [&]() -> mlir::OwningOpRef<mlir::ModuleOp> {
+      return printDebugInfo ? module.clone() : nullptr;
+    };
+    if (!callOutputFile.empty()) {
+      std::string path = std::exchange(callOutputFile, {});
+      uint64_t size = 0;
+      // Written under a temporary name and renamed: a stage file is whole
+      // or absent.
+      if (llvm::Error error =
+              llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+                write(os);
+                size = os.tell();
+                return llvm::Error::success();
+              }))
+        return fail(nullptr, std::move(error));
+      std::optional<FileIdentity> identity = getFileIdentity(path);
+      if (identity && printDebugInfo)
+        printed = Printed{0, 0, identity, keep()};
+      if (outputLength)
+        *outputLength = size;
+      return 0;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    write(os);
     if (printDebugInfo)
-      printed = Printed{text.size(), llvm::xxh3_64bits(text),
-                        mlir::OwningOpRef<mlir::ModuleOp>(module.clone())};
+      printed =
+          Printed{text.size(), llvm::xxh3_64bits(text), std::nullopt, keep()};
     return give(text, output, outputLength);
   }
 
@@ -239,9 +298,28 @@ struct QfxSessionImpl {
   /// lower, compile) passes each stage's text to the next call: moving the
   /// module printed last to the call's context is far cheaper than parsing
   /// its text again (docs/performance.md, "Measured decisions").
+  /// A file as it was when the session wrote it (hard links included).
+  struct FileIdentity {
+    llvm::sys::fs::UniqueID id;
+    uint64_t size;
+    llvm::sys::TimePoint<> modified;
+    bool operator==(const FileIdentity &other) const {
+      return id == other.id && size == other.size && modified == other.modified;
+    }
+  };
+  static std::optional<FileIdentity> getFileIdentity(llvm::StringRef path) {
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(path, status) ||
+        !llvm::sys::fs::is_regular_file(status))
+      return std::nullopt;
+    return FileIdentity{status.getUniqueID(), status.getSize(),
+                        status.getLastModificationTime()};
+  }
+  /// The text's length and hash, or the file it was written to.
   struct Printed {
     size_t length;
     uint64_t hash;
+    std::optional<FileIdentity> file;
     mlir::OwningOpRef<mlir::ModuleOp> module;
   };
   std::optional<Printed> printed;
@@ -250,6 +328,9 @@ struct QfxSessionImpl {
   /// owns them and keeps them until that call returns.
   using Resources = std::map<std::string, llvm::ArrayRef<char>, std::less<>>;
   Resources resources, callResources;
+  /// The files offered for the next call's source and output, and those of
+  /// the call under way (empty: none).
+  std::string sourceFile, outputFile, callSourceFile, callOutputFile;
   size_t parsedSources = 0;
   // Stable addresses: QfxDiagnostic points into the records.
   std::deque<Record> records;
@@ -383,6 +464,30 @@ int qfxSessionAddResource(QfxSession session, const char *key, const void *data,
   session->resources[key] =
       llvm::ArrayRef<char>(static_cast<const char *>(data), size);
   return 0;
+}
+
+/// Offers `path` as one of the next call's files (`slot` of the session).
+static int offerFile(QfxSession session, const char *function, const char *path,
+                     std::string QfxSessionImpl::*slot) {
+  if (!session)
+    return 1;
+  if (!path || !*path) {
+    session->records.clear();
+    session->error(llvm::Twine(function) + ": the path must not be empty");
+    return 1;
+  }
+  session->*slot = path;
+  return 0;
+}
+
+int qfxSessionSetSourceFile(QfxSession session, const char *path) {
+  return offerFile(session, "qfxSessionSetSourceFile", path,
+                   &QfxSessionImpl::sourceFile);
+}
+
+int qfxSessionSetOutputFile(QfxSession session, const char *path) {
+  return offerFile(session, "qfxSessionSetOutputFile", path,
+                   &QfxSessionImpl::outputFile);
 }
 
 QfxSession qfxSessionCreate(void) { return new (std::nothrow) QfxSessionImpl; }

@@ -37,7 +37,7 @@ from qfx.tools import ToolError
 Text = Union[str, bytes]
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 7  # QFX_CAPI_VERSION
+_VERSION = 8  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -137,6 +137,8 @@ def _load() -> ctypes.CDLL:
     library.qfxSessionCreate.restype = ctypes.c_void_p
     library.qfxSessionAddResource.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
                                               ctypes.c_size_t]
+    library.qfxSessionSetSourceFile.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    library.qfxSessionSetOutputFile.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     library.qfxGetNumParsedSources.restype = ctypes.c_size_t
     library.qfxGetNumParsedSources.argtypes = [ctypes.c_void_p]
     library.qfxSessionDestroy.argtypes = [ctypes.c_void_p]
@@ -253,11 +255,38 @@ def _take_string(library: ctypes.CDLL, output: ctypes.c_void_p, length: int,
         library.qfxFreeString(output)
 
 
-def _source(mlir: Text) -> bytes:
-    """IR text for the library: str, or bytes as they are (UTF-8). A stage
-    is hundreds of MB, so callers that read and write files pass bytes and
-    skip decoding and encoding it."""
+Source = Union[str, bytes, os.PathLike]
+
+
+def _source(library: ctypes.CDLL, session: int, mlir: Source) -> Optional[bytes]:
+    """IR for the session's next call: str, bytes as they are (UTF-8), or a
+    file (a path), which the library reads itself (qfxSessionSetSourceFile;
+    the call is then given NULL). A stage is hundreds of MB: callers that
+    have it in a file pass the path, so that it never sits in this
+    process's memory."""
+    if isinstance(mlir, os.PathLike):
+        if library.qfxSessionSetSourceFile(session, os.fsencode(mlir)) != 0:
+            raise ToolError("qfxSessionSetSourceFile", 1,
+                            format_diagnostics(_diagnostics(library, session)))
+        return None
     return mlir if isinstance(mlir, bytes) else mlir.encode()
+
+
+def _output(library: ctypes.CDLL, session: int, path: Optional[os.PathLike]) -> None:
+    """Has the session's next call print into the file `path`
+    (qfxSessionSetOutputFile), if given."""
+    if path is not None and library.qfxSessionSetOutputFile(session, os.fsencode(path)) != 0:
+        raise ToolError("qfxSessionSetOutputFile", 1,
+                        format_diagnostics(_diagnostics(library, session)))
+
+
+def _result(library: ctypes.CDLL, output: ctypes.c_void_p, length: int, mlir: Source,
+            path: Optional[os.PathLike]) -> Optional[Text]:
+    """A printing call's result: None if it printed into the file `path`,
+    else its text (bytes unless `mlir` was str)."""
+    if path is not None:
+        return None
+    return _take_string(library, output, length, not isinstance(mlir, str))
 
 
 def _optional(text: Optional[str]) -> Optional[bytes]:
@@ -279,29 +308,31 @@ def _give_resources(library: ctypes.CDLL, session: int,
                             format_diagnostics(_diagnostics(library, session)))
 
 
-def run_pipeline(mlir: Text, pipeline: str, source_name: str = "<source>",
+def run_pipeline(mlir: Source, pipeline: str, source_name: str = "<source>",
                  debug_info: bool = True,
-                 resources: Optional[Mapping[str, np.ndarray]] = None
-                 ) -> Tuple[Text, List[Diagnostic]]:
+                 resources: Optional[Mapping[str, np.ndarray]] = None,
+                 output_file: Optional[os.PathLike] = None
+                 ) -> Tuple[Optional[Text], List[Diagnostic]]:
     """Runs `pipeline` ("builtin.module(qfx-fuse,qfx-prepare{...})") over the
-    IR text `mlir` in this process; returns the printed result (with
-    locations if `debug_info`; bytes if `mlir` is bytes, else str) and the
-    diagnostics. `resources` holds the bytes of the text's `dense_resource`
-    keys (an exporter's `Exported.resources`), taken by reference. Raises
-    ToolError with the diagnostics if parsing, the pipeline or a pass
-    fails."""
+    IR `mlir` (text, or a file: see _source) in this process; returns the
+    printed result (with locations if `debug_info`; str if `mlir` is str,
+    else bytes; None if printed into `output_file`) and the diagnostics.
+    `resources` holds the bytes of the text's `dense_resource` keys (an
+    exporter's `Exported.resources`), taken by reference. Raises ToolError
+    with the diagnostics if parsing, the pipeline or a pass fails."""
     library, session = _Session.get()
-    source = _source(mlir)
+    source = _source(library, session, mlir)
     _give_resources(library, session, resources)
+    _output(library, session, output_file)
     output = ctypes.c_void_p()
     length = ctypes.c_size_t()
-    status = library.qfxRunPipeline(session, source, len(source), source_name.encode(),
-                                    pipeline.encode(), int(debug_info), ctypes.byref(output),
-                                    ctypes.byref(length))
+    status = library.qfxRunPipeline(session, source, len(source or b""),
+                                    source_name.encode(), pipeline.encode(), int(debug_info),
+                                    ctypes.byref(output), ctypes.byref(length))
     diagnostics = _diagnostics(library, session)
     if status != 0:
         raise ToolError(f"qfx pipeline {pipeline}", status, format_diagnostics(diagnostics))
-    return _take_string(library, output, length.value, isinstance(mlir, bytes)), diagnostics
+    return _result(library, output, length.value, mlir, output_file), diagnostics
 
 
 def parsed_sources() -> int:
@@ -341,19 +372,22 @@ def reset_buffer_peak() -> None:
     library.qfxResetBufferPeak()
 
 
-def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<source>",
+def calibrate(mlir: Source, sample_paths: Sequence[str], source_name: str = "<source>",
               entry: Optional[str] = None,
               progress: Optional[Callable[[int, int], None]] = None,
-              host: Optional[_host.Host] = None) -> Text:
+              host: Optional[_host.Host] = None,
+              output_file: Optional[os.PathLike] = None) -> Optional[Text]:
     """`quant-run --calibrate`: calibrates the observers of the observed IR
     `mlir` on samples (per argument, a .npy file whose leading axis indexes
     samples or a directory of .npy files, one per sample) and returns the
-    calibrated IR, with locations (bytes if `mlir` is bytes, else str).
+    calibrated IR, with locations (str if `mlir` is str, else bytes; None
+    if printed into `output_file`); `mlir` may be a file (see _source).
     `progress(done, total)` is called after each sample; `host` runs the
     model's graph breaks (qfx.host_call). ToolError names a bad sample, file
     or observer; a failing graph break raises its GraphBreakError."""
     library, session = _Session.get()
-    source = _source(mlir)
+    source = _source(library, session, mlir)
+    _output(library, session, output_file)
     paths = (ctypes.c_char_p * len(sample_paths))(*[str(p).encode() for p in sample_paths])
     callback = _PROGRESS(lambda _, done, total: progress(done, total)) if progress else \
         _PROGRESS()
@@ -361,13 +395,13 @@ def calibrate(mlir: Text, sample_paths: Sequence[str], source_name: str = "<sour
     length = ctypes.c_size_t()
     _compiled.apply_num_threads()
     with _hosted(library, host):
-        status = library.qfxCalibrate(session, source, len(source), source_name.encode(),
+        status = library.qfxCalibrate(session, source, len(source or b""), source_name.encode(),
                                       _optional(entry), paths, len(sample_paths), callback, None,
                                       1, ctypes.byref(output), ctypes.byref(length))
     if status != 0:
         raise ToolError("qfx calibration", status,
                         format_diagnostics(_diagnostics(library, session)))
-    return _take_string(library, output, length.value, isinstance(mlir, bytes))
+    return _result(library, output, length.value, mlir, output_file)
 
 
 def _hosted(library: ctypes.CDLL, host: Optional[_host.Host]) -> Any:
@@ -403,7 +437,7 @@ class Model:
     order, the last "(rest)". `host` runs the model's graph breaks
     (qfx.host_call ops; a model with some fails without it)."""
 
-    def __init__(self, mlir: Text, source_name: str = "<source>", entry: Optional[str] = None,
+    def __init__(self, mlir: Source, source_name: str = "<source>", entry: Optional[str] = None,
                  target: Optional[str] = None, record: bool = False, profile: bool = False,
                  host: Optional[_host.Host] = None):
         library, session = _Session.get()
@@ -414,11 +448,11 @@ class Model:
         self.record, self.profile = record, profile
         self.recorded: List[RecordedValue] = []
         self.layer_times: List[Tuple[str, str, float]] = []
-        source = _source(mlir)
+        source = _source(library, session, mlir)
         handle = ctypes.c_void_p()
         compile_model = (library.qfxModelCompileRecording if record else
                          library.qfxModelCompileProfiling if profile else library.qfxModelCompile)
-        status = compile_model(session, source, len(source), source_name.encode(),
+        status = compile_model(session, source, len(source or b""), source_name.encode(),
                                _optional(entry), _optional(target), ctypes.byref(handle))
         if status != 0:
             raise ToolError(f"qfx JIT compilation of {source_name}", status,
@@ -493,15 +527,15 @@ def shadow_stage(float_mlir: str, int8_mlir: str, entry: Optional[str] = None) -
     return _take_string(library, output, length.value)
 
 
-def extract_weights(mlir: Text, source_name: str = "<source>",
+def extract_weights(mlir: Source, source_name: str = "<source>",
                     entry: Optional[str] = None) -> List[RecordedValue]:
     """The weights of a stage (qfxExtractWeights): an observed or calibrated
     stage's float weights, a reference stage's dequantized ones, named by
     location. ToolError if the module does not parse or has no such
     function."""
     library, session = _Session.get()
-    source = _source(mlir)
-    status = library.qfxExtractWeights(session, source, len(source), source_name.encode(),
+    source = _source(library, session, mlir)
+    status = library.qfxExtractWeights(session, source, len(source or b""), source_name.encode(),
                                        _optional(entry))
     if status != 0:
         raise ToolError(f"qfx weights of {source_name}", status,
@@ -528,7 +562,7 @@ def _recorded_values(library: ctypes.CDLL, session: int) -> List[RecordedValue]:
     return values
 
 
-def compile_to_file(mlir: Text, output: str, header: Optional[str] = None,
+def compile_to_file(mlir: Source, output: str, header: Optional[str] = None,
                     source_name: str = "<source>", entry: Optional[str] = None,
                     target: Optional[str] = None, export_name: Optional[str] = None) -> None:
     """`quant-compile`: compiles `entry` of `mlir` for `target` (default
@@ -536,8 +570,8 @@ def compile_to_file(mlir: Text, output: str, header: Optional[str] = None,
     (`header`, default `output` with .h), exported as `export_name`.
     ToolError with the diagnostics if it fails; nothing is written then."""
     library, session = _Session.get()
-    source = _source(mlir)
-    status = library.qfxCompileToFile(session, source, len(source), source_name.encode(),
+    source = _source(library, session, mlir)
+    status = library.qfxCompileToFile(session, source, len(source or b""), source_name.encode(),
                                       _optional(entry), _optional(target),
                                       _optional(export_name), str(output).encode(),
                                       _optional(str(header) if header else None))

@@ -3,8 +3,10 @@
 A stage file of a large model is hundreds of MB (resnet50's float.mlir:
 207 MB; float weights are hex text), and writing it waits for the disk once
 the kernel stops buffering dirty pages (about 0.25 s per 100 MB here). The
-next stage does not need the file: it starts from the bytes in memory while a
-thread writes them. `write` starts a thread that writes `path`'s bytes to a
+exporter's float.mlir is not needed by the next stage (the library takes the
+text and the weights by reference): a thread writes it. The library writes
+the later stages' files itself and reads them back (_capi's output_file and
+path sources); `wait` makes sure a file it reads is whole. `write` starts a thread that writes `path`'s bytes to a
 temporary name and renames it into place (a file is whole or absent, and an
 earlier file of that name, or a hard link to it, is never changed); `read`
 returns the bytes of a write still under way, else the file's; `flush`

@@ -204,21 +204,23 @@ def _pipeline(directory: pathlib.Path, source: Union[str, Exported], result: str
               passes: str) -> str:
     """Runs `passes` (a textual pass list on builtin.module) over the file
     `source` in `directory`, or over an exported module (written to
-    float.mlir, its weights handed to the library by reference), in this
-    process (qfx's C API), writes the result to `result` (with locations, as
-    `quant-opt -o` would; on a thread, see _stagefiles); returns the
-    diagnostics as quant-opt prints them. Raises ToolError on failure."""
+    float.mlir on a thread, see _stagefiles; its weights handed to the
+    library by reference), in this process (qfx's C API), which writes the
+    result to `result` (with locations, as `quant-opt -o` would); returns
+    the diagnostics as quant-opt prints them. Raises ToolError on failure.
+    A stage's text is hundreds of MB: the library reads and writes the
+    files itself, and never parses the file it wrote last."""
     resources = None
     if isinstance(source, Exported):
         exported, source = source, "float.mlir"
         _stagefiles.write(directory / source, exported.chunks())
-        # Bytes in, bytes out: a stage's text is hundreds of MB.
         mlir, resources = exported.text.encode(), exported.resources
     else:
-        mlir = _stagefiles.read(directory / source)
-    text, diagnostics = _capi.run_pipeline(mlir, f"builtin.module({passes})",
-                                           source_name=source, resources=resources)
-    _stagefiles.write(directory / result, text)
+        _stagefiles.wait(directory / source)
+        mlir = directory / source
+    _stagefiles.wait(directory / result)
+    _, diagnostics = _capi.run_pipeline(mlir, f"builtin.module({passes})", source_name=source,
+                                        resources=resources, output_file=directory / result)
     return _capi.format_diagnostics(diagnostics)
 
 
@@ -263,7 +265,7 @@ def _compile(directory: pathlib.Path) -> dict:
     record of it the manifest keeps."""
     source = directory / "int8.mlir"
     _stagefiles.wait(source)
-    _capi.compile_to_file(source.read_bytes(), directory / _compiled.LIBRARY,
+    _capi.compile_to_file(source, directory / _compiled.LIBRARY,
                           header=directory / _compiled.HEADER, source_name="int8.mlir",
                           target=_compiled.TARGET, export_name=_compiled.FUNCTION)
     return _compiled.compile_record(source)
@@ -275,7 +277,8 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature",
     model's inputs (shapes and dtypes) and return float32 tensors of its
     output shapes; `host` runs its graph breaks."""
     with _step(f"compiling {stage}.mlir"):
-        model = _capi.Model(_stagefiles.read(directory / f"{stage}.mlir"), f"{stage}.mlir",
+        _stagefiles.wait(directory / f"{stage}.mlir")
+        model = _capi.Model(directory / f"{stage}.mlir", f"{stage}.mlir",
                             entry="main", host=host)
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
@@ -1116,15 +1119,14 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
         _stagefiles.link(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
     if prepared.num_samples:
         sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
-        calibrated = _capi.calibrate(_stagefiles.read(directory / "observed.mlir"), sources,
-                                     source_name="observed.mlir", progress=_progress_printer(),
-                                     host=prepared.host)
+        _capi.calibrate(directory / "observed.mlir", sources, source_name="observed.mlir",
+                        progress=_progress_printer(), host=prepared.host,
+                        output_file=directory / "calibrated.mlir")
     else:
         # Dynamic and weight-only quantization observe no activation: the
         # observed model converts as it is (qfx-convert fails on an
         # observer that needed data).
-        calibrated = _stagefiles.read(directory / "observed.mlir")
-    _stagefiles.write(directory / "calibrated.mlir", calibrated)
+        _stagefiles.link(directory / "observed.mlir", directory / "calibrated.mlir")
     backend_option = prepared.backend_config
     if backend_option == _BACKEND_FILE:
         shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)

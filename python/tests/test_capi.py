@@ -48,6 +48,42 @@ def test_a_stage_the_session_printed_is_not_parsed_again():
     assert _capi.parsed_sources() == parsed + 3
 
 
+def test_stages_go_through_files_the_library_reads_and_writes(tmp_path):
+    # A stage printed into a file (qfxSessionSetOutputFile) is the text the
+    # call would return; given back as the source file, it is not parsed,
+    # nor through a hard link; changed, it is.
+    prepare = "builtin.module(qfx-prepare-pipeline{backend=x86})"
+    observed = tmp_path / "observed.mlir"
+    text, _ = _capi.run_pipeline(RESIDUAL.read_text(), prepare, output_file=observed)
+    assert text is None
+    assert observed.read_text() == _capi.run_pipeline(RESIDUAL.read_text(), prepare)[0]
+    _capi.run_pipeline(RESIDUAL.read_text(), prepare, output_file=observed)
+    parsed = _capi.parsed_sources()
+    linked = tmp_path / "linked.mlir"
+    linked.hardlink_to(observed)
+    dropped = tmp_path / "dropped.mlir"
+    _capi.run_pipeline(linked, "builtin.module(symbol-dce)", output_file=dropped)
+    assert _capi.parsed_sources() == parsed
+    assert dropped.read_text() == observed.read_text()
+    dropped.write_text(dropped.read_text() + "\n")
+    assert _capi.run_pipeline(dropped, "builtin.module()")[0] == observed.read_bytes()
+    assert _capi.parsed_sources() == parsed + 1
+    # The file's name is the source name of its locations and diagnostics.
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f( {")
+    with pytest.raises(qfx.ToolError, match="bad.mlir:1:"):
+        _capi.run_pipeline(bad, "builtin.module()", source_name=str(bad))
+    with pytest.raises(qfx.ToolError, match="cannot read '.*missing.mlir'"):
+        _capi.run_pipeline(tmp_path / "missing.mlir", "builtin.module()")
+    # An output that cannot be written is an error, and no file is left.
+    with pytest.raises(qfx.ToolError, match="no/such/dir"):
+        _capi.run_pipeline(RESIDUAL.read_text(), prepare,
+                           output_file=tmp_path / "no" / "such" / "dir" / "x.mlir")
+    assert not (tmp_path / "no").exists()
+    # Each offer is for the next call only.
+    assert _capi.run_pipeline("module {}", "builtin.module()", debug_info=False)[0] == "module {\n}\n\n"
+
+
 def test_weights_are_given_by_reference():
     # The exporter's large weights are resources: the text names them, the
     # arrays go to the library as they are; the result is the full text's.

@@ -72,20 +72,31 @@ def test_the_workdirs_are_whole_when_prepare_and_convert_return():
     assert not list(quantized.workdir.glob("*.partial"))
 
 
-def test_prepare_passes_stages_as_bytes(monkeypatch):
-    # A stage is hundreds of MB: given to the library and taken back as
-    # bytes, never decoded to str and encoded again for its file.
+def test_stages_go_to_the_library_as_files(monkeypatch, tmp_path):
+    # A stage is hundreds of MB: the exporter's text goes to the library as
+    # bytes (its weights by reference); every later stage the library
+    # writes into its file and reads back from it, never through Python.
     from qfx import _capi
 
-    run_pipeline = _capi.run_pipeline
     seen = []
-
-    def recording(mlir, *args, **kwargs):
-        text, diagnostics = run_pipeline(mlir, *args, **kwargs)
-        seen.append((type(mlir), type(text)))
-        return text, diagnostics
-
-    monkeypatch.setattr(_capi, "run_pipeline", recording)
+    for name in ("run_pipeline", "calibrate"):
+        def recording(mlir, *args, _original=getattr(_capi, name), _name=name, **kwargs):
+            result = _original(mlir, *args, **kwargs)
+            seen.append((_name, type(mlir).__name__ if isinstance(mlir, bytes) else
+                         pathlib.Path(mlir).name, pathlib.Path(kwargs["output_file"]).name,
+                         result if _name == "calibrate" else result[0]))
+            return result
+        monkeypatch.setattr(_capi, name, recording)
     model = torch.nn.Sequential(torch.nn.Conv2d(8, 64, 3), torch.nn.ReLU()).eval()
-    qfx.prepare_fx(model, "default:x86", (torch.randn(1, 8, 8, 8),), outputs=None)
-    assert seen == [(bytes, bytes)]
+    x = torch.randn(1, 8, 8, 8)
+    prepared = qfx.prepare_fx(model, "default:x86", (x,), outputs=None)
+    prepared(x)
+    parsed = _capi.parsed_sources()
+    qfx.convert_fx(prepared)
+    assert seen == [("run_pipeline", "bytes", "observed.mlir", None),
+                    ("calibrate", "observed.mlir", "calibrated.mlir", None),
+                    ("run_pipeline", "calibrated.mlir", "reference.mlir", None),
+                    ("run_pipeline", "reference.mlir", "int8.mlir", None)]
+    # Each stage the library wrote went to the next call (the int8 stage to
+    # the JIT's) without being parsed.
+    assert _capi.parsed_sources() == parsed
