@@ -183,6 +183,8 @@ llvm::Error qfx::calibrate(mlir::ModuleOp module,
   CompileOptions compileOptions;
   compileOptions.entry = options.entry;
   compileOptions.calibrate = true;
+  // The model lives only in this function, `module`'s context longer.
+  compileOptions.borrowConstants = true;
   auto model = CompiledModel::compile(module, compileOptions);
   if (!model)
     return model.takeError();

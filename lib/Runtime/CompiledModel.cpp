@@ -446,6 +446,7 @@ CompiledModel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   bool floatKernels = target && target.getValue() != "none";
   jitOptions.optLevel = jitOptions.hostCostModel ? 2 : floatKernels ? 1 : 3;
   jitOptions.llvmIRPath = options.llvmIRPath;
+  jitOptions.copyConstants = !options.borrowConstants;
   // The code calls MLIR's C runner utilities (memref copies) and the OpenMP
   // runtime (the kernels' parallel loops). They are looked up in these
   // libraries, not in the process's global symbols: a host that loaded qfx

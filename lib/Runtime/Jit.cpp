@@ -252,20 +252,30 @@ static std::optional<ArrayRef<char>> getBindableBytes(LLVM::GlobalOp global,
   return raw;
 }
 
-void Jit::bindConstants(ModuleOp module, size_t maxBytes,
+void Jit::bindConstants(ModuleOp module, size_t maxBytes, bool copy,
                         llvm::StringMap<void *> &symbols) {
   for (auto global : module.getOps<LLVM::GlobalOp>()) {
     std::optional<ArrayRef<char>> raw = getBindableBytes(global, maxBytes);
     if (!raw)
       continue;
-    // Vector loads may assume more than the natural alignment: a cache
-    // line at least.
-    size_t alignment = std::max<size_t>(global.getAlignment().value_or(0), 64);
-    char *data =
-        static_cast<char *>(llvm::allocate_buffer(raw->size(), alignment));
-    std::memcpy(data, raw->data(), raw->size());
-    constants.push_back(Constant(data, FreeAligned{raw->size(), alignment}));
+    char *data = const_cast<char *>(raw->data());
+    if (copy) {
+      // Vector loads may assume more than the natural alignment: a cache
+      // line at least.
+      size_t alignment =
+          std::max<size_t>(global.getAlignment().value_or(0), 64);
+      data = static_cast<char *>(llvm::allocate_buffer(raw->size(), alignment));
+      std::memcpy(data, raw->data(), raw->size());
+      constants.push_back(Constant(data, FreeAligned{raw->size(), alignment}));
+      copiedBytes += raw->size();
+    } else {
+      // The code may assume no more alignment than the bytes have (a
+      // DenseElementsAttr's are 8-byte aligned).
+      auto address = reinterpret_cast<uintptr_t>(data);
+      global.setAlignment(std::min<uint64_t>(address & -address, 64));
+    }
     symbols[global.getSymName()] = data;
+    ++numBound;
     boundBytes += raw->size();
     global.removeValueAttr();
     global.setLinkage(LLVM::Linkage::External);
@@ -360,7 +370,7 @@ llvm::Expected<Jit> Jit::compile(ModuleOp module, const JitOptions &options) {
   Jit result;
   llvm::StringMap<void *> symbolAddresses = options.symbols;
   result.bindConstants(module, options.maxCompiledConstantBytes,
-                       symbolAddresses);
+                       options.copyConstants, symbolAddresses);
 
   MLIRContext *context = module.getContext();
   unsigned count = 1;

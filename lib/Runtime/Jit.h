@@ -14,9 +14,10 @@
 //
 // A large constant global (a model's weights) is not compiled: the Jit
 // copies its bytes into a buffer of its own and binds the global's symbol
-// to it. Compiled, the bytes would be copied three times over (an LLVM IR
-// constant, the object file, the JIT's memory) and written out by LLVM's
-// code generation.
+// to it (a Jit that does not outlive the module's context reads them where
+// the context holds them). Compiled, the bytes would be copied three times over
+// (an LLVM IR constant, the object file, the JIT's memory) and written out by
+// LLVM's code generation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,10 @@ struct JitOptions {
   /// Jit instead of being compiled (see the file comment). Smaller ones
   /// (lookup tables) stay in the code, where LLVM knows their values.
   size_t maxCompiledConstantBytes = 4096;
+  /// Bind those constants to copies the Jit owns. Otherwise the code reads
+  /// the bytes where the module's context holds them (no copy; the
+  /// global's alignment becomes theirs): the context must outlive the Jit.
+  bool copyConstants = true;
   /// Instrument the code for ThreadSanitizer, whose runtime must be in the
   /// process: the default when qfx itself is built with it
   /// (QFX_SANITIZE=thread), so that races in a model's code are reported
@@ -99,10 +104,11 @@ public:
   /// How many objects the module was compiled into.
   unsigned getNumPartitions() const { return numPartitions; }
 
-  /// How many constant globals are bound to buffers of the Jit, and their
-  /// bytes.
-  size_t getNumBoundConstants() const { return constants.size(); }
+  /// How many constant globals are bound instead of compiled, their bytes,
+  /// and the bytes of the Jit's copies of them.
+  size_t getNumBoundConstants() const { return numBound; }
   size_t getBoundConstantBytes() const { return boundBytes; }
+  size_t getCopiedConstantBytes() const { return copiedBytes; }
 
 private:
   Jit() = default;
@@ -112,14 +118,14 @@ private:
   };
   using Constant = std::unique_ptr<char[], FreeAligned>;
   /// Makes each large constant global of `module` (more than `maxBytes`) an
-  /// external declaration of the same name, its bytes copied into a buffer
-  /// of its alignment (a cache line at least), which `symbols` binds the
-  /// name to.
-  void bindConstants(mlir::ModuleOp module, size_t maxBytes,
+  /// external declaration of the same name, which `symbols` binds to its
+  /// bytes: copied into a buffer of its alignment (a cache line at least)
+  /// if `copy`, else where the context holds them.
+  void bindConstants(mlir::ModuleOp module, size_t maxBytes, bool copy,
                      llvm::StringMap<void *> &symbols);
   /// Declared before the JIT: the code refers to them until it is gone.
   llvm::SmallVector<Constant, 0> constants;
-  size_t boundBytes = 0;
+  size_t numBound = 0, boundBytes = 0, copiedBytes = 0;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
   unsigned numPartitions = 0;

@@ -83,6 +83,11 @@ struct CompileOptions {
   /// CompiledModel::compile clears it (its JIT binds large constants to
   /// buffers instead of compiling them).
   bool byteConstants = true;
+  /// The JIT's code reads large constants where the module's context holds
+  /// them instead of copies of its own: only for a model that does not
+  /// outlive that context (calibration compiles, runs and drops the model
+  /// within one call).
+  bool borrowConstants = false;
 };
 
 /// A model's entry function lowered to the LLVM dialect with a C interface

@@ -233,6 +233,7 @@ TEST_F(JitTest, ALargeConstantIsBoundToABufferNotCompiled) {
     bool bound = maxCompiled == 4096;
     EXPECT_EQ(jit->getNumBoundConstants(), bound ? 1u : 0u);
     EXPECT_EQ(jit->getBoundConstantBytes(), bound ? 8192u : 0u);
+    EXPECT_EQ(jit->getCopiedConstantBytes(), bound ? 8192u : 0u);
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> ir =
         llvm::MemoryBuffer::getFile(path);
     ASSERT_TRUE(ir);
@@ -248,6 +249,32 @@ TEST_F(JitTest, ALargeConstantIsBoundToABufferNotCompiled) {
       EXPECT_EQ(result, 6 * index + 2);
     }
   }
+}
+
+TEST_F(JitTest, ABoundConstantCanBeReadWhereTheContextHoldsIt) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(getBigConstantModule(), &context);
+  ASSERT_TRUE(module);
+  auto big = module->lookupSymbol<mlir::LLVM::GlobalOp>("big");
+  ASSERT_TRUE(big);
+  const char *bytes = llvm::cast<mlir::DenseElementsAttr>(big.getValueOrNull())
+                          .getRawData()
+                          .data();
+  JitOptions options;
+  options.entry = "entry";
+  options.copyConstants = false;
+  llvm::Expected<Jit> jit = Jit::compile(*module, options);
+  ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
+  EXPECT_EQ(jit->getNumBoundConstants(), 1u);
+  EXPECT_EQ(jit->getBoundConstantBytes(), 8192u);
+  EXPECT_EQ(jit->getCopiedConstantBytes(), 0u);
+  // The code's @big is the attribute's bytes (at their own alignment).
+  int64_t index = 5, result = -1;
+  void *arguments[] = {&index, &result};
+  jit->call(arguments);
+  EXPECT_EQ(result,
+            6 * index + 2 +
+                static_cast<int64_t>(reinterpret_cast<uintptr_t>(bytes) % 64));
 }
 
 TEST_F(JitTest, ABoundConstantLinksAcrossPartitions) {
