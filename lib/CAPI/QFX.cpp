@@ -34,6 +34,9 @@
 #include "llvm/Support/xxhash.h"
 
 #include <cstdlib>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <cstring>
 #include <deque>
 #include <map>
@@ -113,6 +116,15 @@ struct QfxSessionImpl {
         });
   }
 
+  /// Gives the memory earlier calls freed back to the system. glibc keeps
+  /// freed blocks in its heaps, where the large blocks a call maps (a
+  /// stage's bytecode, a model's weights) cannot reuse them.
+  static void releaseFreedMemory() {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+  }
+
   /// Starts a call: forgets the previous call's diagnostics; the resources
   /// given since the previous call are this call's.
   void begin() {
@@ -173,6 +185,7 @@ struct QfxSessionImpl {
     llvm::StringRef text(source, source ? length : 0);
     if (!parsedThisCall) {
       parsedThisCall = true;
+      releaseFreedMemory();
       std::string bytecode;
       bool reuse =
           printed && (identity ? printed->file == identity
