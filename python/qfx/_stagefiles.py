@@ -6,11 +6,11 @@ the kernel stops buffering dirty pages (about 0.25 s per 100 MB here). The
 exporter's float.mlir is not needed by the next stage (the library takes the
 text and the weights by reference): a thread writes it. The library writes
 the later stages' files itself and reads them back (_capi's output_file and
-path sources); `wait` makes sure a file it reads is whole. `write` starts a thread that writes `path`'s bytes to a
+path sources). `write` starts a thread that writes a file's bytes to a
 temporary name and renames it into place (a file is whole or absent, and an
-earlier file of that name, or a hard link to it, is never changed); `read`
-returns the bytes of a write still under way, else the file's; `flush`
-waits for every write and raises the first error. Every public function that
+earlier file of that name, or a hard link to it, is never changed); `wait`
+waits for a file's write, so that the library reads it whole; `flush` waits
+for every write and raises the first error. Every public function that
 writes stage files flushes before it returns, so the working directory is
 complete when the caller sees it.
 """
@@ -23,9 +23,8 @@ import shutil
 import threading
 from typing import Dict, Iterable, List, Tuple, Union
 
-# path -> (the thread writing it, its bytes, the thread's error if it fails)
-_pending: Dict[pathlib.Path, Tuple[threading.Thread, Union[bytes, Iterable[bytes]],
-                                  List[BaseException]]] = {}
+# path -> (the thread writing it, the thread's error if it fails)
+_pending: Dict[pathlib.Path, Tuple[threading.Thread, List[BaseException]]] = {}
 
 
 def _write_now(path: pathlib.Path, data: Union[bytes, Iterable[bytes]],
@@ -41,30 +40,16 @@ def _write_now(path: pathlib.Path, data: Union[bytes, Iterable[bytes]],
         partial.unlink(missing_ok=True)
 
 
-def write(path: pathlib.Path, data: Union[bytes, str, Iterable[bytes]]) -> None:
-    """Starts writing `data` (text as UTF-8, or the pieces an iterable
-    gives, which never need to be in memory at once) to `path` on a
-    thread."""
+def write(path: pathlib.Path, data: Union[bytes, Iterable[bytes]]) -> None:
+    """Starts writing `data` (bytes, or the pieces an iterable gives, which
+    never need to be in memory at once) to `path` on a thread."""
     path = pathlib.Path(path)
     wait(path)  # one write of a path at a time, in order
-    if isinstance(data, str):
-        data = data.encode()
     errors: List[BaseException] = []
     thread = threading.Thread(target=_write_now, args=(path, data, errors),
                               name=f"qfx: writing {path.name}", daemon=False)
-    _pending[path] = (thread, data, errors)
+    _pending[path] = (thread, errors)
     thread.start()
-
-
-def read(path: pathlib.Path) -> bytes:
-    """The bytes of `path`: those of a write still under way, else the file's
-    (once a write of pieces has ended)."""
-    path = pathlib.Path(path)
-    pending = _pending.get(path)
-    if pending and isinstance(pending[1], bytes):
-        return pending[1]
-    wait(path)
-    return path.read_bytes()
 
 
 def wait(path: pathlib.Path) -> None:
@@ -72,7 +57,7 @@ def wait(path: pathlib.Path) -> None:
     pending = _pending.pop(pathlib.Path(path), None)
     if pending is None:
         return
-    thread, _, errors = pending
+    thread, errors = pending
     thread.join()
     if errors:
         raise errors[0]

@@ -218,7 +218,6 @@ def _pipeline(directory: pathlib.Path, source: Union[str, Exported], result: str
     else:
         _stagefiles.wait(directory / source)
         mlir = directory / source
-    _stagefiles.wait(directory / result)
     _, diagnostics = _capi.run_pipeline(mlir, f"builtin.module({passes})", source_name=source,
                                         resources=resources, output_file=directory / result)
     return _capi.format_diagnostics(diagnostics)

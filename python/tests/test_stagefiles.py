@@ -1,6 +1,6 @@
-"""Stage files written on threads (qfx._stagefiles): read back before they
-are on disk, whole or absent, errors raised at the flush, and linked (not
-copied) into a converted model's working directory."""
+"""Stage files written on threads (qfx._stagefiles): whole or absent, errors
+raised at the flush, and linked (not copied) into a converted model's
+working directory."""
 
 from __future__ import annotations
 
@@ -16,27 +16,21 @@ import qfx  # noqa: E402
 from qfx import _stagefiles  # noqa: E402
 
 
-def test_a_write_is_read_from_memory_until_it_is_on_disk(tmp_path):
+def test_a_write_is_whole_once_waited_for(tmp_path):
     data = os.urandom(1 << 20) * 64  # 64 MB: the write takes a while
     path = tmp_path / "big.mlir"
     _stagefiles.write(path, data)
-    assert _stagefiles.read(path) is data  # not the file, which may be partial
-    _stagefiles.flush()
+    _stagefiles.wait(path)
     assert path.read_bytes() == data
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.mlir"]  # no .partial left
+    assert not _stagefiles._pending
 
 
-def test_text_is_written_as_utf8(tmp_path):
-    _stagefiles.write(tmp_path / "t.mlir", "loc(\"é\")")
-    _stagefiles.flush()
-    assert (tmp_path / "t.mlir").read_bytes() == "loc(\"é\")".encode()
-
-
-def test_pieces_are_written_in_order_and_read_once_on_disk(tmp_path):
+def test_pieces_are_written_in_order(tmp_path):
     path = tmp_path / "pieces.mlir"
     _stagefiles.write(path, (bytes([k]) * 1000 for k in range(3)))
-    assert _stagefiles.read(path) == b"\0" * 1000 + b"\1" * 1000 + b"\2" * 1000
-    assert not _stagefiles._pending
+    _stagefiles.flush()
+    assert path.read_bytes() == b"\0" * 1000 + b"\1" * 1000 + b"\2" * 1000
 
 
 def test_a_failed_write_raises_at_the_flush(tmp_path):
