@@ -11,6 +11,7 @@ it runs the node on the inputs in PyTorch and writes the results.
 from __future__ import annotations
 
 import contextlib
+import copy
 import ctypes
 import threading
 from dataclasses import dataclass
@@ -154,6 +155,9 @@ class Host:
 
     def __bool__(self) -> bool:
         return bool(self.calls)
+
+    def __deepcopy__(self, memo: dict) -> "Host":
+        return Host(copy.deepcopy(self.calls, memo))
 
     def _run(self, _user: Any, call_id: int, buffers: Any, count: int) -> int:
         try:

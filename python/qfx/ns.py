@@ -53,7 +53,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 from qfx import _capi
-from qfx.quantize_fx import QuantizedModel
+from qfx.quantize_fx import QuantizedModel, _Model
 
 __all__ = ["OutputLogger", "extract_weights", "add_loggers", "extract_logger_info", "sqnr_table",
            "add_shadow_loggers", "extract_shadow_logger_info",
@@ -82,8 +82,9 @@ def _check_logger(logger_cls: Any) -> None:
 
 
 def _is_torch_module(model: Any) -> bool:
+    """A PyTorch model (qfx's models are torch.nn.Modules too)."""
     torch = _torch()
-    return isinstance(model, torch.nn.Module)
+    return isinstance(model, torch.nn.Module) and not isinstance(model, _Model)
 
 
 class _Logged:

@@ -47,6 +47,9 @@ What runs where, and what it costs:
   which starts clang to link it), and `load` uses that library when it can
   (same int8.mlir, a CPU with the features it was compiled for) and
   JIT-compiles int8.mlir otherwise. Both give the same outputs, bit for bit.
+- Both models are `torch.nn.Module`s (composition, hooks, deepcopy); the
+  quantized model pickles (`torch.save`) and its `state_dict` holds the
+  program (see `QuantizedModel`).
 - A pattern qfx-lower cannot lower (no backend pattern for the op, a
   weight it cannot use, ...) stays as in the reference model: dequantize,
   float op, quantize. qfx-lower says so in a "runs in float" remark;
@@ -57,7 +60,10 @@ What runs where, and what it costs:
 from __future__ import annotations
 
 import contextlib
+import copy
+import io
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -65,10 +71,12 @@ import sys
 import tempfile
 import warnings
 import weakref
+import zipfile
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import torch
 
 from qfx import _compiled, _host, _stagefiles
 from qfx import config as _config
@@ -89,14 +97,17 @@ _FORMAT = "qfx-quantized-model"
 _VERSION = 2
 _BACKEND_FILE = "backend_config.json"
 _OUTPUT_MODES = ("jit", "torch", None)
+# The stages pickles and state_dict carry of a QuantizedModel.
+_SERIALIZED_STAGES = ("int8",)
+# The attributes every torch.nn.Module has (hooks, training, ...).
+_MODULE_KEYS = frozenset(vars(torch.nn.Module()))
 
 
 # ----- helpers ------------------------------------------------------------
 
 
 def _is_torch_tensor(x: Any) -> bool:
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(x, torch.Tensor)
+    return isinstance(x, torch.Tensor)
 
 
 def _is_torch_object(obj: Any) -> bool:
@@ -243,8 +254,6 @@ def _torch_engine() -> Optional[str]:
     """`torch.backends.quantized.engine`, the engine whose numerics a model
     prepared without a backend_config follows (as PyTorch's quantized kernels
     do): x86, fbgemm, qnnpack or onednn; None for "none"."""
-    import torch
-
     engine = torch.backends.quantized.engine
     return engine if engine in ("x86", "fbgemm", "qnnpack", "onednn") else None
 
@@ -264,9 +273,10 @@ def _compile(directory: pathlib.Path) -> dict:
     record of it the manifest keeps."""
     source = directory / "int8.mlir"
     _stagefiles.wait(source)
-    _capi.compile_to_file(source, directory / _compiled.LIBRARY,
-                          header=directory / _compiled.HEADER, source_name="int8.mlir",
-                          target=_compiled.TARGET, export_name=_compiled.FUNCTION)
+    with _step("compiling int8.mlir ahead of time (libmodel.so)"):
+        _capi.compile_to_file(source, directory / _compiled.LIBRARY,
+                              header=directory / _compiled.HEADER, source_name="int8.mlir",
+                              target=_compiled.TARGET, export_name=_compiled.FUNCTION)
     return _compiled.compile_record(source)
 
 
@@ -346,6 +356,13 @@ class _Signature:
         self.structure = structure
         self.input_dtypes = list(input_dtypes or ["float32"] * len(self.inputs))
         self.index_bounds = list(index_bounds or [None] * len(self.inputs))
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Signature) and self.to_dict() == other.to_dict()
+
+    def __str__(self) -> str:
+        inputs = ", ".join(f"{_shape_text(s)} {d}" for s, d in zip(self.inputs, self.input_dtypes))
+        return f"({inputs}) -> ({', '.join(_shape_text(s) for s in self.outputs)})"
 
     def to_dict(self) -> dict:
         inputs = []
@@ -434,7 +451,6 @@ class _Signature:
 
     def wrap_outputs(self, outputs: List[np.ndarray], as_torch: bool) -> Any:
         if as_torch:
-            import torch
             outputs = [torch.from_numpy(o) for o in outputs]
         def rebuild(structure: Any) -> Any:
             if isinstance(structure, list):
@@ -534,13 +550,22 @@ def _write_backend_config(backend: Any, workdir: pathlib.Path, what: str = "prep
 # ----- the models -----------------------------------------------------------
 
 
-class _Model:
-    """What the prepared and the quantized model share: the signature, the
-    working directory with the stage files, running a stage."""
+class _Model(torch.nn.Module):
+    """What the prepared and the quantized model share: a `torch.nn.Module`
+    whose `forward` runs a compiled stage; the signature, the working
+    directory with the stage files.
+
+    As modules they compose (`nn.Sequential`, as submodules), take hooks,
+    `.eval()` / `.train()` (which change nothing they compute: they are
+    eval-mode programs), `torch.no_grad()` and `torch.inference_mode()`;
+    they hold no parameters. They run on the CPU on float32 (and index)
+    tensors: `.to()`, `.cuda()`, `.half()`, ... to another device or dtype
+    raise NotImplementedError instead of doing nothing."""
 
     _run_stage = "float"
 
     def __init__(self, workdir: pathlib.Path, signature: _Signature, host: _host.Host):
+        torch.nn.Module.__init__(self)
         self.workdir = workdir
         self.signature = signature
         self.host = host
@@ -595,6 +620,40 @@ class _Model:
         arrays = self.signature.check_inputs(inputs, what)
         return arrays, any(map(_is_torch_tensor, inputs))
 
+    def __deepcopy__(self, memo: dict) -> "_Model":
+        # The copy gets its own working directory, of links to this one's
+        # files (stage files and samples are replaced, never changed in
+        # place), and shares the compiled program, which never changes.
+        # Graph breaks call back into their PyTorch nodes: the copy's nodes
+        # are copies, and its program is compiled for them at its first call.
+        copied = type(self).__new__(type(self))
+        memo[id(self)] = copied
+        work = _make_workdir(None, copied)
+        _stagefiles.flush()
+        for root, directories, files in os.walk(self.workdir):
+            target = work / pathlib.Path(root).relative_to(self.workdir)
+            for name in directories:
+                (target / name).mkdir()
+            for name in files:
+                _stagefiles.link(pathlib.Path(root) / name, target / name)
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in ("workdir", "_function", "_profiling")}
+        copied.__dict__.update(copy.deepcopy(state, memo))
+        copied.__dict__.update(workdir=work, _function=None if self.host else self._function,
+                               _profiling=None)
+        return copied
+
+    def _apply(self, fn: Any) -> "_Model":
+        # Module.to / cuda / half / double / ... all apply `fn` to every
+        # tensor; the program's tensors are in the compiled code, so see
+        # what `fn` would make of a float32 CPU tensor.
+        moved = fn(torch.zeros(1))
+        if moved.device.type != "cpu" or moved.dtype != torch.float32:
+            raise NotImplementedError(
+                f"a qfx {type(self).__name__} runs compiled code on the CPU on float32 tensors; "
+                f"it cannot move to device {moved.device} / dtype {moved.dtype}")
+        return super()._apply(fn)
+
 
 class PreparedModel(_Model):
     """The observed model `prepare_fx` returns (PyTorch's `ObservedGraphModule`).
@@ -617,7 +676,9 @@ class PreparedModel(_Model):
                  qconfig_option: str, backend_option: str, outputs: Optional[str],
                  host: _host.Host):
         super().__init__(workdir, signature, host)
-        self._model = model
+        # The user's model, for outputs="torch"; not a submodule (the
+        # prepared model's .train() / state_dict are not the user model's).
+        self.__dict__["_model"] = model
         self.qconfig_mapping = qconfig_option
         self.backend_config = backend_option
         self.outputs = outputs
@@ -636,7 +697,7 @@ class PreparedModel(_Model):
     def _sample_dir(self, index: int) -> pathlib.Path:
         return self.workdir / "samples" / f"input{index}"
 
-    def __call__(self, *inputs: Any) -> Any:
+    def forward(self, *inputs: Any) -> Any:
         arrays, as_torch = self._run_one(inputs, "prepared model")
         for k, a in enumerate(arrays):
             directory = self._sample_dir(k)
@@ -646,13 +707,17 @@ class PreparedModel(_Model):
         if self.outputs is None:
             return None
         if self.outputs == "torch":
-            import torch
             with torch.no_grad():
                 result = self._model(*[torch.from_numpy(a) for a in arrays])
             outs = [t.detach().numpy() for t in _as_tuple(result)]
         else:
             outs = self._run(arrays)
         return self.signature.wrap_outputs(outs, as_torch)
+
+    def __getstate__(self) -> dict:
+        raise TypeError("a qfx PreparedModel cannot be pickled (torch.save): its calibration "
+                        "samples are files of its working directory; convert it first "
+                        "(QuantizedModel pickles), or copy.deepcopy it in this process")
 
     def __repr__(self) -> str:
         return (f"PreparedModel(inputs={self.signature.inputs}, "
@@ -724,6 +789,12 @@ class QuantizedModel(_Model):
     - `mlir(stage)` returns the IR of "float", "observed", "calibrated",
       "reference" and "int8"; `save(dir)` writes them with a manifest that
       `qfx.load` reads.
+
+    A `torch.nn.Module` (see `_Model`): `copy.deepcopy` shares the compiled
+    program; pickles (`torch.save`) and `state_dict()["_extra_state"]`
+    hold what `save` writes with only the int8 stage, as a zip archive (the
+    library is compiled at the first); unpickling and `load_state_dict`
+    read it as `qfx.load` reads a directory.
     """
 
     _run_stage = "int8"
@@ -743,7 +814,7 @@ class QuantizedModel(_Model):
                           else _jit(workdir, "int8", signature, self.host))
         self._profiling: Any = None
 
-    def __call__(self, *inputs: Any) -> Any:
+    def forward(self, *inputs: Any) -> Any:
         arrays, as_torch = self._run_one(inputs, "quantized model")
         return self.signature.wrap_outputs(self._run(arrays), as_torch)
 
@@ -791,13 +862,16 @@ class QuantizedModel(_Model):
         `directory`, created if needed. A model with graph breaks has no
         library (its program calls back into Python): its breaks' nodes are
         pickled to graph_breaks.pt (torch.save)."""
-        directory = pathlib.Path(directory)
+        self._write(pathlib.Path(directory),
+                    [s for s in STAGES if (self.workdir / f"{s}.mlir").is_file()])
+
+    def _write(self, directory: pathlib.Path, stages: Sequence[str]) -> None:
+        """`save` of the stages `stages`."""
         directory.mkdir(parents=True, exist_ok=True)
         # A program with graph breaks calls back into Python: no library
         # ahead of time; the breaks' nodes are pickled (torch.save).
         if self._compile_record is None and not self.host:
             self._compile_record = _compile(self.workdir)
-        stages = [s for s in STAGES if (self.workdir / f"{s}.mlir").is_file()]
         for stage in stages:
             shutil.copyfile(self._stage_path(stage), directory / f"{stage}.mlir")
         for name in (_compiled.LIBRARY, _compiled.HEADER) if not self.host else ():
@@ -816,6 +890,77 @@ class QuantizedModel(_Model):
             manifest["graph_breaks"] = _GRAPH_BREAKS
         (directory / _MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
+    # ----- copies: deepcopy, pickle (torch.save), state_dict ---------------
+
+    def _serialized(self) -> bytes:
+        """The model as pickles and state_dict hold it: what `save` writes
+        with only the int8 stage, as an uncompressed zip archive."""
+        buffer = io.BytesIO()
+        with tempfile.TemporaryDirectory(prefix="qfx-") as tmp:
+            self._write(pathlib.Path(tmp), _SERIALIZED_STAGES)
+            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+                for path in sorted(pathlib.Path(tmp).iterdir()):
+                    archive.write(path, path.name)
+        return buffer.getvalue()
+
+    def _load_serialized(self, data: bytes, what: str,
+                         signature: Optional[_Signature] = None) -> None:
+        """Makes this model the one `_serialized` wrote into `data` (as
+        `load` reads a directory); with `signature`, ValueError unless the
+        serialized model has it. Hooks and the training flag stay."""
+        module_state = {k: v for k, v in self.__dict__.items() if k in _MODULE_KEYS}
+        old_workdir = self.__dict__.get("workdir")
+        with tempfile.TemporaryDirectory(prefix="qfx-") as tmp:
+            try:
+                with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                    for info in archive.infolist():
+                        name = info.filename
+                        if "/" in name or "\\" in name or name in ("", ".", "..") \
+                                or info.is_dir():
+                            raise ValueError(f"member {name!r} is not a file name")
+                        (pathlib.Path(tmp) / name).write_bytes(archive.read(info))
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as error:
+                raise ValueError(f"{what}: not a serialized qfx QuantizedModel (a zip archive "
+                                 f"of its stages and manifest): {error}") from None
+            _load_into(self, pathlib.Path(tmp), None, signature)
+        self.__dict__.update(module_state)
+        if old_workdir is not None and old_workdir != self.workdir:
+            shutil.rmtree(old_workdir, ignore_errors=True)
+
+    def __getstate__(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k in _MODULE_KEYS}
+        state["_qfx_serialized"] = self._serialized()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        data = state.pop("_qfx_serialized", None)
+        if not isinstance(data, bytes):
+            raise ValueError("unpickling a QuantizedModel: the pickle holds no serialized qfx "
+                             "model")
+        self._load_serialized(data, "unpickling a QuantizedModel")
+        self.__dict__.update({k: v for k, v in state.items() if k in _MODULE_KEYS})
+
+    def get_extra_state(self) -> torch.Tensor:
+        """`state_dict()`'s entry `_extra_state`: the whole model (its
+        int8 program with the weights and qparams in it, the compiled
+        library, the manifest) as a uint8 tensor, the archive a pickle
+        holds. Not yet PyTorch's per-layer `weight` / `scale` /
+        `zero_point` entries."""
+        return torch.frombuffer(bytearray(self._serialized()), dtype=torch.uint8)
+
+    def set_extra_state(self, state: Any) -> None:
+        """`load_state_dict`: this model becomes the one `state` (another
+        QuantizedModel's `_extra_state`) holds, which must take and return
+        tensors of this model's shapes (ValueError otherwise)."""
+        if not isinstance(state, torch.Tensor) or state.dtype != torch.uint8 or state.dim() != 1:
+            raise TypeError("load_state_dict: _extra_state of a QuantizedModel is a 1-d uint8 "
+                            f"tensor, got {type(state).__name__}"
+                            + (f" {state.dtype} of shape {list(state.shape)}"
+                               if isinstance(state, torch.Tensor) else ""))
+        self._load_serialized(state.contiguous().numpy().tobytes(), "load_state_dict",
+                              self.signature)
+
     def __repr__(self) -> str:
         return (f"QuantizedModel(inputs={self.signature.inputs}, "
                 f"backend={self.backend_config!r}, float_ops={len(self.float_ops)}, "
@@ -826,8 +971,6 @@ class QuantizedModel(_Model):
 
 
 def _check_example_inputs(example_inputs: Any, what: str) -> tuple:
-    import torch
-
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
@@ -844,8 +987,6 @@ def _check_example_inputs(example_inputs: Any, what: str) -> tuple:
 def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str) -> _Signature:
     """The shapes and dtypes of a model's inputs (`index_bounds` from the
     exporter) and the shapes of its outputs `result`."""
-    import torch
-
     results: List[Any] = []
 
     def structure(value: Any) -> Any:
@@ -903,7 +1044,6 @@ def _custom_module_swaps(prepare_custom_config: Any) -> frozenset:
     (static). Anything else raises NotImplementedError naming it."""
     if prepare_custom_config is None:
         return frozenset()
-    import torch
     from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
     from torch.ao.quantization.quant_type import QuantType
 
@@ -940,7 +1080,6 @@ def _check_convert_custom_config(convert_custom_config: Any) -> None:
     raises NotImplementedError naming it."""
     if convert_custom_config is None:
         return
-    import torch
     from torch.ao.quantization.fx.custom_config import ConvertCustomConfig
 
     config = _custom_config(convert_custom_config, ConvertCustomConfig,
@@ -1009,16 +1148,16 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     Runs `qfx-fuse{backend=B}` and `qfx-prepare{...}` in this process; a
     failing pass raises `qfx.ToolError` with its diagnostics.
     """
-    import torch
-
     if _equalization_config is not None:
         raise NotImplementedError(
             "prepare_fx: qfx does not implement PyTorch 1.13's input-weight equalization "
             "(_equalization_config); on the Fashion-MNIST benchmark PyTorch's takes a residual "
             "CNN from 90.45 % to 52.0 % and raises on depthwise convolutions and 3-D Linear "
             "inputs (docs/accuracy.md); qfx.auto_quantize is qfx's accuracy tool")
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"prepare_fx expects a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(model, torch.nn.Module) or isinstance(model, _Model):
+        raise TypeError(f"prepare_fx expects a PyTorch torch.nn.Module, got "
+                        f"{type(model).__name__}" + (" (a qfx model already)"
+                                                     if isinstance(model, _Model) else ""))
     training = [name or "the model" for name, m in model.named_modules() if m.training]
     if training:
         raise ValueError("prepare_fx is post-training quantization: call model.eval() first ("
@@ -1165,7 +1304,6 @@ def quantize_dynamic(model: Any, qconfig_spec: Any = None, dtype: Any = None, ma
     (unidirectional), LSTMCell, GRUCell and RNNCell quantize each projection
     as PyTorch's dynamic modules.
     """
-    import torch
     from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig
 
     if mapping is not None:
@@ -1266,8 +1404,7 @@ def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
 
 def _is_torch_prepared(model: Any) -> bool:
     """A GraphModule PyTorch's prepare_fx or prepare_qat_fx returned."""
-    torch = sys.modules.get("torch")
-    return (torch is not None and isinstance(model, torch.fx.GraphModule)
+    return (isinstance(model, torch.fx.GraphModule)
             and hasattr(model, "_qconfig_mapping") and hasattr(model, "_is_qat"))
 
 
@@ -1320,7 +1457,16 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
     A model with graph breaks unpickles them from graph_breaks.pt (as
     torch.load: load only directories you trust) and compiles int8.mlir.
     """
-    directory = pathlib.Path(directory)
+    quantized = QuantizedModel.__new__(QuantizedModel)
+    _load_into(quantized, pathlib.Path(directory), backend_config)
+    return quantized
+
+
+def _load_into(quantized: QuantizedModel, directory: pathlib.Path, backend_config: Any,
+               expected: Optional[_Signature] = None) -> None:
+    """`load` of `directory` into `quantized` (initialized anew); with
+    `expected`, ValueError before `quantized` changes unless the saved
+    model has that signature."""
     manifest_path = directory / _MANIFEST
     if not manifest_path.is_file():
         raise FileNotFoundError(f"{manifest_path}: no such file; not a directory written by "
@@ -1342,15 +1488,17 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
                          f"({manifest.get('backend')!r}); backend_config is only for directories "
                          "saved before the int8 stage (version 1)")
     signature = _Signature.from_dict(manifest)
-    quantized = QuantizedModel.__new__(QuantizedModel)
+    if expected is not None and signature != expected:
+        raise ValueError(f"{manifest_path}: the saved model takes {signature}; this one "
+                         f"takes {expected}")
     work = _make_workdir(None, quantized)
     # Version 2 lists its stages (a model PyTorch calibrated has no observed
-    # stage); the reference and int8 stages are always there.
+    # stage, a pickled one only the int8 stage); the int8 stage is always
+    # there.
     stages = ([s for s in STAGES if s in manifest.get("stages", {})] if version == _VERSION
               else STAGES[:-1])
-    for stage in ("reference", "int8") if version == _VERSION else ():
-        if stage not in stages:
-            raise ValueError(f"{manifest_path}: names no {stage} stage")
+    if version == _VERSION and "int8" not in stages:
+        raise ValueError(f"{manifest_path}: names no int8 stage")
     for stage in stages:
         source = directory / manifest["stages"].get(stage, f"{stage}.mlir")
         if not source.is_file():
@@ -1384,7 +1532,6 @@ def load(directory: Any, backend_config: Any = None) -> QuantizedModel:
                                             signature)
     QuantizedModel.__init__(quantized, work, signature, backend_option, remarks, float_ops,
                             record, library, host)
-    return quantized
 
 
 def _saved_library_problem(directory: pathlib.Path, record: Any,

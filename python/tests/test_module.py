@@ -1,0 +1,225 @@
+"""qfx's prepared and quantized models as torch.nn.Modules: composition,
+hooks, modes, devices, copies, pickles (torch.save / torch.load in a fresh
+process) and state_dict round trips."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import pickle
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import pytest
+import torch
+
+import qfx
+from qfx import ns
+
+nn = torch.nn
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.relu = nn.ReLU()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.relu(self.conv(x))), 1))
+
+
+def data(count, seed, shape=(2, 3, 8, 8)):
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(*shape, generator=generator) for _ in range(count)]
+
+
+def convert(calibration, model=None):
+    if model is None:
+        torch.manual_seed(0)
+        model = SmallCNN().eval()
+    prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), backend_config="x86",
+                              outputs=None)
+    for x in calibration:
+        prepared(x)
+    return qfx.convert_fx(prepared)
+
+
+@pytest.fixture(scope="module")
+def quantized():
+    return convert(data(4, 1))
+
+
+def test_prepared_and_quantized_models_are_modules(quantized):
+    x = data(1, 2)[0]
+    y = quantized(x)
+    assert isinstance(quantized, nn.Module) and list(quantized.parameters()) == []
+    # They compose, and their outputs stay the program's.
+    head = nn.Sequential(quantized, nn.Softmax(dim=1))
+    assert torch.equal(head(x), torch.softmax(y, dim=1))
+    # Hooks see the call's inputs and outputs.
+    seen = []
+    handle = quantized.register_forward_hook(lambda m, i, o: seen.append((i[0], o)))
+    quantized(x)
+    handle.remove()
+    assert len(seen) == 1 and seen[0][0] is x and torch.equal(seen[0][1], y)
+    # Modes and grad contexts change nothing they compute.
+    assert quantized.train() is quantized and quantized.training
+    assert torch.equal(quantized(x), y)
+    assert quantized.eval() is quantized and not quantized.training
+    with torch.no_grad():
+        assert torch.equal(quantized(x), y)
+    with torch.inference_mode():
+        assert torch.equal(quantized(x), y)
+    assert torch.equal(quantized(x.requires_grad_()), y)
+
+    torch.manual_seed(0)
+    user_model = SmallCNN().eval()
+    prepared = qfx.prepare_fx(user_model, "default:x86", (x,), outputs="torch")
+    assert isinstance(prepared, nn.Module) and list(prepared.parameters()) == []
+    # The user's model is not the prepared model's submodule: .train() of
+    # the prepared model leaves it in eval mode.
+    prepared.train()
+    assert not user_model.training
+    nn.Sequential(prepared)(x)  # recorded through Module.__call__
+    assert prepared.num_samples == 1
+
+
+def test_a_qfx_model_is_not_a_pytorch_model(quantized):
+    with pytest.raises(TypeError, match="a qfx model already"):
+        qfx.prepare_fx(quantized, "default:x86", (data(1, 2)[0],))
+    # The numeric suite tells them apart too.
+    with pytest.raises(TypeError, match="must be the PyTorch float model"):
+        ns.extract_weights("float", quantized, "int8", quantized)
+
+
+def test_moving_to_another_device_or_dtype_raises(quantized):
+    x = data(1, 3)[0]
+    y = quantized(x)
+    assert quantized.to("cpu") is quantized and quantized.float() is quantized
+    assert quantized.to(torch.float32) is quantized and quantized.cpu() is quantized
+    for move in (lambda m: m.half(), lambda m: m.double(), lambda m: m.to(torch.bfloat16),
+                 lambda m: m.to("meta"), lambda m: m.to("meta", torch.float32)):
+        with pytest.raises(NotImplementedError, match="on the CPU on float32 tensors"):
+            move(quantized)
+    assert torch.equal(quantized(x), y)
+
+
+def test_deepcopy_is_independent_of_the_original():
+    calibration = data(4, 4)
+    original = convert(calibration)
+    x = data(1, 5)[0]
+    y = original(x)
+    original.register_forward_pre_hook(lambda m, i: None)
+    copied = copy.deepcopy(original)
+    assert copied.workdir != original.workdir and len(copied._forward_pre_hooks) == 1
+    assert copied.mlir("int8") == original.mlir("int8")
+    assert copied.signature == original.signature and copied.float_ops == original.float_ops
+    del original
+    gc.collect()  # removes the original's working directory
+    assert torch.equal(copied(x), y)
+    assert copied.mlir("float")  # the copy's stage files are its own
+
+
+def test_a_prepared_model_deepcopies_but_does_not_pickle():
+    calibration = data(4, 6)
+    torch.manual_seed(0)
+    prepared = qfx.prepare_fx(SmallCNN().eval(), "default:x86", (calibration[0],),
+                              backend_config="x86", outputs=None)
+    for x in calibration[:2]:
+        prepared(x)
+    copied = copy.deepcopy(prepared)
+    assert copied.workdir != prepared.workdir and copied.num_samples == 2
+    assert copied._model is not prepared._model
+    for x in calibration[2:]:
+        copied(x)  # records in the copy only
+    assert (prepared.num_samples, copied.num_samples) == (2, 4)
+    torch.manual_seed(0)
+    assert torch.equal(qfx.convert_fx(copied)(calibration[0]),
+                       convert(calibration)(calibration[0]))
+    with pytest.raises(TypeError, match="PreparedModel cannot be pickled"):
+        pickle.dumps(prepared)
+
+
+def test_torch_save_and_load_in_a_fresh_process(quantized, tmp_path, python_env):
+    inputs = torch.stack(data(3, 7))
+    torch.save(quantized, tmp_path / "model.pt")
+    torch.save((inputs, quantized.run_samples(inputs)), tmp_path / "expected.pt")
+    script = textwrap.dedent(f"""
+        import torch
+        model = torch.load({str(tmp_path / "model.pt")!r})
+        inputs, expected = torch.load({str(tmp_path / "expected.pt")!r})
+        assert type(model).__name__ == "QuantizedModel" and isinstance(model, torch.nn.Module)
+        assert not model.training
+        assert torch.equal(model.run_samples(inputs), expected)
+        assert torch.equal(torch.nn.Sequential(model)(inputs[0]), expected[0])
+        # The pickle carries the library compiled ahead of time.
+        assert type(model._function).__name__ == "CompiledFunction"
+        print("ok")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], env=python_env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    # A pickle holds the program, not the float stages.
+    loaded = pickle.loads(pickle.dumps(quantized))
+    assert loaded.mlir("int8") == quantized.mlir("int8")
+    with pytest.raises(ValueError, match="no 'float' stage"):
+        loaded.mlir("float")
+
+
+def test_state_dict_carries_the_program(quantized, tmp_path):
+    x = data(1, 8)[0]
+    other = convert(data(4, 9))  # calibrated on other data: other outputs
+    assert not torch.equal(other(x), quantized(x))
+    state = quantized.state_dict()
+    assert list(state) == ["_extra_state"] and state["_extra_state"].dtype == torch.uint8
+    torch.save(state, tmp_path / "state.pt")
+    handle = other.register_forward_hook(lambda m, i, o: None)
+    other.load_state_dict(torch.load(tmp_path / "state.pt"))
+    assert torch.equal(other(x), quantized(x))
+    assert other.mlir("int8") == quantized.mlir("int8")
+    assert len(other._forward_hooks) == 1  # hooks stay
+    handle.remove()
+    # Inside a container, under its name.
+    outer = nn.Sequential(quantized, nn.ReLU())
+    assert list(outer.state_dict()) == ["0._extra_state"]
+
+    with pytest.raises(RuntimeError, match="Missing key.*_extra_state"):
+        other.load_state_dict({})
+    with pytest.raises(TypeError, match="1-d uint8 tensor, got Tensor torch.float32"):
+        other.load_state_dict({"_extra_state": torch.zeros(3)})
+    with pytest.raises(ValueError, match="load_state_dict: not a serialized qfx QuantizedModel"):
+        other.load_state_dict({"_extra_state": torch.zeros(16, dtype=torch.uint8)})
+    wider = convert(data(4, 10, shape=(3, 3, 8, 8)))
+    with pytest.raises(ValueError, match=r"the saved model takes \(\[3, 3, 8, 8\] float32\)"):
+        other.load_state_dict(wider.state_dict())
+    assert torch.equal(other(x), quantized(x))  # failed loads changed nothing
+
+
+def test_a_model_with_graph_breaks_copies_and_pickles():
+    class Broken(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.fc2 = nn.Linear(6, 6), nn.Linear(6, 3)
+
+        def forward(self, x):
+            return self.fc2(torch.topk(self.fc1(x), 6).values)
+
+    torch.manual_seed(0)
+    calibration = data(4, 11, shape=(2, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        quantized = convert(calibration, Broken().eval())
+    assert [c.callee for c in quantized.graph_breaks] == ["torch.topk"]
+    x = data(1, 12, shape=(2, 6))[0]
+    y = quantized(x)
+    copied = copy.deepcopy(quantized)
+    assert copied.host is not quantized.host
+    assert copied.host.calls[0] is not quantized.host.calls[0]
+    assert torch.equal(copied(x), y)
+    assert torch.equal(pickle.loads(pickle.dumps(quantized))(x), y)
