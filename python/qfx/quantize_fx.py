@@ -20,10 +20,10 @@ float model's outputs. `convert_fx` calibrates on all recorded samples
 
 What runs where, and what it costs:
 
-- Every model has the static input shapes of `example_inputs`; each call
-  takes inputs of exactly those shapes (float32, torch tensors or NumPy
-  arrays) and returns torch tensors when given torch tensors, NumPy arrays
-  otherwise.
+- A prepared model takes inputs of the shapes of `example_inputs` (float32,
+  torch tensors or NumPy arrays) and returns torch tensors when given torch
+  tensors, NumPy arrays otherwise. A quantized model compiles a program for
+  other shapes at their first call (`_Shapes`).
 - A stage runs as quant-run runs it: JIT-compiled once in this process
   (linalg loops compiled by LLVM at -O3 for this machine's CPU, and
   qfx-codegen's kernels for the Linear and Conv2d layers' int8 chains on
@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import io
 import json
 import os
@@ -69,9 +70,11 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import warnings
 import weakref
 import zipfile
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -87,7 +90,7 @@ from qfx import _capi
 from qfx.tools import ToolError
 
 __all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
-           "FloatOpWarning"]
+           "FloatOpWarning", "RecompileWarning"]
 
 STAGES = ("float", "observed", "calibrated", "reference", "int8")
 _MANIFEST = "qfx_model.json"
@@ -99,6 +102,8 @@ _BACKEND_FILE = "backend_config.json"
 _OUTPUT_MODES = ("jit", "torch", None)
 # The stages pickles and state_dict carry of a QuantizedModel.
 _SERIALIZED_STAGES = ("int8",)
+# The input shapes besides example_inputs' a quantized model keeps compiled.
+_SHAPE_CACHE = 8
 # The attributes every torch.nn.Module has (hooks, training, ...).
 _MODULE_KEYS = frozenset(vars(torch.nn.Module()))
 
@@ -136,6 +141,11 @@ class FloatOpWarning(UserWarning):
     """`convert_fx` left some ops of the quantized model in float: graph
     breaks running in PyTorch, or patterns qfx-lower could not lower to int8
     (see `QuantizedModel.float_ops`)."""
+
+
+class RecompileWarning(UserWarning):
+    """A quantized model compiles its program for input shapes other than
+    `example_inputs`' (said once per model)."""
 
 
 @dataclass(frozen=True)
@@ -265,6 +275,14 @@ def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[Floa
         remarks = _pipeline(directory, "reference.mlir", "int8.mlir",
                             f"func.func(qfx-lower{{backend={_option(directory, backend_option)}}})")
     return remarks, _float_ops(remarks)
+
+
+def _convert_and_lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[FloatOp]]:
+    """qfx-convert of calibrated.mlir in `directory` (reference.mlir), then
+    `_lower`."""
+    with _step("converting (qfx-convert)"):
+        _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
+    return _lower(directory, backend_option)
 
 
 def _compile(directory: pathlib.Path) -> dict:
@@ -547,6 +565,136 @@ def _write_backend_config(backend: Any, workdir: pathlib.Path, what: str = "prep
     return _BACKEND_FILE
 
 
+# ----- other input shapes ----------------------------------------------------
+
+
+def _fingerprint(model: Any) -> str:
+    """A digest of `model`'s parameters and buffers (names, dtypes, shapes,
+    bytes): it changes when one is replaced or written, also through
+    `.data`, which no version counter sees."""
+    digest = hashlib.blake2b(digest_size=32)
+    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
+        digest.update(f"{name}:{t.dtype}:{tuple(t.shape)};".encode())
+        digest.update(t.detach().reshape(-1).contiguous().view(torch.uint8).numpy())
+    return digest.hexdigest()
+
+
+@dataclass
+class _Source:
+    """What a quantized model needs to compile for other input shapes: the
+    PyTorch model to export again (the model qfx.prepare_fx was given, or
+    the model PyTorch prepared), how it was exported and prepared, whether
+    the statistics come from its PyTorch observers (else from the model's
+    calibrated stage), and `_fingerprint` of it when it was exported."""
+
+    model: Any
+    quantizable: frozenset
+    strict: bool
+    qconfig_option: str
+    backend_option: str
+    engine: Optional[str]
+    torch_statistics: bool
+    fingerprint: Optional[str]
+
+    def __deepcopy__(self, memo: dict) -> "_Source":
+        # (a prepared model's copy: its model is a copy too)
+        model = copy.deepcopy(self.model, memo)
+        unchanged = _fingerprint(self.model) == self.fingerprint
+        return _Source(model, self.quantizable, self.strict, self.qconfig_option,
+                       self.backend_option, self.engine, self.torch_statistics,
+                       _fingerprint(model) if unchanged else None)
+
+
+class _Shapes:
+    """A quantized model's programs for input shapes other than
+    `example_inputs'`, each compiled at its first call: the PyTorch model
+    exported at those shapes, prepared as at first, its observers given the
+    first calibration's statistics (qfx-copy-statistics; a model PyTorch
+    prepared: its observers', qfx-import-statistics), converted, lowered and
+    compiled. The `_SHAPE_CACHE` shapes used last stay compiled."""
+
+    def __init__(self, source: Optional[_Source]):
+        self.source = source
+        # input shapes -> (signature, compiled program, working directory)
+        self.compiled: "OrderedDict[tuple, Tuple[_Signature, Any, pathlib.Path]]" = OrderedDict()
+        self.lock = threading.Lock()
+        self.warned = False
+        self.count = 0
+
+    def __deepcopy__(self, memo: dict) -> "_Shapes":
+        # A quantized model's copy exports the same PyTorch model (the
+        # user's, not copied), and compiles its own programs.
+        return _Shapes(self.source)
+
+    def get(self, model: "QuantizedModel", inputs: tuple,
+            shapes: tuple) -> Tuple["_Signature", Any]:
+        with self.lock:
+            entry = self.compiled.get(shapes)
+            if entry is None:
+                entry = self._compile(model, inputs, shapes)
+                self.compiled[shapes] = entry
+            self.compiled.move_to_end(shapes)
+            while len(self.compiled) > _SHAPE_CACHE:
+                shutil.rmtree(self.compiled.popitem(last=False)[1][2], ignore_errors=True)
+            return entry[0], entry[1]
+
+    def _compile(self, model: "QuantizedModel", inputs: tuple,
+                 shapes: tuple) -> Tuple["_Signature", Any, pathlib.Path]:
+        source = self.source
+        what = ", ".join(map(_shape_text, shapes))
+        if _fingerprint(source.model) != source.fingerprint:
+            raise RuntimeError(
+                f"quantized model: cannot compile for input shapes {what}: the PyTorch model it "
+                "was converted from has changed since (a parameter or buffer was replaced or "
+                "written), and exporting it again would quantize other weights; convert it "
+                "again, or call the model with the shapes of example_inputs")
+        if not self.warned:
+            self.warned = True
+            warnings.warn(f"the quantized model compiles its program for input shapes {what} "
+                          f"(its programs have static shapes; it keeps the {_SHAPE_CACHE} "
+                          "shapes used last compiled, besides example_inputs')",
+                          RecompileWarning, stacklevel=5)
+        directory = model.workdir / "shapes" / str(self.count)
+        self.count += 1
+        directory.mkdir(parents=True)
+        for option in (source.qconfig_option, source.backend_option):
+            if (model.workdir / option).is_file():
+                shutil.copyfile(model.workdir / option, directory / option)
+        tensors = tuple(torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
+                        else x.detach() for x in inputs)
+        with _step(f"exporting the model for input shapes {what}"):
+            float_mlir, result, index_bounds, host = export_with_outputs(
+                source.model, tensors, quantizable=source.quantizable, strict=source.strict)
+        signature = _signature(tensors, result, index_bounds, "quantized model")
+        statistics = ("qfx-import-statistics" if source.torch_statistics else
+                      "qfx-copy-statistics{from="
+                      + _capi.quote_option(str(model.workdir / "calibrated.mlir")) + "}")
+        with _step("fusing, preparing and taking the calibration's statistics"):
+            _pipeline(directory, float_mlir, "calibrated.mlir",
+                      _prepare_passes(directory, source.qconfig_option, source.backend_option,
+                                      source.engine) + "," + statistics)
+        _convert_and_lower(directory, source.backend_option)
+        function = _jit(directory, "int8", signature, host)
+        _stagefiles.flush()
+        return signature, function, directory
+
+
+def _input_shapes(inputs: tuple, signature: "_Signature") -> Optional[tuple]:
+    """The shapes of `inputs` if they are tensors or arrays of the
+    signature's count, ranks and dtypes (a call another program of the model
+    could take), else None."""
+    if len(inputs) != len(signature.inputs):
+        return None
+    shapes = []
+    for x, shape, dtype in zip(inputs, signature.inputs, signature.input_dtypes):
+        if not isinstance(x, (np.ndarray, torch.Tensor)) or x.ndim != len(shape):
+            return None
+        if (str(x.dtype) if isinstance(x, np.ndarray) else str(x.dtype)[len("torch."):]) != dtype:
+            return None
+        shapes.append(tuple(x.shape))
+    return tuple(shapes)
+
+
 # ----- the models -----------------------------------------------------------
 
 
@@ -631,6 +779,8 @@ class _Model(torch.nn.Module):
         work = _make_workdir(None, copied)
         _stagefiles.flush()
         for root, directories, files in os.walk(self.workdir):
+            if root == str(self.workdir) and "shapes" in directories:
+                directories.remove("shapes")  # other shapes' programs: compiled again
             target = work / pathlib.Path(root).relative_to(self.workdir)
             for name in directories:
                 (target / name).mkdir()
@@ -773,10 +923,13 @@ class QuantizedModel(_Model):
     (AVX-512 VNNI or AArch64 SDOT) for Linear, Conv2d and depthwise Conv2d
     layers on CPUs that have them.
 
-    Calls take inputs of exactly the shapes of `example_inputs` (the
-    compiled function's shapes are static); `run_samples` runs samples
-    stacked along a new leading axis one after another through the same
-    function.
+    Calls take inputs of the shapes of `example_inputs`, or of other
+    shapes of the same ranks and dtypes, for which the model compiles
+    another program at their first call (warning once, `RecompileWarning`;
+    see `_Shapes`) if it has the PyTorch model it was converted from,
+    unchanged (not after `load`, unpickling or `load_state_dict`);
+    `run_samples` runs samples stacked along a new leading axis one after
+    another through the function of `example_inputs`' shapes.
 
     - `float_ops`: the graph breaks (nodes running in PyTorch,
       `graph_breaks`), then the `FloatOp`s qfx-lower could not lower ("runs
@@ -813,10 +966,18 @@ class QuantizedModel(_Model):
         self._function = (library if library is not None
                           else _jit(workdir, "int8", signature, self.host))
         self._profiling: Any = None
+        # Programs for other input shapes; convert_fx gives the model its
+        # source (a loaded model has none: it cannot export again).
+        self._shapes = _Shapes(None)
 
     def forward(self, *inputs: Any) -> Any:
-        arrays, as_torch = self._run_one(inputs, "quantized model")
-        return self.signature.wrap_outputs(self._run(arrays), as_torch)
+        shapes = _input_shapes(inputs, self.signature) if self._shapes.source else None
+        if shapes is None or shapes == tuple(self.signature.inputs):
+            arrays, as_torch = self._run_one(inputs, "quantized model")
+            return self.signature.wrap_outputs(self._run(arrays), as_torch)
+        signature, function = self._shapes.get(self, inputs, shapes)
+        arrays = signature.check_inputs(inputs, "quantized model")
+        return signature.wrap_outputs(function(arrays), any(map(_is_torch_tensor, inputs)))
 
     def profile(self, *inputs: Any, runs: int = 20) -> "Profile":
         """Times the int8 program per layer on `inputs` (`quant-run
@@ -1167,10 +1328,11 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
+    quantizable = _custom_module_swaps(prepare_custom_config)
+    fingerprint = _fingerprint(model)
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(
-            model, example_inputs, quantizable=_custom_module_swaps(prepare_custom_config),
-            strict=strict)
+            model, example_inputs, quantizable=quantizable, strict=strict)
     signature = _signature(example_inputs, result, index_bounds, "prepare_fx")
 
     prepared = PreparedModel.__new__(PreparedModel)
@@ -1178,13 +1340,14 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     qconfig_option = _write_qconfig_mapping(qconfig_mapping, directory)
     backend_option = _write_backend_config(backend_config, directory)
     shutil.rmtree(directory / "samples", ignore_errors=True)  # a reused workdir's old samples
+    engine = _torch_engine() if backend_config is None or _follow_engine else None
     with _step("fusing and preparing (qfx-fuse, qfx-prepare)"):
         _pipeline(directory, float_mlir, "observed.mlir",
-                  _prepare_passes(directory, qconfig_option, backend_option,
-                                  _torch_engine() if backend_config is None or _follow_engine
-                                  else None))
+                  _prepare_passes(directory, qconfig_option, backend_option, engine))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
                            backend_option, outputs, host)
+    prepared._source = _Source(model, quantizable, strict, qconfig_option, backend_option,
+                               engine, False, fingerprint)
     return prepared
 
 
@@ -1266,8 +1429,9 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
         # observer that needed data).
         _stagefiles.link(directory / "observed.mlir", directory / "calibrated.mlir")
     backend_option = prepared.backend_config
-    if backend_option == _BACKEND_FILE:
-        shutil.copyfile(prepared.workdir / _BACKEND_FILE, directory / _BACKEND_FILE)
+    for option in (backend_option, prepared.qconfig_mapping):  # files, for other shapes
+        if (prepared.workdir / option).is_file():
+            shutil.copyfile(prepared.workdir / option, directory / option)
     try:
         _finish_conversion(quantized, directory, prepared.signature, backend_option,
                            prepared.host)
@@ -1277,6 +1441,7 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
         raise ValueError("convert_fx: no calibration samples, and the model observes "
                          "activations; call the prepared model on calibration data first:\n"
                          f"{error.diagnostics}") from None
+    quantized._shapes = _Shapes(prepared._source)
     _warn_float_ops(quantized.float_ops, stacklevel=2)
     return quantized
 
@@ -1392,9 +1557,7 @@ def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
     """calibrated.mlir in `directory` -> reference.mlir, int8.mlir, compiled
     in-process; initializes `quantized` over them (`host`: its graph
     breaks)."""
-    with _step("converting (qfx-convert)"):
-        _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
-    remarks, float_ops = _lower(directory, backend_option)
+    remarks, float_ops = _convert_and_lower(directory, backend_option)
     float_ops = [FloatOp("qfx.host_call", f"{c.module}({c.node})", c.callee,
                          f"runs in PyTorch (a graph break): {c.reason}")
                  for c in host.calls] + float_ops
@@ -1416,6 +1579,7 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     if model.training:
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")
+    fingerprint = _fingerprint(model)
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(model, example_inputs,
                                                                      strict=strict)
@@ -1425,12 +1589,14 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
     qconfig_option = _write_qconfig_mapping(mapping, directory)
     backend_option = _write_backend_config(backend_config, directory, "convert_fx")
+    engine = _torch_engine() if backend_config is None else None
     with _step("fusing, preparing and importing PyTorch's statistics"):
         _pipeline(directory, float_mlir, "calibrated.mlir",
-                  _prepare_passes(directory, qconfig_option, backend_option,
-                                  _torch_engine() if backend_config is None else None)
+                  _prepare_passes(directory, qconfig_option, backend_option, engine)
                   + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option, host)
+    quantized._shapes = _Shapes(_Source(model, frozenset(), strict, qconfig_option,
+                                        backend_option, engine, True, fingerprint))
     return quantized
 
 

@@ -223,3 +223,51 @@ def test_a_model_with_graph_breaks_copies_and_pickles():
     assert copied.host.calls[0] is not quantized.host.calls[0]
     assert torch.equal(copied(x), y)
     assert torch.equal(pickle.loads(pickle.dumps(quantized))(x), y)
+
+
+def test_any_batch_size_through_one_converted_model(monkeypatch):
+    """Prepared and calibrated at batch 2, the model runs batches of 1, 3 and
+    16, each compiled at its first call with the first calibration's
+    statistics: each sample's outputs are those of the batch-2 program."""
+    quantized = convert(data(4, 13))
+    pairs = torch.cat(data(8, 14))  # 16 samples
+    expected = torch.cat([quantized(pairs[i:i + 2]) for i in range(0, 16, 2)])
+    with pytest.warns(qfx.RecompileWarning, match=r"input shapes \[16, 3, 8, 8\]"):
+        assert torch.equal(quantized(pairs), expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.RecompileWarning)  # said once per model
+        assert torch.equal(quantized(pairs[:3]), expected[:3])
+        assert torch.equal(torch.from_numpy(quantized(pairs[5:6].numpy())), expected[5:6])
+    assert list(quantized._shapes.compiled) == [((16, 3, 8, 8),), ((3, 3, 8, 8),),
+                                                ((1, 3, 8, 8),)]
+    # The shapes used last stay compiled; older ones go, with their files.
+    monkeypatch.setattr(qfx.quantize_fx, "_SHAPE_CACHE", 2)
+    oldest = quantized._shapes.compiled[((16, 3, 8, 8),)][2]
+    assert torch.equal(quantized(pairs[:4]), expected[:4])
+    assert list(quantized._shapes.compiled) == [((1, 3, 8, 8),), ((4, 3, 8, 8),)]
+    assert not oldest.exists()
+    # Other ranks and dtypes are not other shapes of the model.
+    with pytest.raises(ValueError, match="has shape"):
+        quantized(pairs[0])
+    with pytest.raises(TypeError, match="dtype"):
+        quantized(pairs.double())
+
+
+def test_other_shapes_need_the_unchanged_pytorch_model():
+    torch.manual_seed(0)
+    model = SmallCNN().eval()
+    quantized = convert(data(4, 15), model)
+    x = data(1, 16, shape=(5, 3, 8, 8))[0]
+    with torch.no_grad():
+        model.fc.weight.data.mul_(2)  # no version counter sees writes through .data
+    with pytest.raises(RuntimeError, match=r"shapes \[5, 3, 8, 8\]: the PyTorch model it was "
+                                           "converted from has changed since"):
+        quantized(x)
+    # A model read from a pickle or a state_dict has no PyTorch model.
+    loaded = pickle.loads(pickle.dumps(quantized))
+    with pytest.raises(ValueError, match=r"has shape \[5, 3, 8, 8\]; the model was prepared for"):
+        loaded(x)
+    copied = copy.deepcopy(quantized)
+    copied.load_state_dict(loaded.state_dict())
+    with pytest.raises(ValueError, match="the model was prepared for"):
+        copied(x)

@@ -726,3 +726,24 @@ def test_quantizable_multihead_attention_dynamic():
     with torch.no_grad():
         error = (quantized(x) - model(x)).abs().max().item()
     assert error < 0.05, error  # 0.017 on outputs up to 0.44
+
+
+def test_encoder_at_other_batch_sizes_and_lengths_equals_pytorch():
+    """Converted at [1, 16, 64], the model compiles for other batch sizes and
+    sequence lengths at their first call (exported again, PyTorch's
+    statistics imported again); every output equals PyTorch's."""
+    model, calibration, _ = encoder()
+    prepared, theirs = torch_static(model, calibration)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, (calibration[0],))
+    generator = torch.Generator().manual_seed(2)
+    with pytest.warns(qfx.RecompileWarning, match=r"input shapes \[3, 16, 64\]"):
+        ours(torch.randn(3, 16, 64, generator=generator))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.RecompileWarning)  # said once
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        for shape in ((3, 16, 64), (2, 9, 64), (1, 16, 64)):
+            x = torch.randn(*shape, generator=generator)
+            with torch.no_grad():
+                assert torch.equal(ours(x), theirs(x))

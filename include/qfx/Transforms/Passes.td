@@ -343,6 +343,44 @@ def QFXImportStatistics
   let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
 }
 
+def QFXCopyStatistics : Pass<"qfx-copy-statistics", "::mlir::ModuleOp"> {
+  let summary = "Gives each qfx.observe the statistics of the observer with "
+                "its id in another calibrated module of the same model";
+  let description = [{
+    Compiling a converted model for other input shapes (another batch size,
+    another sequence length): the model is exported again at those shapes
+    and prepared with the same QConfigMapping and backend, which places the
+    same observers with the same ids, and this pass gives them the
+    statistics of the module calibrated at the first shapes (`from`, a
+    calibrated stage file, text or bytecode), in place of a calibration.
+    Statistics do not depend on the shapes (an observer sees all of a
+    value's elements; per-channel ones keep the channel axis).
+
+    Every calibrating `qfx.observe` must find the observer of its id in
+    `from`, with the same `spec`, and every calibrating observer of `from`
+    must be in the module; anything else is an error naming the observer:
+    the two modules are not the same model at two shapes. An observer
+    without statistics in `from` (a weight's, which qfx-convert computes
+    from the constant, in a model converted without calibration) is left
+    without.
+
+    ```mlir
+    // from: %o = qfx.observe %r id 2 spec(#qfx.observer<minmax>)
+    //           stats(#qfx.minmax<min = 0.0, max = 2.5>) : tensor<1x8xf32>
+    %o = qfx.observe %r id 2 spec(#qfx.observer<minmax>) : tensor<4x8xf32>
+    // becomes
+    %o = qfx.observe %r id 2 spec(#qfx.observer<minmax>)
+        stats(#qfx.minmax<min = 0.0, max = 2.5>) : tensor<4x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"from", "from", "std::string", /*default=*/"\"\"",
+           "The calibrated module (an MLIR file) whose statistics to copy">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
+}
+
 def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
   let summary = "Inserts qfx.observe where PyTorch's prepare_fx inserts "
                 "observers";
