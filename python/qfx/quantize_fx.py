@@ -368,15 +368,25 @@ class _Signature:
 
     def __init__(self, inputs: List[Tuple[int, ...]], outputs: List[Tuple[int, ...]],
                  structure: Any, input_dtypes: Optional[List[str]] = None,
-                 index_bounds: Optional[List[Optional[int]]] = None):
+                 index_bounds: Optional[List[Optional[int]]] = None,
+                 input_names: Optional[List[Optional[str]]] = None):
         self.inputs = [tuple(s) for s in inputs]
         self.outputs = [tuple(s) for s in outputs]
         self.structure = structure
         self.input_dtypes = list(input_dtypes or ["float32"] * len(self.inputs))
         self.index_bounds = list(index_bounds or [None] * len(self.inputs))
+        # The names calls may give inputs by (the model's forward's
+        # parameters); None for one that only goes by position.
+        self.input_names = list(input_names or [None] * len(self.inputs))
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, _Signature) and self.to_dict() == other.to_dict()
+        """Same inputs (shapes, dtypes, index bounds; names aside) and
+        outputs."""
+        def key(signature: _Signature) -> tuple:
+            return (signature.inputs, signature.input_dtypes, signature.index_bounds,
+                    signature.outputs, signature.structure)
+
+        return isinstance(other, _Signature) and key(self) == key(other)
 
     def __str__(self) -> str:
         inputs = ", ".join(f"{_shape_text(s)} {d}" for s, d in zip(self.inputs, self.input_dtypes))
@@ -384,10 +394,13 @@ class _Signature:
 
     def to_dict(self) -> dict:
         inputs = []
-        for shape, dtype, bound in zip(self.inputs, self.input_dtypes, self.index_bounds):
+        for shape, dtype, bound, name in zip(self.inputs, self.input_dtypes, self.index_bounds,
+                                             self.input_names):
             entry = {"shape": list(shape), "dtype": dtype}
             if bound is not None:
                 entry["index_bound"] = bound
+            if name is not None:
+                entry["name"] = name
             inputs.append(entry)
         return {
             "inputs": inputs,
@@ -405,6 +418,9 @@ class _Signature:
             if bound is not None and (type(bound) is not int or bound <= 0):
                 raise ValueError(f"index_bound {bound!r} in the manifest: expected a positive "
                                  "integer")
+            if not isinstance(entry.get("name", ""), str):
+                raise ValueError(f"input name {entry['name']!r} in the manifest: expected a "
+                                 "string")
         # Manifests before nested outputs say whether the model returned one
         # tensor or a tuple.
         structure = d["structure"] if "structure" in d else (
@@ -415,7 +431,30 @@ class _Signature:
                              "nested in lists and {\"dict\": [[key, structure], ...]}")
         return cls([e["shape"] for e in d["inputs"]], [e["shape"] for e in d["outputs"]],
                    structure, [e["dtype"] for e in d["inputs"]],
-                   [e.get("index_bound") for e in d["inputs"]])
+                   [e.get("index_bound") for e in d["inputs"]],
+                   [e.get("name") for e in d["inputs"]])
+
+    def bind(self, inputs: tuple, kwargs: dict, what: str) -> tuple:
+        """The inputs of a call in order, `kwargs` given by name as the
+        model's forward takes them; TypeError as Python's for an unknown,
+        repeated or missing one."""
+        if not kwargs:
+            return inputs
+        missing = object()
+        args = list(inputs) + [missing] * (len(self.inputs) - len(inputs))
+        for key, value in kwargs.items():
+            if key not in self.input_names:
+                named = [n for n in self.input_names if n is not None]
+                raise TypeError(f"{what} got an unexpected keyword argument {key!r} (its inputs "
+                                "by name: " + (", ".join(named) or "none") + ")")
+            index = self.input_names.index(key)
+            if index < len(inputs):
+                raise TypeError(f"{what} got multiple values for input {key!r}")
+            args[index] = value
+        absent = [self.input_names[k] or str(k) for k, a in enumerate(args) if a is missing]
+        if absent:
+            raise TypeError(f"{what} is missing input(s) " + ", ".join(absent))
+        return tuple(args)
 
     def input_specs(self) -> List[Tuple[Any, Tuple[int, ...]]]:
         """(NumPy dtype, shape) of each input."""
@@ -665,7 +704,8 @@ class _Shapes:
         with _step(f"exporting the model for input shapes {what}"):
             float_mlir, result, index_bounds, host = export_with_outputs(
                 source.model, tensors, quantizable=source.quantizable, strict=source.strict)
-        signature = _signature(tensors, result, index_bounds, "quantized model")
+        signature = _signature(tensors, result, index_bounds, "quantized model",
+                               model.signature.input_names)
         statistics = ("qfx-import-statistics" if source.torch_statistics else
                       "qfx-copy-statistics{from="
                       + _capi.quote_option(str(model.workdir / "calibrated.mlir")) + "}")
@@ -847,7 +887,8 @@ class PreparedModel(_Model):
     def _sample_dir(self, index: int) -> pathlib.Path:
         return self.workdir / "samples" / f"input{index}"
 
-    def forward(self, *inputs: Any) -> Any:
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = self.signature.bind(inputs, kwargs, "prepared model")
         arrays, as_torch = self._run_one(inputs, "prepared model")
         for k, a in enumerate(arrays):
             directory = self._sample_dir(k)
@@ -970,7 +1011,8 @@ class QuantizedModel(_Model):
         # source (a loaded model has none: it cannot export again).
         self._shapes = _Shapes(None)
 
-    def forward(self, *inputs: Any) -> Any:
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = self.signature.bind(inputs, kwargs, "quantized model")
         shapes = _input_shapes(inputs, self.signature) if self._shapes.source else None
         if shapes is None or shapes == tuple(self.signature.inputs):
             arrays, as_torch = self._run_one(inputs, "quantized model")
@@ -1145,9 +1187,29 @@ def _check_example_inputs(example_inputs: Any, what: str) -> tuple:
     return example_inputs
 
 
-def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str) -> _Signature:
+def _input_names(model: Any, count: int) -> List[Optional[str]]:
+    """The names `model`'s forward takes its first `count` inputs by (as
+    PyTorch's traced model does, its placeholders'); None for an input
+    that goes by position only (a positional-only or *args parameter)."""
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(model.forward).parameters.values())
+    except (TypeError, ValueError):
+        return [None] * count
+    names: List[Optional[str]] = []
+    for parameter in parameters:
+        if len(names) == count or parameter.kind == parameter.VAR_POSITIONAL:
+            break
+        names.append(parameter.name if parameter.kind == parameter.POSITIONAL_OR_KEYWORD
+                     else None)
+    return names + [None] * (count - len(names))
+
+
+def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str,
+               input_names: List[Optional[str]]) -> _Signature:
     """The shapes and dtypes of a model's inputs (`index_bounds` from the
-    exporter) and the shapes of its outputs `result`."""
+    exporter), their names, and the shapes of its outputs `result`."""
     results: List[Any] = []
 
     def structure(value: Any) -> Any:
@@ -1165,7 +1227,7 @@ def _signature(example_inputs: tuple, result: Any, index_bounds: list, what: str
     return _Signature([tuple(x.shape) for x in example_inputs],
                       [tuple(r.shape) for r in results], nesting,
                       input_dtypes=[str(x.dtype).replace("torch.", "") for x in example_inputs],
-                      index_bounds=index_bounds)
+                      index_bounds=index_bounds, input_names=input_names)
 
 
 def _writes_stage_files(function: Any) -> Any:
@@ -1333,7 +1395,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(
             model, example_inputs, quantizable=quantizable, strict=strict)
-    signature = _signature(example_inputs, result, index_bounds, "prepare_fx")
+    signature = _signature(example_inputs, result, index_bounds, "prepare_fx",
+                           _input_names(model, len(example_inputs)))
 
     prepared = PreparedModel.__new__(PreparedModel)
     directory = _make_workdir(workdir, prepared)
@@ -1583,7 +1646,8 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(model, example_inputs,
                                                                      strict=strict)
-    signature = _signature(example_inputs, result, index_bounds, "convert_fx")
+    signature = _signature(example_inputs, result, index_bounds, "convert_fx",
+                           _input_names(model, len(example_inputs)))
     quantized = QuantizedModel.__new__(QuantizedModel)
     directory = _make_workdir(None, quantized)
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)

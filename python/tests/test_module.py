@@ -271,3 +271,36 @@ def test_other_shapes_need_the_unchanged_pytorch_model():
     copied.load_state_dict(loaded.state_dict())
     with pytest.raises(ValueError, match="the model was prepared for"):
         copied(x)
+
+
+class TwoInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x, bias):
+        return self.fc(x) + bias
+
+
+def test_inputs_by_name_as_pytorchs_traced_model_takes_them(tmp_path):
+    """PyTorch's converted GraphModule takes its inputs by the names of the
+    model's forward parameters; so do qfx's models, and saved ones."""
+    torch.manual_seed(0)
+    model = TwoInputs().eval()
+    x, bias = data(1, 17, shape=(2, 6))[0], data(1, 18, shape=(2, 4))[0]
+    prepared = qfx.prepare_fx(model, "default:x86", (x, bias), outputs="torch")
+    assert torch.equal(prepared(x, bias=bias), model(x, bias))
+    prepared(bias=bias, x=x)
+    quantized = qfx.convert_fx(prepared)
+    y = quantized(x, bias)
+    assert torch.equal(quantized(bias=bias, x=x), y)
+    assert torch.equal(quantized(x, bias=bias), y)
+    quantized.save(tmp_path / "saved")
+    assert torch.equal(qfx.load(tmp_path / "saved")(bias=bias, x=x), y)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'z' \(its inputs by name: "
+                                        "x, bias\\)"):
+        quantized(x, z=bias)
+    with pytest.raises(TypeError, match="multiple values for input 'x'"):
+        quantized(x, x=x)
+    with pytest.raises(TypeError, match="missing input\\(s\\) bias"):
+        quantized(x=x)
