@@ -687,6 +687,20 @@ class _Shapes:
                 "was converted from has changed since (a parameter or buffer was replaced or "
                 "written), and exporting it again would quantize other weights; convert it "
                 "again, or call the model with the shapes of example_inputs")
+        tensors = tuple(torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
+                        else x.detach() for x in inputs)
+        try:
+            with _step(f"exporting the model for input shapes {what}"):
+                float_mlir, result, index_bounds, host = export_with_outputs(
+                    source.model, tensors, quantizable=source.quantizable, strict=source.strict)
+            signature = _signature(tensors, result, index_bounds, "quantized model",
+                                   model.signature.input_names)
+        except Exception as error:
+            raise ValueError(
+                f"quantized model: inputs of shapes {what} (example_inputs: "
+                + ", ".join(map(_shape_text, model.signature.inputs))
+                + f"): exporting the PyTorch model at them failed: {type(error).__name__}: "
+                f"{error}") from error
         if not self.warned:
             self.warned = True
             warnings.warn(f"the quantized model compiles its program for input shapes {what} "
@@ -696,26 +710,25 @@ class _Shapes:
         directory = model.workdir / "shapes" / str(self.count)
         self.count += 1
         directory.mkdir(parents=True)
-        for option in (source.qconfig_option, source.backend_option):
-            if (model.workdir / option).is_file():
-                shutil.copyfile(model.workdir / option, directory / option)
-        tensors = tuple(torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
-                        else x.detach() for x in inputs)
-        with _step(f"exporting the model for input shapes {what}"):
-            float_mlir, result, index_bounds, host = export_with_outputs(
-                source.model, tensors, quantizable=source.quantizable, strict=source.strict)
-        signature = _signature(tensors, result, index_bounds, "quantized model",
-                               model.signature.input_names)
-        statistics = ("qfx-import-statistics" if source.torch_statistics else
-                      "qfx-copy-statistics{from="
-                      + _capi.quote_option(str(model.workdir / "calibrated.mlir")) + "}")
-        with _step("fusing, preparing and taking the calibration's statistics"):
-            _pipeline(directory, float_mlir, "calibrated.mlir",
-                      _prepare_passes(directory, source.qconfig_option, source.backend_option,
-                                      source.engine) + "," + statistics)
-        _convert_and_lower(directory, source.backend_option)
-        function = _jit(directory, "int8", signature, host)
-        _stagefiles.flush()
+        try:
+            for option in (source.qconfig_option, source.backend_option):
+                if (model.workdir / option).is_file():
+                    shutil.copyfile(model.workdir / option, directory / option)
+            statistics = ("qfx-import-statistics" if source.torch_statistics else
+                          "qfx-copy-statistics{from="
+                          + _capi.quote_option(str(model.workdir / "calibrated.mlir")) + "}")
+            with _step("fusing, preparing and taking the calibration's statistics"):
+                _pipeline(directory, float_mlir, "calibrated.mlir",
+                          _prepare_passes(directory, source.qconfig_option,
+                                          source.backend_option, source.engine)
+                          + "," + statistics)
+            _convert_and_lower(directory, source.backend_option)
+            function = _jit(directory, "int8", signature, host)
+            _stagefiles.flush()
+        except BaseException:
+            _stagefiles.flush(raise_errors=False)
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
         return signature, function, directory
 
 

@@ -508,7 +508,7 @@ def test_save_and_load_round_trip(onednn, tmp_path):
     quantized = qfx.convert_fx(prepared)
     quantized.save(tmp_path / "saved")
     manifest = json.loads((tmp_path / "saved" / "qfx_model.json").read_text())
-    assert manifest["inputs"] == [{"shape": [4, 16], "dtype": "float32"}]
+    assert manifest["inputs"] == [{"shape": [4, 16], "dtype": "float32", "name": "x"}]
     assert manifest["outputs"] == [{"shape": [4, 6], "dtype": "float32"}]
     assert manifest["structure"] == 0  # one tensor, not a tuple
     for stage in qfx.quantize_fx.STAGES:
@@ -1661,7 +1661,8 @@ def test_embedding_equals_pytorchs_quantized_embedding(qconfig, tmp_path):
     assert torch.equal(quantized.run_samples(samples), expected)
     quantized.save(tmp_path / "saved")
     manifest = json.loads((tmp_path / "saved" / "qfx_model.json").read_text())
-    assert manifest["inputs"] == [{"shape": [4, 9], "dtype": "int64", "index_bound": 300}]
+    assert manifest["inputs"] == [{"shape": [4, 9], "dtype": "int64", "index_bound": 300,
+                                   "name": "ids"}]
     loaded = qfx.load(tmp_path / "saved")
     assert torch.equal(loaded(samples[1]), expected[1])
     with pytest.raises(IndexError, match="index -1, out of range"):
