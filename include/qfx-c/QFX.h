@@ -37,7 +37,7 @@ extern "C" {
 #define QFX_CAPI_EXPORTED __attribute__((visibility("default")))
 
 /* The version of the C API; adding or changing a function changes it. */
-#define QFX_CAPI_VERSION 8
+#define QFX_CAPI_VERSION 9
 
 typedef struct QfxSessionImpl *QfxSession;
 
@@ -260,6 +260,38 @@ QFX_CAPI_EXPORTED void qfxGetBufferStats(size_t *live, size_t *peak,
                                          size_t *cached);
 /* Starts a new peak from the bytes handed out now. */
 QFX_CAPI_EXPORTED void qfxResetBufferPeak(void);
+
+/*===----------------------------------------------------------------------===*
+ * Calibration a run at a time (a prepared model's calls)
+ *===----------------------------------------------------------------------===*/
+
+/* As qfxModelCompile for an observed module (an observed or calibrated
+ * stage), compiled for calibration: each qfxModelRun of the model hands every
+ * tensor a qfx.observe sees to its observer, as qfxCalibrate does for each
+ * sample, and writes the model's results. The model keeps its own copy of
+ * the module (in a context of its own; statistics already in it are where
+ * calibration starts). A NaN or infinite input, or a run that fails, leaves
+ * the statistics as they were. A module without qfx.observe only runs (a
+ * configuration that quantizes nothing). */
+QFX_CAPI_EXPORTED int
+qfxModelCompileCalibrating(QfxSession session, const char *source,
+                           size_t length, const char *sourceName,
+                           const char *entry, QfxModel *model);
+
+/* The calibrating model's module with the statistics of its runs so far
+ * (each calibrating qfx.observe's `stats`), printed as qfxCalibrate prints
+ * its result: into a new string `*output`, or into the file offered by
+ * qfxSessionSetOutputFile (`*output` NULL). Runs may go on afterwards. A
+ * model not compiled by qfxModelCompileCalibrating is an error. */
+QFX_CAPI_EXPORTED int qfxModelWriteStatistics(QfxSession session,
+                                              QfxModel model,
+                                              int printDebugInfo, char **output,
+                                              size_t *outputLength);
+
+/* The runs of a calibrating model that succeeded, and its module's
+ * qfx.observe ops (0 for other models). */
+QFX_CAPI_EXPORTED int64_t qfxModelGetNumRuns(QfxModel model);
+QFX_CAPI_EXPORTED size_t qfxModelGetNumObservers(QfxModel model);
 
 /*===----------------------------------------------------------------------===*
  * Recording every layer's output (PyTorch's numeric suite)

@@ -106,14 +106,30 @@ struct QfxSessionImpl {
   void newContext() {
     printed.reset();
     context.reset();
-    context = std::make_unique<mlir::MLIRContext>(
-        registry, mlir::MLIRContext::Threading::DISABLED);
-    context->setThreadPool(threads);
+    context = makeContext();
     handler = context->getDiagEngine().registerHandler(
         [this](mlir::Diagnostic &diagnostic) {
           record(diagnostic, -1);
           return mlir::success();
         });
+  }
+
+  /// A context with qfx's dialects on the session's threads.
+  std::unique_ptr<mlir::MLIRContext> makeContext() {
+    auto made = std::make_unique<mlir::MLIRContext>(
+        registry, mlir::MLIRContext::Threading::DISABLED);
+    made->setThreadPool(threads);
+    return made;
+  }
+
+  /// Gives the caller the context, without the session's diagnostic
+  /// handler; the session goes on in a new one.
+  std::unique_ptr<mlir::MLIRContext> releaseContext() {
+    printed.reset();
+    context->getDiagEngine().eraseHandler(handler);
+    std::unique_ptr<mlir::MLIRContext> released = std::move(context);
+    newContext();
+    return released;
   }
 
   /// Gives the memory earlier calls freed back to the system. glibc keeps
@@ -352,9 +368,20 @@ struct QfxSessionImpl {
   std::vector<qfx::LayerTime> layerTimes;
 };
 
+/// A calibrating model with the context and module it observes into.
+struct Calibrating {
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::optional<qfx::CalibratingModel> model;
+};
+
 struct QfxModelImpl {
   explicit QfxModelImpl(qfx::CompiledModel model)
       : plain(std::move(model)), model(*plain),
+        entry(this->model.getEntry().str()) {}
+  explicit QfxModelImpl(std::unique_ptr<Calibrating> calibrating)
+      : calibrating(std::move(calibrating)),
+        model(this->calibrating->model->getModel()),
         entry(this->model.getEntry().str()) {}
   explicit QfxModelImpl(qfx::RecordingModel model)
       : recording(std::move(model)), model(recording->getModel()),
@@ -365,6 +392,7 @@ struct QfxModelImpl {
   std::optional<qfx::CompiledModel> plain;
   std::optional<qfx::RecordingModel> recording;
   std::optional<qfx::ProfilingModel> profiling;
+  std::unique_ptr<Calibrating> calibrating;
   const qfx::CompiledModel &model;
   std::string entry;
 };
@@ -650,6 +678,72 @@ int qfxModelCompileRecording(QfxSession session, const char *source,
                                            target, model);
 }
 
+int qfxModelCompileCalibrating(QfxSession session, const char *source,
+                               size_t length, const char *sourceName,
+                               const char *entry, QfxModel *model) {
+  if (!session || !model)
+    return 1;
+  *model = nullptr;
+  session->begin();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session->parse("qfxModelCompileCalibrating", source, length, sourceName);
+  if (!module)
+    return 1;
+  // The session replaces its context at its next call; the model observes
+  // into the module in this one, which it takes (the call's first parse
+  // made it: it holds nothing else).
+  auto calibrating = std::make_unique<Calibrating>();
+  calibrating->context = session->releaseContext();
+  calibrating->module = std::move(module);
+  qfx::CalibrationOptions options;
+  options.entry = entry ? entry : "";
+  auto compiled = qfx::CalibratingModel::compile(*calibrating->module, options);
+  if (!compiled)
+    return session->fail(sourceName, compiled.takeError());
+  calibrating->model.emplace(std::move(*compiled));
+  // Compiled: nothing uses the session's threads any more, and the model
+  // may outlive the session.
+  calibrating->context->disableMultithreading();
+  *model = new (std::nothrow) QfxModelImpl(std::move(calibrating));
+  if (!*model) {
+    session->error("out of memory");
+    return 1;
+  }
+  return 0;
+}
+
+int qfxModelWriteStatistics(QfxSession session, QfxModel model,
+                            int printDebugInfo, char **output,
+                            size_t *outputLength) {
+  if (!session || !output)
+    return 1;
+  *output = nullptr;
+  session->begin();
+  if (!model || !model->calibrating) {
+    session->error("qfxModelWriteStatistics: the model must be a calibrating "
+                   "model (qfxModelCompileCalibrating)");
+    return 1;
+  }
+  model->calibrating->model->writeStatistics();
+  int status = session->print(*model->calibrating->module, printDebugInfo,
+                              output, outputLength);
+  // The module lives in the model's context, not the session's: a later
+  // call parses the text again instead of moving this module.
+  session->printed.reset();
+  return status;
+}
+
+int64_t qfxModelGetNumRuns(QfxModel model) {
+  return model && model->calibrating ? model->calibrating->model->getNumRuns()
+                                     : 0;
+}
+
+size_t qfxModelGetNumObservers(QfxModel model) {
+  return model && model->calibrating
+             ? model->calibrating->model->getNumObserveOps()
+             : 0;
+}
+
 void qfxModelDestroy(QfxModel model) { delete model; }
 
 const char *qfxModelGetEntry(QfxModel model) {
@@ -714,6 +808,14 @@ int qfxModelRun(QfxSession session, QfxModel model, const QfxTensor *inputs,
     if (!times)
       return session->fail(nullptr, times.takeError());
     session->layerTimes = std::move(*times);
+    return 0;
+  }
+  if (model->calibrating) {
+    std::string name = llvm::formatv("calibration run {0}",
+                                     model->calibrating->model->getNumRuns());
+    if (llvm::Error error =
+            model->calibrating->model->run(inputData, resultData, name))
+      return session->fail(nullptr, std::move(error));
     return 0;
   }
   if (model->recording) {

@@ -140,19 +140,74 @@ std::string SampleSource::describe(int64_t index) const {
 // Calibration
 //===----------------------------------------------------------------------===//
 
-/// The number of NaN and infinite values of a float array.
-static int64_t countNonFinite(const NpyArray &array) {
+/// The number of NaN and infinite values among `numElements` of `dtype` at
+/// `data` (0 for integers).
+static int64_t countNonFinite(const void *data, NpyDType dtype,
+                              int64_t numElements) {
   int64_t count = 0;
-  if (array.dtype == NpyDType::Float32) {
-    auto *values = reinterpret_cast<const float *>(array.data.data());
-    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+  if (dtype == NpyDType::Float32) {
+    auto *values = static_cast<const float *>(data);
+    for (int64_t i = 0; i < numElements; ++i)
       count += !std::isfinite(values[i]);
-  } else if (array.dtype == NpyDType::Float16) {
-    auto *bits = reinterpret_cast<const uint16_t *>(array.data.data());
-    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+  } else if (dtype == NpyDType::Float16) {
+    auto *bits = static_cast<const uint16_t *>(data);
+    for (int64_t i = 0; i < numElements; ++i)
       count += (bits[i] & 0x7c00) == 0x7c00;
   }
   return count;
+}
+
+static int64_t countNonFinite(const NpyArray &array) {
+  return countNonFinite(array.data.data(), array.dtype, array.getNumElements());
+}
+
+llvm::Expected<CalibratingModel>
+CalibratingModel::compile(mlir::ModuleOp module,
+                          const CalibrationOptions &options) {
+  auto calibrator = Calibrator::create(module);
+  if (!calibrator)
+    return calibrator.takeError();
+  CompileOptions compileOptions;
+  compileOptions.entry = options.entry;
+  compileOptions.calibrate = true;
+  // The module outlives the model (the caller keeps it).
+  compileOptions.borrowConstants = true;
+  auto model = CompiledModel::compile(module, compileOptions);
+  if (!model)
+    return model.takeError();
+  return CalibratingModel(std::move(*calibrator), std::move(*model));
+}
+
+llvm::Error CalibratingModel::run(llvm::ArrayRef<const void *> inputs,
+                                  llvm::ArrayRef<void *> results,
+                                  llvm::StringRef runName) {
+  llvm::ArrayRef<TensorSignature> signatures = model->getInputs();
+  if (inputs.size() != signatures.size())
+    return makeError(llvm::formatv("{0}: @{1} takes {2} inputs, {3} given",
+                                   runName, model->getEntry(),
+                                   signatures.size(), inputs.size()));
+  for (auto [index, input, signature] : llvm::enumerate(inputs, signatures)) {
+    int64_t numElements = 1;
+    for (int64_t size : signature.shape)
+      numElements *= size;
+    if (int64_t bad = countNonFinite(input, signature.dtype, numElements))
+      return makeError(
+          llvm::formatv("{0}: input {1} has {2} NaN or infinite values",
+                        runName, index, bad));
+  }
+  std::map<int64_t, Observer> before = calibrator.saveObservers();
+  calibrator.setSampleName(runName.str());
+  llvm::Error error = model->run(inputs, results, &calibrator);
+  if (!error)
+    error = calibrator.takeError();
+  else
+    llvm::consumeError(calibrator.takeError());
+  if (error) {
+    calibrator.restoreObservers(std::move(before));
+    return error;
+  }
+  ++numRuns;
+  return llvm::Error::success();
 }
 
 llvm::Error qfx::calibrate(mlir::ModuleOp module,

@@ -37,7 +37,7 @@ from qfx.tools import ToolError
 Text = Union[str, bytes]
 
 _LIBRARY_NAME = "libQFXCAPI.so"
-_VERSION = 8  # QFX_CAPI_VERSION
+_VERSION = 9  # QFX_CAPI_VERSION
 _REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SEVERITIES = ("error", "warning", "note", "remark")
 # QfxDType's values index this.
@@ -166,6 +166,17 @@ def _load() -> ctypes.CDLL:
         getattr(library, name).restype = ctypes.c_int
         getattr(library, name).argtypes = source + [ctypes.c_char_p, ctypes.c_char_p,
                                                     ctypes.POINTER(ctypes.c_void_p)]
+    library.qfxModelCompileCalibrating.restype = ctypes.c_int
+    library.qfxModelCompileCalibrating.argtypes = source + [ctypes.c_char_p,
+                                                            ctypes.POINTER(ctypes.c_void_p)]
+    library.qfxModelWriteStatistics.restype = ctypes.c_int
+    library.qfxModelWriteStatistics.argtypes = [
+        ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(ctypes.c_size_t)]
+    library.qfxModelGetNumRuns.restype = ctypes.c_int64
+    library.qfxModelGetNumRuns.argtypes = [ctypes.c_void_p]
+    library.qfxModelGetNumObservers.restype = ctypes.c_size_t
+    library.qfxModelGetNumObservers.argtypes = [ctypes.c_void_p]
     library.qfxBuildShadowStage.restype = ctypes.c_int
     library.qfxBuildShadowStage.argtypes = [
         ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
@@ -434,26 +445,39 @@ class Model:
     the last call's, in program order (a list of RecordedValue). With
     `profile`, every call times each layer (`qfxModelCompileProfiling`);
     `layer_times` then holds the last call's (name, op, seconds), in program
-    order, the last "(rest)". `host` runs the model's graph breaks
-    (qfx.host_call ops; a model with some fails without it)."""
+    order, the last "(rest)". With `calibrate` (an observed module),
+    every call also hands what each qfx.observe sees to its observer
+    (`qfxModelCompileCalibrating`); `write_statistics` gives the module
+    with the statistics of the calls so far, `num_runs` counts them,
+    `num_observers` the module's qfx.observe ops. `host`
+    runs the model's graph breaks (qfx.host_call ops; a model with some
+    fails without it)."""
 
     def __init__(self, mlir: Source, source_name: str = "<source>", entry: Optional[str] = None,
                  target: Optional[str] = None, record: bool = False, profile: bool = False,
-                 host: Optional[_host.Host] = None):
+                 host: Optional[_host.Host] = None, calibrate: bool = False):
         library, session = _Session.get()
         self.host = host
         self._library = library
-        if record and profile:
-            raise ValueError("a model records values or times layers, not both")
-        self.record, self.profile = record, profile
+        if record + profile + calibrate > 1:
+            raise ValueError("a model records values, times layers or calibrates, one of them")
+        self.record, self.profile, self.calibrate = record, profile, calibrate
         self.recorded: List[RecordedValue] = []
         self.layer_times: List[Tuple[str, str, float]] = []
         source = _source(library, session, mlir)
         handle = ctypes.c_void_p()
-        compile_model = (library.qfxModelCompileRecording if record else
-                         library.qfxModelCompileProfiling if profile else library.qfxModelCompile)
-        status = compile_model(session, source, len(source or b""), source_name.encode(),
-                               _optional(entry), _optional(target), ctypes.byref(handle))
+        if calibrate:
+            if target is not None:
+                raise ValueError("a calibrating model is compiled for this machine")
+            status = library.qfxModelCompileCalibrating(
+                session, source, len(source or b""), source_name.encode(), _optional(entry),
+                ctypes.byref(handle))
+        else:
+            compile_model = (library.qfxModelCompileRecording if record else
+                             library.qfxModelCompileProfiling if profile else
+                             library.qfxModelCompile)
+            status = compile_model(session, source, len(source or b""), source_name.encode(),
+                                   _optional(entry), _optional(target), ctypes.byref(handle))
         if status != 0:
             raise ToolError(f"qfx JIT compilation of {source_name}", status,
                             format_diagnostics(_diagnostics(library, session)))
@@ -463,6 +487,30 @@ class Model:
                                  library.qfxModelGetNumInputs(self._handle))
         self.results = _signature(library, self._handle, "qfxModelGetResult",
                                   library.qfxModelGetNumResults(self._handle))
+
+    @property
+    def num_runs(self) -> int:
+        """The calls of a calibrating model that succeeded (qfxModelGetNumRuns)."""
+        return self._library.qfxModelGetNumRuns(self._handle)
+
+    @property
+    def num_observers(self) -> int:
+        """A calibrating model's qfx.observe ops (qfxModelGetNumObservers)."""
+        return self._library.qfxModelGetNumObservers(self._handle)
+
+    def write_statistics(self, output_file: Optional[os.PathLike] = None) -> Optional[str]:
+        """A calibrating model's module with the statistics of its calls so
+        far, with locations (qfxModelWriteStatistics): its text, or None
+        when printed into `output_file`."""
+        library, session = _Session.get()
+        _output(library, session, output_file)
+        output, length = ctypes.c_void_p(), ctypes.c_size_t()
+        status = library.qfxModelWriteStatistics(session, self._handle, 1, ctypes.byref(output),
+                                                 ctypes.byref(length))
+        if status != 0:
+            raise ToolError("qfx statistics", status,
+                            format_diagnostics(_diagnostics(library, session)))
+        return _result(library, output, length.value, "", output_file)
 
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)

@@ -4,19 +4,21 @@ The API of `torch.ao.quantization.quantize_fx`, over qfx's library:
 
     prepared = qfx.prepare_fx(model, qconfig_mapping, example_inputs)
     for x in calibration_data:
-        prepared(x)                          # records x as a calibration sample
-    quantized = qfx.convert_fx(prepared)     # calibrate, convert, lower to int8
+        prepared(x)                          # observes x
+    quantized = qfx.convert_fx(prepared)     # convert, lower to int8
     y = quantized(x)
 
 Everything runs in this process, through qfx's C API (`qfx._capi`); no tool
 is started. `prepare_fx` exports the eval-mode model to float TOSA
 (`qfx.export_tosa`), writes the QConfigMapping and the BackendConfig to a
 working directory and runs `qfx-fuse` and `qfx-prepare` (observed.mlir).
-Calls of the prepared model record their inputs as calibration samples (one
-`.npy` file per sample and argument, so memory does not grow) and return the
-float model's outputs. `convert_fx` calibrates on all recorded samples
-(calibrated.mlir, as `quant-run --calibrate`), runs `qfx-convert`
-(reference.mlir) and `qfx-lower` (int8.mlir) and compiles the int8 program.
+Calls of the prepared model run the observed model, whose observers see
+their values (the statistics accumulate in this process, as PyTorch's
+observers' do), and return its outputs. `convert_fx` writes the statistics
+(calibrated.mlir), runs `qfx-convert` (reference.mlir) and `qfx-lower`
+(int8.mlir) and compiles the int8 program. With `record_samples`, calls
+write their inputs as `.npy` files instead and `convert_fx` calibrates on
+them all (as `quant-run --calibrate`).
 
 What runs where, and what it costs:
 
@@ -30,12 +32,11 @@ What runs where, and what it costs:
   CPUs that have them: AVX-512 VNNI, else AVX2; SMMLA or SDOT on AArch64),
   then called on the arrays' memory. `run_samples(samples)` runs many
   samples (stacked along a new leading axis) one after another through it.
-- The prepared model's calls return the outputs of the float TOSA model
-  (`outputs="jit"`, the default), compiled at the first call. For a
-  calibration loop that ignores them, `prepare_fx(..., outputs=None)` (or
-  setting `prepared.outputs = None`) makes calls only record their inputs,
-  with no compilation at all; `outputs="torch"` returns the PyTorch model's
-  own float outputs (which the exported model matches to about 1e-5).
+- The prepared model's calls return the outputs of the observed model
+  (`outputs="jit"`, the default), compiled for calibration at the first
+  call; `outputs=None` returns nothing, `outputs="torch"` the PyTorch
+  model's own float outputs (which the exported model matches to about
+  1e-5).
 - The quantized model runs the int8 program: `convert_fx` lowers the
   reference model with `qfx-lower{backend=B}` (the backend the model was
   prepared with) to int8 TOSA (int8.mlir): integer convolutions and matmuls
@@ -307,11 +308,17 @@ def _jit(directory: pathlib.Path, stage: str, signature: "_Signature",
         _stagefiles.wait(directory / f"{stage}.mlir")
         model = _capi.Model(directory / f"{stage}.mlir", f"{stage}.mlir",
                             entry="main", host=host)
+    _check_signature(model, f"{stage}.mlir", signature)
+    return model
+
+
+def _check_signature(model: _capi.Model, source: str, signature: "_Signature") -> None:
+    """ValueError unless the compiled `model` takes the signature's inputs
+    (shapes and dtypes) and returns float32 tensors of its output shapes."""
     expected = (signature.input_specs(), [(np.float32, s) for s in signature.outputs])
     if (model.inputs, model.results) != expected:
-        raise ValueError(f"@{model.entry} of {stage}.mlir does not have the model's signature "
+        raise ValueError(f"@{model.entry} of {source} does not have the model's signature "
                          f"({signature.inputs} -> {signature.outputs})")
-    return model
 
 
 def _open_library(directory: pathlib.Path, signature: "_Signature") -> _compiled.CompiledFunction:
@@ -764,6 +771,8 @@ class _Model(torch.nn.Module):
     raise NotImplementedError instead of doing nothing."""
 
     _run_stage = "float"
+    # What __deepcopy__ gives the copy anew (compiled code is shared).
+    _not_copied: Tuple[str, ...] = ("workdir", "_function", "_profiling")
 
     def __init__(self, workdir: pathlib.Path, signature: _Signature, host: _host.Host):
         torch.nn.Module.__init__(self)
@@ -839,8 +848,7 @@ class _Model(torch.nn.Module):
                 (target / name).mkdir()
             for name in files:
                 _stagefiles.link(pathlib.Path(root) / name, target / name)
-        state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("workdir", "_function", "_profiling")}
+        state = {k: v for k, v in self.__dict__.items() if k not in self._not_copied}
         copied.__dict__.update(copy.deepcopy(state, memo))
         copied.__dict__.update(workdir=work, _function=None if self.host else self._function,
                                _profiling=None)
@@ -861,23 +869,35 @@ class _Model(torch.nn.Module):
 class PreparedModel(_Model):
     """The observed model `prepare_fx` returns (PyTorch's `ObservedGraphModule`).
 
-    Calling it with inputs of the shapes of `example_inputs` records them as a
-    calibration sample for `convert_fx` and returns the float outputs:
+    Calling it with inputs of the shapes of `example_inputs` runs the
+    observed model (observed.mlir, compiled for calibration at the first
+    call): every observer sees the call's values, and the statistics
+    accumulate in this process, as PyTorch's observers' do; `convert_fx`
+    converts with the statistics of every call so far. What a call returns:
 
-    - `outputs="jit"` (default): the float TOSA model's, compiled in this
-      process at the first call (as quant-run compiles it).
-    - `outputs=None`: returns None; only records (no compilation; the
-      cheapest calibration loop).
+    - `outputs="jit"` (default): the observed model's outputs (the float
+      model after qfx-fuse: batch norm folded into its convolution, as in
+      PyTorch's prepared model).
+    - `outputs=None`: None.
     - `outputs="torch"`: the PyTorch model's float outputs.
 
-    `num_samples` counts the recorded samples; `run_samples` runs the float
-    model on many samples at once; `mlir("float")` / `mlir("observed")` give
-    the IR.
+    With `record_samples` (prepare_fx's option) a call instead writes its
+    inputs to the working directory (`.npy` files) and returns the float
+    model's outputs (float.mlir, compiled at the first call; None for
+    `outputs=None`, without compiling), and `convert_fx` calibrates on all
+    the files, as `quant-run --calibrate` does.
+
+    `num_samples` counts the calls observed (or recorded); `run_samples`
+    runs the float model on many samples at once, observing nothing;
+    `mlir("float")` / `mlir("observed")` give the IR.
     """
+
+    # Replaced in a copy: the calibration's compiled program and its lock.
+    _not_copied = _Model._not_copied + ("_calibration", "_calibration_lock")
 
     def __init__(self, model: Any, workdir: pathlib.Path, signature: _Signature,
                  qconfig_option: str, backend_option: str, outputs: Optional[str],
-                 host: _host.Host):
+                 host: _host.Host, record_samples: bool = False):
         super().__init__(workdir, signature, host)
         # The user's model, for outputs="torch"; not a submodule (the
         # prepared model's .train() / state_dict are not the user model's).
@@ -885,7 +905,14 @@ class PreparedModel(_Model):
         self.qconfig_mapping = qconfig_option
         self.backend_config = backend_option
         self.outputs = outputs
+        self.record_samples = record_samples
         self.num_samples = 0
+        # The observed model compiled for calibration (at the first call),
+        # and the stage it is compiled from: observed.mlir, or in a copy the
+        # statistics the original had gathered.
+        self._calibration: Optional[_capi.Model] = None
+        self._calibration_lock = threading.Lock()
+        self._calibration_source = "observed.mlir"
 
     @property
     def outputs(self) -> Optional[str]:
@@ -900,28 +927,77 @@ class PreparedModel(_Model):
     def _sample_dir(self, index: int) -> pathlib.Path:
         return self.workdir / "samples" / f"input{index}"
 
+    def _observe(self, arrays: List[np.ndarray]) -> List[np.ndarray]:
+        """Runs the observed model on one call's inputs, observing; returns
+        its outputs."""
+        with self._calibration_lock:
+            if self._calibration is None:
+                source = self._calibration_source
+                with _step(f"compiling {source} for calibration"):
+                    _stagefiles.wait(self.workdir / source)
+                    calibration = _capi.Model(self.workdir / source, source, calibrate=True,
+                                              host=self.host)
+                _check_signature(calibration, source, self.signature)
+                self._calibration = calibration
+            outputs = self._calibration(arrays)
+            self.num_samples += 1
+        return outputs
+
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         inputs = self.signature.bind(inputs, kwargs, "prepared model")
         arrays, as_torch = self._run_one(inputs, "prepared model")
-        for k, a in enumerate(arrays):
-            directory = self._sample_dir(k)
-            directory.mkdir(parents=True, exist_ok=True)
-            np.save(directory / f"{self.num_samples:09d}.npy", a)
-        self.num_samples += 1
+        if self.record_samples:
+            for k, a in enumerate(arrays):
+                directory = self._sample_dir(k)
+                directory.mkdir(parents=True, exist_ok=True)
+                np.save(directory / f"{self.num_samples:09d}.npy", a)
+            self.num_samples += 1
+            outs = self._run(arrays) if self.outputs == "jit" else None
+        else:
+            outs = self._observe(arrays)
         if self.outputs is None:
             return None
         if self.outputs == "torch":
             with torch.no_grad():
                 result = self._model(*[torch.from_numpy(a) for a in arrays])
             outs = [t.detach().numpy() for t in _as_tuple(result)]
-        else:
-            outs = self._run(arrays)
         return self.signature.wrap_outputs(outs, as_torch)
 
+    def _write_statistics(self, path: pathlib.Path) -> bool:
+        """Writes the observed model with the statistics of the calls so far
+        to `path`; False (nothing written) if no call was observed since
+        the model was prepared, copied or converted."""
+        with self._calibration_lock:
+            if self._calibration is None:
+                return False
+            self._calibration.write_statistics(output_file=path)
+            return True
+
+    def _statistics_file(self) -> Optional[pathlib.Path]:
+        """The observed model with the statistics of every call so far, as
+        a file of the working directory (None if no call was observed); the
+        compiled calibration is freed (convert_fx needs its memory), and the
+        next call goes on from that file, compiling it."""
+        path = self.workdir / "observing.mlir"
+        with self._calibration_lock:
+            if self._calibration is not None:
+                self._calibration.write_statistics(output_file=path)
+                self._calibration, self._calibration_source = None, path.name
+            return path if self._calibration_source == path.name else None
+
+    def __deepcopy__(self, memo: dict) -> "PreparedModel":
+        # The copy continues from the statistics gathered so far.
+        copied = super().__deepcopy__(memo)
+        copied._calibration, copied._calibration_lock = None, threading.Lock()
+        if self._write_statistics(copied.workdir / "observing.mlir"):
+            copied._calibration_source = "observing.mlir"
+        return copied
+
     def __getstate__(self) -> dict:
-        raise TypeError("a qfx PreparedModel cannot be pickled (torch.save): its calibration "
-                        "samples are files of its working directory; convert it first "
-                        "(QuantizedModel pickles), or copy.deepcopy it in this process")
+        raise TypeError("a qfx PreparedModel cannot be pickled (torch.save): its statistics "
+                        "live in this process's compiled program (or its samples in files); "
+                        "convert it first (QuantizedModel pickles), or copy.deepcopy it in "
+                        "this process")
 
     def __repr__(self) -> str:
         return (f"PreparedModel(inputs={self.signature.inputs}, "
@@ -1338,6 +1414,7 @@ def _check_convert_custom_config(convert_custom_config: Any) -> None:
 def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                prepare_custom_config: Any = None, backend_config: Any = None, *,
                outputs: Optional[str] = "jit", workdir: Any = None,
+               record_samples: bool = False,
                _equalization_config: Any = None,
                _follow_engine: bool = False, strict: bool = False) -> PreparedModel:
     """qfx's `torch.ao.quantization.quantize_fx.prepare_fx` (post-training).
@@ -1368,6 +1445,9 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
       (the module's `qfx.engine`); with it, that table's engine.
     - `outputs`: what calls of the prepared model return ("jit", None or
       "torch", see `PreparedModel`).
+    - `record_samples`: calls write their inputs to the working directory
+      and `convert_fx` calibrates on the files, instead of each call
+      observing in this process (see `PreparedModel`).
     - `workdir`: where the stage files and samples go; default a temporary
       directory removed with the model.
     - `strict`: a node the exporter cannot express (an unknown function,
@@ -1421,7 +1501,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
         _pipeline(directory, float_mlir, "observed.mlir",
                   _prepare_passes(directory, qconfig_option, backend_option, engine))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
-                           backend_option, outputs, host)
+                           backend_option, outputs, host, record_samples)
     prepared._source = _Source(model, quantizable, strict, qconfig_option, backend_option,
                                engine, False, fingerprint)
     return prepared
@@ -1494,11 +1574,15 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     directory = _make_workdir(None, quantized)
     for stage in ("float", "observed"):
         _stagefiles.link(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
-    if prepared.num_samples:
+    observed_nothing = (prepared._calibration is not None
+                        and prepared._calibration.num_observers == 0)
+    if prepared.record_samples and prepared.num_samples:
         sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
         _capi.calibrate(directory / "observed.mlir", sources, source_name="observed.mlir",
                         progress=_progress_printer(), host=prepared.host,
                         output_file=directory / "calibrated.mlir")
+    elif prepared.num_samples and (statistics := prepared._statistics_file()):
+        _stagefiles.link(statistics, directory / "calibrated.mlir")
     else:
         # Dynamic and weight-only quantization observe no activation: the
         # observed model converts as it is (qfx-convert fails on an
@@ -1518,6 +1602,10 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
                          "activations; call the prepared model on calibration data first:\n"
                          f"{error.diagnostics}") from None
     quantized._shapes = _Shapes(prepared._source)
+    if observed_nothing:
+        warnings.warn("convert_fx: the QConfigMapping and BackendConfig observe nothing in this "
+                      "model, so nothing is quantized: the converted model runs the float "
+                      "model (as PyTorch's convert_fx returns it)", FloatOpWarning, stacklevel=2)
     _warn_float_ops(quantized.float_ops, stacklevel=2)
     return quantized
 

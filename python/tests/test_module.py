@@ -305,3 +305,49 @@ def test_inputs_by_name_as_pytorchs_traced_model_takes_them(tmp_path):
         quantized(x, x=x)
     with pytest.raises(TypeError, match="missing input\\(s\\) bias"):
         quantized(x=x)
+
+
+def test_prepared_calls_observe_in_this_process(tmp_path):
+    """Each call runs the observed model, its observers seeing the call's
+    values: no sample files; it returns the observed model's outputs; a
+    call with a NaN fails and leaves the statistics as they were; a copy
+    goes on from the statistics gathered so far."""
+    calibration = data(5, 19)
+    torch.manual_seed(0)
+    model = SmallCNN().eval()
+    prepared = qfx.prepare_fx(model, "default:x86", (calibration[0],), backend_config="x86",
+                              workdir=tmp_path / "w")
+    with torch.no_grad():
+        assert torch.allclose(prepared(calibration[0]), model(calibration[0]), atol=1e-5)
+    for x in calibration[1:3]:
+        prepared(x)
+    poisoned = calibration[3].clone()
+    poisoned[0, 0, 0, 0] = float("nan")
+    with pytest.raises(qfx.ToolError, match="calibration run 3: input 0 has 1 NaN or infinite"):
+        prepared(poisoned)
+    assert prepared.num_samples == 3
+    assert not (tmp_path / "w" / "samples").exists()
+    copied = copy.deepcopy(prepared)
+    copied(calibration[3])
+    assert (prepared.num_samples, copied.num_samples) == (3, 4)
+    # As recorded and calibrated at once (quant-run --calibrate's way).
+    for calls, observed in ((3, prepared), (4, copied)):
+        recorded = qfx.prepare_fx(model, "default:x86", (calibration[0],), backend_config="x86",
+                                  outputs=None, record_samples=True)
+        for x in calibration[:calls]:
+            recorded(x)
+        assert qfx.convert_fx(observed).mlir("calibrated") == \
+            qfx.convert_fx(recorded).mlir("calibrated")
+
+
+def test_a_configuration_that_observes_nothing_converts_to_the_float_model():
+    # PyTorch's convert_fx returns the float model then; qfx's says so.
+    torch.manual_seed(0)
+    model = SmallCNN().eval()
+    x = data(1, 20)[0]
+    prepared = qfx.prepare_fx(model, qfx.QConfigMapping(), (x,), outputs=None)
+    prepared(x)
+    with pytest.warns(qfx.FloatOpWarning, match="observe nothing in this model"):
+        quantized = qfx.convert_fx(prepared)
+    with torch.no_grad():
+        assert torch.allclose(quantized(x), model(x), atol=1e-5)

@@ -1184,11 +1184,20 @@ def test_converting_again_calibrates_on_all_samples(onednn, tmp_path):
     fresh = qfx.prepare_fx(model, "default:x86", example, outputs=None, workdir=tmp_path / "w")
     for x in data:
         fresh(x)
-    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == [
-        "float.mlir", "observed.mlir", "samples"]
+    # The calls observed in this process: no sample files.
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["float.mlir", "observed.mlir"]
     all_at_once = qfx.convert_fx(fresh)
     assert second.mlir("calibrated") == all_at_once.mlir("calibrated")
     assert first.mlir("calibrated") != second.mlir("calibrated")
+    # Recorded to files and calibrated in convert_fx (quant-run --calibrate's
+    # way): the same statistics.
+    recorded = qfx.prepare_fx(model, "default:x86", example, outputs=None, record_samples=True,
+                              workdir=tmp_path / "r")
+    for x in data:
+        recorded(x)
+    assert sorted(p.name for p in (tmp_path / "r" / "samples" / "input0").iterdir())[-1] == \
+        "000000011.npy"
+    assert qfx.convert_fx(recorded).mlir("calibrated") == all_at_once.mlir("calibrated")
 
 
 def test_digits_example_through_the_python_api(onednn):
@@ -2063,7 +2072,7 @@ def test_long_steps_show_progress_on_a_terminal(tmp_path, python_env):
              if line.startswith("qfx: ")]
     assert steps == ["qfx: exporting the model: T s",
                      "qfx: fusing and preparing (qfx-fuse, qfx-prepare): T s",
-                     "qfx: calibrating: 1/1 samples, T samples/s",
+                     "qfx: compiling observed.mlir for calibration: T s",
                      "qfx: converting (qfx-convert): T s",
                      "qfx: lowering to int8 (qfx-lower): T s",
                      "qfx: compiling int8.mlir: T s"], lines

@@ -27,8 +27,8 @@ at once (its buffer cache keeps them between calls, so the resident set
 does not grow in a call).
 "calibration ms a sample" is the median time of one calibration sample:
 PyTorch's prepared model called on it, and qfx's calibration of the
-observed model (run once more on the recorded samples, timed between
-samples, so without its compilation). The machine is shared and noisy: compare ratios, not
+observed model (a call of the prepared model on a sample once more, after
+its compilation). The machine is shared and noisy: compare ratios, not
 single numbers.
 
   /usr/bin/python3 utils/bench/models_vs_torch.py [--models resnet18,...]
@@ -90,20 +90,16 @@ def qfx_call_peak_mb(run) -> float:
     return (_capi.buffer_stats()[1] - live) / (1 << 20)
 
 
-def qfx_sample_ms(prepared) -> float:
-    """qfx's calibration time per sample, in ms: PREPARED's observed model
-    calibrated once more on its recorded samples (as convert_fx does), the
-    median time between one sample's end and the next's (the first sample
-    also waits for the compilation)."""
-    from qfx import _capi
-
-    ends = []
-    sources = [str(prepared._sample_dir(k)) for k in range(len(prepared.signature.inputs))]
-    _capi.calibrate((prepared.workdir / "observed.mlir").read_text(), sources,
-                    progress=lambda done, total: ends.append(time.perf_counter()))
-    if len(ends) < 2:
-        raise ValueError("timing a calibration sample needs --calibrate 2 or more")
-    return 1000 * statistics.median(b - a for a, b in zip(ends, ends[1:]))
+def qfx_sample_ms(prepared, calibration) -> float:
+    """qfx's calibration time per sample, in ms: the median time of a call
+    of PREPARED (each call observes, as in convert_fx's calibration) on the
+    CALIBRATION samples once more (its program is compiled already)."""
+    times = []
+    for sample in calibration:
+        start = time.perf_counter()
+        prepared(sample)
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
 
 
 def worker(args) -> dict:
@@ -136,7 +132,7 @@ def worker(args) -> dict:
         quantized(x)
         row["qfx_convert_s"] = time.perf_counter() - start
         peers["qfx"] = lambda: quantized(x)
-        row["qfx_calibrate_ms"] = qfx_sample_ms(prepared)
+        row["qfx_calibrate_ms"] = qfx_sample_ms(prepared, calibration)
     except Exception as error:  # a row per model, whatever fails
         row["qfx_error"] = describe(error)
 

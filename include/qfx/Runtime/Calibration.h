@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ public:
   void writeStatistics();
 
   size_t getNumObserveOps() const { return observeOps.size(); }
+
+  /// The observers as they are, and going back to such a copy: a failed run
+  /// must not leave the statistics of part of it.
+  std::map<int64_t, Observer> saveObservers() const { return observers; }
+  void restoreObservers(std::map<int64_t, Observer> saved) {
+    observers = std::move(saved);
+  }
 
 private:
   Calibrator() = default;
@@ -90,6 +98,51 @@ struct CalibrationOptions {
   std::string entry;
   /// Called after each sample with the samples done and their total.
   std::function<void(int64_t done, int64_t total)> progress;
+};
+
+/// Calibration a run at a time, as the calls of a prepared model feed it:
+/// the observed module compiled once for calibration; each run hands every
+/// observed tensor to the observers and writes the model's results; the
+/// statistics so far go into the module's qfx.observe ops when asked, and
+/// runs may go on after.
+class CalibratingModel {
+public:
+  /// Compiles `options.entry` of `module` for calibration (progress is not
+  /// used). `module` and its context must outlive the model: its constants
+  /// are read where the context holds them, and the statistics are written
+  /// into its ops. Statistics already in the IR are the starting state. A
+  /// module without qfx.observe only runs (a configuration that quantizes
+  /// nothing: PyTorch's prepared model then runs the float model).
+  static llvm::Expected<CalibratingModel>
+  compile(mlir::ModuleOp module, const CalibrationOptions &options = {});
+
+  const CompiledModel &getModel() const { return *model; }
+
+  /// Runs the model on the C-order data of each input, as
+  /// CompiledModel::run, observing. A NaN or infinite float input, or a
+  /// value an observer refuses, is an error naming `runName` and leaves
+  /// the statistics as they were before the run.
+  llvm::Error run(llvm::ArrayRef<const void *> inputs,
+                  llvm::ArrayRef<void *> results, llvm::StringRef runName);
+
+  /// The runs that succeeded.
+  int64_t getNumRuns() const { return numRuns; }
+
+  /// The module's qfx.observe ops.
+  size_t getNumObserveOps() const { return calibrator.getNumObserveOps(); }
+
+  /// Writes the statistics of every run so far into the module
+  /// (Calibrator::writeStatistics).
+  void writeStatistics() { calibrator.writeStatistics(); }
+
+private:
+  CalibratingModel(Calibrator calibrator, CompiledModel model)
+      : calibrator(std::move(calibrator)),
+        model(std::make_unique<CompiledModel>(std::move(model))) {}
+
+  Calibrator calibrator;
+  std::unique_ptr<CompiledModel> model;
+  int64_t numRuns = 0;
 };
 
 /// Calibrates the observers of `module` on samples and writes their

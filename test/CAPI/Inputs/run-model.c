@@ -5,6 +5,14 @@
  *                                          then run once with a wrong shape
  *   run-model calibrate MODEL.mlir SAMPLES...  print progress, then the
  *                                              calibrated module
+ *   run-model calibrating MODEL.mlir OUT1 OUT2  compile for calibration a
+ *                                          run at a time; run on the inputs
+ *                                          of `run`, write the statistics to
+ *                                          OUT1; run on a NaN input (an
+ *                                          error); then, in a new session
+ *                                          (the model outlives its own), on
+ *                                          the inputs times -2, and write
+ *                                          the statistics to OUT2
  *   run-model compile MODEL.mlir OUT.so|OUT.o  compile ahead of time
  *   run-model record MODEL.mlir ENTRY      compile recording, run on the
  *                                          inputs of `run`, print what it
@@ -276,6 +284,76 @@ static void progress(void *userData, int64_t done, int64_t total) {
   printf("progress %lld/%lld\n", (long long)done, (long long)total);
 }
 
+static int writeStatistics(QfxSession session, QfxModel model,
+                           const char *path) {
+  char *output = NULL;
+  int status = qfxModelWriteStatistics(session, model, 1, &output, NULL);
+  printf("statistics after %lld runs: status %d\n",
+         (long long)qfxModelGetNumRuns(model), status);
+  printDiagnostics(session);
+  if (status == 0) {
+    FILE *file = fopen(path, "w");
+    if (!file)
+      return 2;
+    fputs(output, file);
+    fclose(file);
+  }
+  qfxFreeString(output);
+  return status;
+}
+
+static int calibrating(QfxSession session, const char *text, size_t length,
+                       const char *path, const char *out1, const char *out2) {
+  QfxModel model = NULL;
+  int status =
+      qfxModelCompileCalibrating(session, text, length, path, NULL, &model);
+  printf("compile calibrating: status %d\n", status);
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  printf("observers: %zu\n", qfxModelGetNumObservers(model));
+  QfxTensor *inputs, *results;
+  if ((status = makeTensors(model, 0, &inputs, &results)) != 0)
+    return status;
+  size_t numInputs = qfxModelGetNumInputs(model);
+  size_t numResults = qfxModelGetNumResults(model);
+  status = qfxModelRun(session, model, inputs, numInputs, results, numResults);
+  printf("run: status %d\n", status);
+  printTensor("result", 0, &results[0]);
+  if (status != 0 || (status = writeStatistics(session, model, out1)) != 0)
+    return status;
+  float *x = inputs[0].data;
+  float saved = x[1];
+  x[1] = 0.0f / 0.0f;
+  printf("NaN input: status %d\n",
+         qfxModelRun(session, model, inputs, numInputs, results, numResults));
+  printDiagnostics(session);
+  x[1] = saved;
+  qfxSessionDestroy(session);
+  session = qfxSessionCreate();
+  for (size_t i = 0; i < countElements(&inputs[0]); ++i)
+    x[i] *= -2.0f;
+  status = qfxModelRun(session, model, inputs, numInputs, results, numResults);
+  printf("run in a new session: status %d\n", status);
+  if (status == 0)
+    status = writeStatistics(session, model, out2);
+  // Not a calibrating model: an error.
+  QfxModel plain = NULL;
+  if (qfxModelCompile(session, text, length, path, NULL, NULL, &plain) == 0) {
+    char *output = NULL;
+    printf("plain model: status %d, %lld runs, %zu observers\n",
+           qfxModelWriteStatistics(session, plain, 1, &output, NULL),
+           (long long)qfxModelGetNumRuns(plain),
+           qfxModelGetNumObservers(plain));
+    printDiagnostics(session);
+    qfxModelDestroy(plain);
+  }
+  freeTensors(model, inputs, results);
+  qfxModelDestroy(model);
+  qfxSessionDestroy(session);
+  return status;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: run-model run|calibrate|compile MODEL.mlir ...\n");
@@ -296,6 +374,10 @@ int main(int argc, char **argv) {
     status = host(session, text, length, argv[2], argv[3]);
   } else if (strcmp(argv[1], "profile") == 0 && argc == 4) {
     status = profile(session, text, length, argv[2], argv[3]);
+  } else if (strcmp(argv[1], "calibrating") == 0 && argc == 5) {
+    status = calibrating(session, text, length, argv[2], argv[3], argv[4]);
+    free(text);
+    return status;
   } else if (strcmp(argv[1], "calibrate") == 0) {
     char *output = NULL;
     int calls = 0;
