@@ -90,7 +90,7 @@ from qfx.exporter import export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
 
-__all__ = ["prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
+__all__ = ["fuse_fx", "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
            "FloatOpWarning", "RecompileWarning"]
 
 STAGES = ("float", "observed", "calibrated", "reference", "int8")
@@ -1505,6 +1505,37 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     prepared._source = _Source(model, quantizable, strict, qconfig_option, backend_option,
                                engine, False, fingerprint)
     return prepared
+
+
+def fuse_fx(model: Any, fuse_custom_config: Any = None, backend_config: Any = None) -> Any:
+    """PyTorch's `fuse_fx`, for scripts that fuse before `prepare_fx`: the
+    result is PyTorch's fused GraphModule (Conv2d + BatchNorm2d + ReLU as
+    `ConvReLU2d` with the batch norm folded, ...), in the mode `model` was
+    in (PyTorch builds the fused modules in training mode), which
+    `qfx.prepare_fx` takes as it takes the unfused model; qfx's own fusion
+    happens in `prepare_fx` either way. `backend_config` is PyTorch's
+    BackendConfig or the name of one of its tables ("x86", "fbgemm",
+    "qnnpack", "onednn"/"native"); qfx's BackendConfig is not PyTorch's
+    (TypeError)."""
+    from torch.ao.quantization import backend_config as torch_backends
+    from torch.ao.quantization.backend_config.x86 import get_x86_backend_config
+    from torch.ao.quantization.quantize_fx import fuse_fx as torch_fuse_fx
+
+    if isinstance(backend_config, str):
+        tables = {"x86": get_x86_backend_config,
+                  "fbgemm": torch_backends.get_fbgemm_backend_config,
+                  "qnnpack": torch_backends.get_qnnpack_backend_config,
+                  "onednn": torch_backends.get_native_backend_config,
+                  "native": torch_backends.get_native_backend_config}
+        if backend_config not in tables:
+            raise ValueError(f"fuse_fx: backend {backend_config!r}: expected one of "
+                             + ", ".join(tables))
+        backend_config = tables[backend_config]()
+    elif isinstance(backend_config, _config.BackendConfig):
+        raise TypeError("fuse_fx runs PyTorch's fusion: give it PyTorch's BackendConfig or a "
+                        "table's name, not qfx's (qfx.prepare_fx fuses by qfx's itself)")
+    fused = torch_fuse_fx(model, fuse_custom_config, backend_config)
+    return fused.train(model.training)
 
 
 @_writes_stage_files

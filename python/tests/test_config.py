@@ -623,3 +623,48 @@ def test_docs_examples_run(torch, monkeypatch):
     assert "qfx.qconfig" in namespace["annotated"]
     assert json.loads(pathlib.Path("/tmp/my_backend.json").read_text()) == \
         namespace["backend_config"].to_dict()
+
+
+def test_from_torch_refuses_modules_and_fusers_it_cannot_run(torch):
+    """A PyTorch BackendPatternConfig names modules PyTorch swaps in and
+    functions it calls; qfx lowers patterns its own way, so it takes
+    PyTorch's own for the pattern (its tables convert, test above) and
+    refuses others, which it would otherwise ignore."""
+    import torch.nn as nn
+    import torch.ao.nn.intrinsic as nni
+    from torch.ao.quantization.backend_config import (
+        BackendPatternConfig as TorchPatternConfig,
+        get_native_backend_config,
+    )
+
+    def fuse_my_way(is_qat, conv, relu):
+        return nni.ConvReLU2d(conv, relu)
+
+    class MyReferenceLinear(nn.Linear):
+        pass
+
+    def native_with(config):
+        return get_native_backend_config().set_backend_pattern_config(config)
+
+    native = {c.pattern: c for c in get_native_backend_config().configs.values()}
+    fused = copy_config(native[(nn.ReLU, nn.Conv2d)], TorchPatternConfig)
+    with pytest.raises(NotImplementedError, match=r"has fuser_method .*fuse_my_way, not "
+                       r"PyTorch's own for it \(.*fuser_method\); qfx lowers each pattern"):
+        qfx.from_torch(native_with(fused.set_fuser_method(fuse_my_way)))
+    linear = copy_config(native[nn.Linear], TorchPatternConfig)
+    with pytest.raises(NotImplementedError, match="reference_quantized_module .*MyReferenceLinear"):
+        qfx.from_torch(native_with(linear.set_reference_quantized_module(MyReferenceLinear)))
+    # A pattern PyTorch's table does not have: any module is another's.
+    silu = TorchPatternConfig(nn.SiLU).set_dtype_configs(linear.dtype_configs)
+    with pytest.raises(NotImplementedError, match=r"root_module .*SiLU, not PyTorch's own for "
+                                                  r"it \(none\)"):
+        qfx.from_torch(native_with(silu.set_root_module(nn.SiLU)))
+    # The same fuser PyTorch's table builds anew each time is PyTorch's own.
+    qfx.from_torch(native_with(copy_config(native[(nn.ReLU, nn.Conv2d)], TorchPatternConfig)))
+
+
+def copy_config(config, cls):
+    """A new PyTorch BackendPatternConfig with `config`'s settings."""
+    copied = cls(config.pattern)
+    copied.__dict__.update(config.__dict__)
+    return copied

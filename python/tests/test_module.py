@@ -351,3 +351,26 @@ def test_a_configuration_that_observes_nothing_converts_to_the_float_model():
         quantized = qfx.convert_fx(prepared)
     with torch.no_grad():
         assert torch.allclose(quantized(x), model(x), atol=1e-5)
+
+
+def test_a_model_pytorchs_fuse_fx_fused_prepares_as_the_unfused_one():
+    """qfx.fuse_fx is PyTorch's (the result in the model's mode); qfx's
+    prepare_fx takes its fused modules, and the int8 model computes what
+    the unfused model's does (names and the folded weights' last bits
+    aside: PyTorch folded the batch norm here, qfx-fuse there)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(8 * 6 * 6, 10), nn.ReLU()).eval()
+    with torch.no_grad():
+        model[1].running_var.uniform_(0.5, 2.0)
+    fused = qfx.fuse_fx(model, backend_config="x86")
+    assert [type(m).__name__ for m in fused.children()] == ["ConvReLU2d", "Flatten", "LinearReLU"]
+    assert not fused.training and not any(m.training for m in fused.modules())
+    calibration = data(3, 21, shape=(1, 3, 8, 8))
+    unfused, refused = (convert(calibration, m) for m in (model, fused))
+    for x in calibration + data(3, 22, shape=(1, 3, 8, 8)):
+        assert torch.equal(unfused(x), refused(x))
+    with pytest.raises(TypeError, match="not qfx's"):
+        qfx.fuse_fx(model, backend_config=qfx.get_backend_config("x86"))
+    with pytest.raises(ValueError, match="backend 'tosa'"):
+        qfx.fuse_fx(model, backend_config="tosa")

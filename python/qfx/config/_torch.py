@@ -212,18 +212,67 @@ def _pattern_config_dict(c: Any) -> Dict[str, Any]:
     return d
 
 
+# What a PyTorch BackendPatternConfig runs in PyTorch's flow: modules it
+# swaps in and functions it calls. qfx lowers each pattern its own way, so
+# it takes only PyTorch's own for the pattern.
+_TORCH_CALLABLE_FIELDS = ("root_module", "qat_module", "reference_quantized_module",
+                          "fused_module", "fuser_method", "_root_node_getter",
+                          "_extra_inputs_getter")
+
+
+def _pattern_configs(value: Any) -> list:
+    # 1.13 keeps a dict by pattern; later versions a list.
+    configs = value.configs
+    return list(configs.values()) if isinstance(configs, dict) else list(configs)
+
+
+def _same_callable(a: Any, b: Any) -> bool:
+    """`a is b`, or two closures of the same code over the same values
+    (PyTorch's tables build their fuser methods anew, as
+    `_sequential_wrapper2(nni.ConvReLU2d)`, at each call)."""
+    if a is b:
+        return True
+    code = getattr(a, "__code__", None)
+    if code is None or code is not getattr(b, "__code__", None):
+        return False
+    cells_a, cells_b = a.__closure__ or (), b.__closure__ or ()
+    return len(cells_a) == len(cells_b) and all(
+        _same_callable(x.cell_contents, y.cell_contents) for x, y in zip(cells_a, cells_b))
+
+
+def _callable_name(value: Any) -> str:
+    return getattr(value, "__qualname__", None) or repr(value)
+
+
+def _check_torch_callables(c: Any, native: Dict[Any, Any]) -> None:
+    """NotImplementedError for a module or function of `c` that is not
+    PyTorch's own for its pattern (in the native table)."""
+    own = native.get(c.pattern)
+    for field in _TORCH_CALLABLE_FIELDS:
+        value = getattr(c, field, None)
+        expected = getattr(own, field, None)
+        if value is None or _same_callable(value, expected):
+            continue
+        raise NotImplementedError(
+            f"BackendConfig: the pattern {c.pattern!r} has {field.lstrip('_')} "
+            f"{_callable_name(value)}, not PyTorch's own for it ("
+            + (_callable_name(expected) if expected is not None else "none")
+            + "); qfx lowers each pattern its own way and cannot run a module or function "
+            "of yours, so it refuses the table rather than ignore them")
+
+
 def backend_config_from_torch(value: Any, name: Optional[str] = None):
+    from torch.ao.quantization.backend_config import get_native_backend_config
+
     from qfx.config.backend_config import torch_patterns_to_tosa
 
-    # 1.13 keeps a dict by pattern; later versions a list.
-    pattern_configs = value.configs
-    if isinstance(pattern_configs, dict):
-        pattern_configs = list(pattern_configs.values())
+    native = {c.pattern: c for c in _pattern_configs(get_native_backend_config())}
     configs = []
-    for c in pattern_configs:
+    for c in _pattern_configs(value):
         if getattr(c, "pattern", None) is None:
             raise ValueError("BackendConfig: a pattern config without a pattern (PyTorch's "
                              "complex format) is not supported")
+        _check_torch_callables(c, native)
         pattern = tuple(_forward_pattern(c.pattern))
         configs.append((pattern, _pattern_config_dict(c)))
     return torch_patterns_to_tosa(name if name is not None else value.name, configs)
