@@ -195,9 +195,31 @@ llvm::Error CalibratingModel::run(llvm::ArrayRef<const void *> inputs,
           llvm::formatv("{0}: input {1} has {2} NaN or infinite values",
                         runName, index, bad));
   }
+  return observe(runName,
+                 [&] { return model->run(inputs, results, &calibrator); });
+}
+
+llvm::Expected<llvm::SmallVector<NpyArray>>
+CalibratingModel::run(llvm::ArrayRef<NpyArray> inputs,
+                      llvm::StringRef runName) {
+  llvm::SmallVector<NpyArray> results;
+  if (llvm::Error error = observe(runName, [&]() -> llvm::Error {
+        auto outputs = model->run(inputs, &calibrator);
+        if (!outputs)
+          return outputs.takeError();
+        results = std::move(*outputs);
+        return llvm::Error::success();
+      }))
+    return std::move(error);
+  return results;
+}
+
+llvm::Error
+CalibratingModel::observe(llvm::StringRef runName,
+                          llvm::function_ref<llvm::Error()> runModel) {
   std::map<int64_t, Observer> before = calibrator.saveObservers();
   calibrator.setSampleName(runName.str());
-  llvm::Error error = model->run(inputs, results, &calibrator);
+  llvm::Error error = runModel();
   if (!error)
     error = calibrator.takeError();
   else
@@ -213,10 +235,12 @@ llvm::Error CalibratingModel::run(llvm::ArrayRef<const void *> inputs,
 llvm::Error qfx::calibrate(mlir::ModuleOp module,
                            llvm::ArrayRef<std::string> samplePaths,
                            const CalibrationOptions &options) {
-  auto calibrator = Calibrator::create(module);
-  if (!calibrator)
-    return calibrator.takeError();
-  if (calibrator->getNumObserveOps() == 0)
+  bool observes = false;
+  module.walk([&](ObserveOp) {
+    observes = true;
+    return mlir::WalkResult::interrupt();
+  });
+  if (!observes)
     return makeError("the model has no qfx.observe to calibrate");
 
   // The samples are opened first: a missing or malformed file fails before
@@ -235,18 +259,15 @@ llvm::Error qfx::calibrate(mlir::ModuleOp module,
     sources.push_back(std::move(*source));
   }
 
-  CompileOptions compileOptions;
-  compileOptions.entry = options.entry;
-  compileOptions.calibrate = true;
-  // The model lives only in this function, `module`'s context longer.
-  compileOptions.borrowConstants = true;
-  auto model = CompiledModel::compile(module, compileOptions);
-  if (!model)
-    return model.takeError();
-  if (samplePaths.size() != model->getInputs().size())
+  // The model lives only in this function, `module` longer.
+  auto calibrating = CalibratingModel::compile(module, options);
+  if (!calibrating)
+    return calibrating.takeError();
+  const CompiledModel &model = calibrating->getModel();
+  if (samplePaths.size() != model.getInputs().size())
     return makeError(llvm::formatv("@{0} takes {1} inputs but {2} sample "
                                    "sources are given",
-                                   model->getEntry(), model->getInputs().size(),
+                                   model.getEntry(), model.getInputs().size(),
                                    samplePaths.size()));
 
   int64_t numSamples = sources.front().size();
@@ -264,16 +285,13 @@ llvm::Error qfx::calibrate(mlir::ModuleOp module,
                                        source.describe(sample), bad));
       inputs.push_back(std::move(*array));
     }
-    if (llvm::Error err = model->checkInputs(inputs))
+    if (llvm::Error err = model.checkInputs(inputs))
       return makeError(sampleName + ": " + llvm::toString(std::move(err)));
-    calibrator->setSampleName(sampleName);
-    if (auto outputs = model->run(inputs, &*calibrator); !outputs)
+    if (auto outputs = calibrating->run(inputs, sampleName); !outputs)
       return outputs.takeError();
-    if (llvm::Error err = calibrator->takeError())
-      return err;
     if (options.progress)
       options.progress(sample + 1, numSamples);
   }
-  calibrator->writeStatistics();
+  calibrating->writeStatistics();
   return llvm::Error::success();
 }

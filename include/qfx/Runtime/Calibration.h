@@ -18,6 +18,7 @@
 #include "qfx/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <functional>
 #include <map>
@@ -124,6 +125,10 @@ public:
   /// the statistics as they were before the run.
   llvm::Error run(llvm::ArrayRef<const void *> inputs,
                   llvm::ArrayRef<void *> results, llvm::StringRef runName);
+  /// The same on arrays that passed the model's checkInputs; returns the
+  /// results.
+  llvm::Expected<llvm::SmallVector<NpyArray>>
+  run(llvm::ArrayRef<NpyArray> inputs, llvm::StringRef runName);
 
   /// The runs that succeeded.
   int64_t getNumRuns() const { return numRuns; }
@@ -136,6 +141,11 @@ public:
   void writeStatistics() { calibrator.writeStatistics(); }
 
 private:
+  /// `runModel` observing into the calibrator; the observers go back to
+  /// their state before it if it fails.
+  llvm::Error observe(llvm::StringRef runName,
+                      llvm::function_ref<llvm::Error()> runModel);
+
   CalibratingModel(Calibrator calibrator, CompiledModel model)
       : calibrator(std::move(calibrator)),
         model(std::make_unique<CompiledModel>(std::move(model))) {}
