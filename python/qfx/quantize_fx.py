@@ -90,8 +90,8 @@ from qfx.exporter import export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
 
-__all__ = ["fuse_fx", "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel", "FloatOp",
-           "FloatOpWarning", "RecompileWarning"]
+__all__ = ["fuse_fx", "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel",
+           "FloatOp", "FloatOpWarning", "RecompileWarning"]
 
 STAGES = ("float", "observed", "calibrated", "reference", "int8")
 _MANIFEST = "qfx_model.json"
