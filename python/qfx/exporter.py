@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -46,6 +47,23 @@ nn: Any = None
 F: Any = None
 
 __all__ = ["ExportError", "export_tosa"]
+
+
+@dataclass(frozen=True)
+class NonTraceable:
+    """The modules PyTorch's prepare_custom_config names non-traceable
+    (`non_traceable_module_names` / `_classes`): leaves of the trace, as
+    PyTorch's tracer leaves them. One qfx exports (a Conv2d, ...) is
+    quantized as PyTorch quantizes it; any other runs in PyTorch (a graph
+    break), whether or not the export is strict."""
+
+    names: frozenset = frozenset()
+    classes: frozenset = frozenset()
+
+    def __contains__(self, item: tuple) -> bool:
+        """(qualified name, module) is non-traceable."""
+        name, module = item
+        return name in self.names or type(module) in self.classes
 
 
 class ExportError(Exception):
@@ -195,8 +213,9 @@ def _window_extent(in_size, pad_before, pad_after, out_size, stride, extent):
 class _Exporter:
     def __init__(self, gm, root, recorded: dict, scope: dict,
                  weight_observers: Optional[dict] = None, quantizable=frozenset(),
-                 strict: bool = True):
+                 strict: bool = True, non_traceable: NonTraceable = NonTraceable()):
         self.gm = gm
+        self.non_traceable = non_traceable
         # strict: the nodes qfx cannot express are an ExportError (naming
         # each); otherwise each runs in PyTorch (a graph break,
         # `break_graph`), in `host_calls`.
@@ -323,12 +342,14 @@ class _Exporter:
                 self.call(node, node in dynamic)
             else:
                 self.fail(node, f"unknown FX node kind '{node.op}'")
-        if self.strict and self.breaks:
-            node, reason = self.breaks[0]
-            if len(self.breaks) > 1:
-                reason += (f"; and {len(self.breaks) - 1} more node(s) qfx cannot express: "
+        # Modules declared non-traceable run in PyTorch even when strict.
+        breaks = [(n, r) for n, r in self.breaks if r != _NON_TRACEABLE]
+        if self.strict and breaks:
+            node, reason = breaks[0]
+            if len(breaks) > 1:
+                reason += (f"; and {len(breaks) - 1} more node(s) qfx cannot express: "
                            + "; ".join(f"'{n.name}' ({_target_name(n)}): {r}"
-                                       for n, r in self.breaks[1:]))
+                                       for n, r in breaks[1:]))
             self.fail(node, reason)
         return Exported(self.w.function(func_name, self.args, self.results), self.w.resources)
 
@@ -533,6 +554,8 @@ class _Exporter:
         if type(module) is nn.MultiheadAttention:
             return self.m_multihead_attention(node, module)
         handler = _MODULE_HANDLERS.get(type(module))
+        if handler is None and (node.target, module) in self.non_traceable:
+            self.fail(node, _NON_TRACEABLE)
         if handler is None:
             self.fail(node, "unsupported module type")
         if node.kwargs or len(node.args) != 1:
@@ -3153,7 +3176,11 @@ def _unpacked_length(frame) -> Optional[int]:
     return None
 
 
-def _trace(model):
+# The reason a module named non-traceable runs in PyTorch.
+_NON_TRACEABLE = "non-traceable module (prepare_custom_config)"
+
+
+def _trace(model, non_traceable: NonTraceable = NonTraceable()):
     """torch.fx.symbolic_trace's graph, plus for every node the qualified
     name of the module whose forward created it (for error messages)."""
 
@@ -3187,7 +3214,8 @@ def _trace(model):
             return UnpackingProxy(node, self)
 
         def is_leaf_module(self, m, qualified_name):
-            return _is_observer(m) or super().is_leaf_module(m, qualified_name)
+            return (_is_observer(m) or (qualified_name, m) in non_traceable
+                    or super().is_leaf_module(m, qualified_name))
 
         def call_module(self, m, forward, args, kwargs):
             self.scope_stack.append(self.path_of_module(m))
@@ -3252,7 +3280,8 @@ def export_tosa(model, example_inputs: tuple, *, func_name: str = "main") -> str
 
 
 def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main",
-                        quantizable=frozenset(), strict: bool = True) -> tuple:
+                        quantizable=frozenset(), strict: bool = True,
+                        non_traceable: NonTraceable = NonTraceable()) -> tuple:
     """`export_tosa`'s module (an `Exported`: text and resources), the
     model's outputs for `example_inputs`, per
     input the number of rows of the embeddings it indexes (None for an
@@ -3261,7 +3290,9 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     their quantizable form (nn.MultiheadAttention, see
     _Exporter.m_multihead_attention). Without `strict`, a node the exporter
     cannot express runs in PyTorch (a graph break: a `qfx.host_call`, run by
-    the Host) instead of raising ExportError."""
+    the Host) instead of raising ExportError; so does, strict or not, a
+    module `non_traceable` names that qfx does not export (a leaf of the
+    trace)."""
     _load_torch()
     if not isinstance(model, nn.Module):
         raise TypeError(f"export_tosa expects a torch.nn.Module, got {type(model).__name__}")
@@ -3272,9 +3303,10 @@ def export_with_outputs(model, example_inputs: tuple, *, func_name: str = "main"
     example_inputs = tuple(example_inputs)
 
     model, weight_observers = _qat_to_float(model)
-    gm, node_scope = _trace(model)
+    gm, node_scope = _trace(model, non_traceable)
     recorded, outputs = _record(gm, example_inputs)
-    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers, quantizable, strict)
+    exporter = _Exporter(gm, model, recorded, node_scope, weight_observers, quantizable, strict,
+                         non_traceable)
     exported = exporter.run(func_name)
     bounds = [exporter.index_bounds.get(t.name) for t in exporter.arg_tensors]
     return exported, outputs, bounds, _host.Host(exporter.host_calls)

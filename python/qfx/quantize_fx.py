@@ -86,7 +86,7 @@ from qfx import _compiled, _host, _stagefiles
 from qfx import config as _config
 from qfx.config._torch import qconfig_mapping_from_torch
 from qfx._tosa_text import Exported
-from qfx.exporter import export_with_outputs
+from qfx.exporter import NonTraceable, export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
 
@@ -635,6 +635,7 @@ class _Source:
 
     model: Any
     quantizable: frozenset
+    non_traceable: NonTraceable
     strict: bool
     qconfig_option: str
     backend_option: str
@@ -646,7 +647,8 @@ class _Source:
         # (a prepared model's copy: its model is a copy too)
         model = copy.deepcopy(self.model, memo)
         unchanged = _fingerprint(self.model) == self.fingerprint
-        return _Source(model, self.quantizable, self.strict, self.qconfig_option,
+        return _Source(model, self.quantizable, self.non_traceable, self.strict,
+                       self.qconfig_option,
                        self.backend_option, self.engine, self.torch_statistics,
                        _fingerprint(model) if unchanged else None)
 
@@ -699,7 +701,8 @@ class _Shapes:
         try:
             with _step(f"exporting the model for input shapes {what}"):
                 float_mlir, result, index_bounds, host = export_with_outputs(
-                    source.model, tensors, quantizable=source.quantizable, strict=source.strict)
+                    source.model, tensors, quantizable=source.quantizable, strict=source.strict,
+                    non_traceable=source.non_traceable)
             signature = _signature(tensors, result, index_bounds, "quantized model",
                                    model.signature.input_names)
         except Exception as error:
@@ -1348,28 +1351,28 @@ def _custom_config(config: Any, cls: Any, what: str) -> Any:
     return config
 
 
-def _custom_module_swaps(prepare_custom_config: Any) -> frozenset:
-    """The float module types `prepare_custom_config` (a PyTorch
-    PrepareCustomConfig or its dict) maps to an observed custom module. qfx
-    knows one such mapping, PyTorch's own for attention:
+def _prepare_custom_config(prepare_custom_config: Any) -> Tuple[frozenset, NonTraceable]:
+    """What qfx implements of `prepare_custom_config` (a PyTorch
+    PrepareCustomConfig or its dict): the float module types it maps to an
+    observed custom module, and the non-traceable module names and classes.
+    qfx knows one custom module mapping, PyTorch's own for attention:
     nn.MultiheadAttention to torch.ao.nn.quantizable.MultiheadAttention
     (static). Anything else raises NotImplementedError naming it."""
     if prepare_custom_config is None:
-        return frozenset()
+        return frozenset(), NonTraceable()
     from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
     from torch.ao.quantization.quant_type import QuantType
 
     config = _custom_config(prepare_custom_config, PrepareCustomConfig,
                             "prepare_fx: prepare_custom_config")
     unsupported = [name for name in ("standalone_module_names", "standalone_module_classes",
-                                     "non_traceable_module_names",
-                                     "non_traceable_module_classes", "input_quantized_indexes",
-                                     "output_quantized_indexes", "preserved_attributes")
+                                     "input_quantized_indexes", "output_quantized_indexes",
+                                     "preserved_attributes")
                    if getattr(config, name)]
     if unsupported:
         raise NotImplementedError("prepare_fx: prepare_custom_config: qfx does not implement "
-                                  + ", ".join(unsupported) + " (only the float to observed "
-                                  "mapping of nn.MultiheadAttention)")
+                                  + ", ".join(unsupported) + " (only non-traceable modules and "
+                                  "the float to observed mapping of nn.MultiheadAttention)")
     swaps = set()
     quantizable = (torch.nn.MultiheadAttention, torch.ao.nn.quantizable.MultiheadAttention)
     for quant_type, mapping in config.float_to_observed_mapping.items():
@@ -1382,7 +1385,8 @@ def _custom_module_swaps(prepare_custom_config: Any) -> frozenset:
                     "nn.MultiheadAttention to torch.ao.nn.quantizable.MultiheadAttention "
                     "(static)")
             swaps.add(float_class)
-    return frozenset(swaps)
+    return frozenset(swaps), NonTraceable(frozenset(config.non_traceable_module_names),
+                                          frozenset(config.non_traceable_module_classes))
 
 
 def _check_convert_custom_config(convert_custom_config: Any) -> None:
@@ -1429,14 +1433,18 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     - `example_inputs`: a tuple of float32 tensors; they fix the shapes every
       call takes.
     - `prepare_custom_config`: a torch PrepareCustomConfig or its dict.
-      qfx implements one entry, PyTorch's own custom module for attention:
+      qfx implements PyTorch's own custom module for attention:
       `set_float_to_observed_mapping(nn.MultiheadAttention,
       torch.ao.nn.quantizable.MultiheadAttention)` quantizes the attention's
       input and output projections (the Linears linear_Q, linear_K,
       linear_V and out_proj, with the module's qconfig), the attention
       between them staying float. PyTorch 1.13 implements it in eager mode
       only, and drops `batch_first` there; qfx keeps it (see
-      docs/python.md). Other entries raise NotImplementedError.
+      docs/python.md). Non-traceable module names and classes
+      (`set_non_traceable_module_names` / `_classes`) are leaves of the
+      trace, as in PyTorch's: one qfx does not export runs in PyTorch (a
+      graph break, strict or not). Other entries raise
+      NotImplementedError.
     - `backend_config`: a `qfx.BackendConfig`, a torch BackendConfig, or a
       built-in table's name; default "onednn", the table of PyTorch's
       native.py, which PyTorch's prepare_fx defaults to. Without it the
@@ -1483,11 +1491,12 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    quantizable = _custom_module_swaps(prepare_custom_config)
+    quantizable, non_traceable = _prepare_custom_config(prepare_custom_config)
     fingerprint = _fingerprint(model)
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(
-            model, example_inputs, quantizable=quantizable, strict=strict)
+            model, example_inputs, quantizable=quantizable, strict=strict,
+            non_traceable=non_traceable)
     signature = _signature(example_inputs, result, index_bounds, "prepare_fx",
                            _input_names(model, len(example_inputs)))
 
@@ -1502,8 +1511,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                   _prepare_passes(directory, qconfig_option, backend_option, engine))
     PreparedModel.__init__(prepared, model, directory, signature, qconfig_option,
                            backend_option, outputs, host, record_samples)
-    prepared._source = _Source(model, quantizable, strict, qconfig_option, backend_option,
-                               engine, False, fingerprint)
+    prepared._source = _Source(model, quantizable, non_traceable, strict, qconfig_option,
+                               backend_option, engine, False, fingerprint)
     return prepared
 
 
@@ -1775,9 +1784,17 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
         raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
     example_inputs = _check_example_inputs(example_inputs, "convert_fx")
     fingerprint = _fingerprint(model)
+    # The modules PyTorch's tracer did not trace (leaves of its graph) are
+    # leaves of qfx's trace too.
+    custom = getattr(model, "_prepare_custom_config", None)
+    if isinstance(custom, dict):
+        from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+        custom = PrepareCustomConfig.from_dict(custom)
+    non_traceable = NonTraceable(frozenset(getattr(custom, "non_traceable_module_names", ())),
+                                 frozenset(getattr(custom, "non_traceable_module_classes", ())))
     with _step("exporting the model"):
-        float_mlir, result, index_bounds, host = export_with_outputs(model, example_inputs,
-                                                                     strict=strict)
+        float_mlir, result, index_bounds, host = export_with_outputs(
+            model, example_inputs, strict=strict, non_traceable=non_traceable)
     signature = _signature(example_inputs, result, index_bounds, "convert_fx",
                            _input_names(model, len(example_inputs)))
     quantized = QuantizedModel.__new__(QuantizedModel)
@@ -1791,8 +1808,9 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
                   _prepare_passes(directory, qconfig_option, backend_option, engine)
                   + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option, host)
-    quantized._shapes = _Shapes(_Source(model, frozenset(), strict, qconfig_option,
-                                        backend_option, engine, True, fingerprint))
+    quantized._shapes = _Shapes(_Source(model, frozenset(), non_traceable, strict,
+                                        qconfig_option, backend_option, engine, True,
+                                        fingerprint))
     return quantized
 
 

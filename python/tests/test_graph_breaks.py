@@ -446,3 +446,57 @@ def test_breaks_run_on_several_threads_at_once():
     for thread in threads:
         thread.join()
     assert failures == [0] * 20 and results == [True] * 60
+
+
+class SignFlip(nn.Module):
+    """Python control flow on a tensor's value: torch.fx cannot trace it."""
+
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return -x
+
+
+class WithUntraceable(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.flip = SignFlip()
+        self.conv2 = nn.Conv2d(8, 4, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv2(self.flip(torch.relu(self.conv1(x))))
+
+
+@pytest.mark.parametrize("by", ["name", "class"])
+def test_non_traceable_modules_run_in_pytorch_as_in_pytorchs_prepared_model(by):
+    """prepare_custom_config's non-traceable module names and classes are
+    leaves of qfx's trace as of PyTorch's; one qfx does not export runs in
+    PyTorch (in float, between quantized convolutions), also with strict."""
+    from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+
+    torch.manual_seed(0)
+    model = WithUntraceable().eval()
+    custom = (PrepareCustomConfig().set_non_traceable_module_names(["flip"]) if by == "name"
+              else PrepareCustomConfig().set_non_traceable_module_classes([SignFlip]))
+    example, calibration = (data(1, 1)[0],), data(6, 2)
+    prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), example, custom,
+                              strict=True)
+    assert [(c.callee, c.node, c.reason) for c in prepared.graph_breaks] == [
+        (f"{__name__}.SignFlip", "flip", "non-traceable module (prepare_custom_config)")]
+    # With PyTorch's statistics, PyTorch's outputs.
+    theirs = torch_prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), example,
+                              custom)
+    with torch.no_grad():
+        for x in calibration:
+            theirs(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(theirs, example)
+    # (PyTorch 1.13's table leaves torch.relu after a Conv2d module float too.)
+    assert [(op.op, op.origin) for op in ours.float_ops] == [
+        ("qfx.host_call", f"{__name__}.SignFlip"), ("tosa.clamp", "torch.relu")]
+    assert_equal_outputs(ours, torch_convert_fx(copy.deepcopy(theirs)), data(8, 3))
+    # Without the declaration, tracing fails in qfx as in PyTorch.
+    with pytest.raises(torch.fx.proxy.TraceError, match="control flow"):
+        qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), example)

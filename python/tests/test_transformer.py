@@ -648,9 +648,10 @@ def test_custom_configs_qfx_does_not_implement_raise():
 
     model = Attention(nn.MultiheadAttention(16, 2).eval()).eval()
     x = torch.randn(3, 2, 16)
-    with pytest.raises(NotImplementedError, match="non_traceable_module_names"):
+    with pytest.raises(NotImplementedError, match="standalone_module_names"):
         qfx.prepare_fx(model, "default:x86", (x,),
-                       PrepareCustomConfig().set_non_traceable_module_names(["attention"]))
+                       PrepareCustomConfig().set_standalone_module_name("attention", None,
+                                                                        (x,), None, None))
     with pytest.raises(NotImplementedError, match="maps LSTM to"):
         qfx.prepare_fx(model, "default:x86", (x,), PrepareCustomConfig()
                        .set_float_to_observed_mapping(nn.LSTM, torch.ao.nn.quantizable.LSTM))
