@@ -90,7 +90,7 @@ from qfx.exporter import NonTraceable, export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
 
-__all__ = ["fuse_fx", "prepare_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel",
+__all__ = ["fuse_fx", "prepare_fx", "prepare_qat_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel",
            "FloatOp", "FloatOpWarning", "RecompileWarning"]
 
 STAGES = ("float", "observed", "calibrated", "reference", "int8")
@@ -1516,6 +1516,53 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     return prepared
 
 
+def _torch_backend_config(backend_config: Any, what: str) -> Any:
+    """PyTorch's BackendConfig for a function that runs PyTorch's own flow:
+    PyTorch's object as it is, a table's name as PyTorch's table, None as
+    None; qfx's BackendConfig is TypeError."""
+    from torch.ao.quantization import backend_config as torch_backends
+    from torch.ao.quantization.backend_config.x86 import get_x86_backend_config
+
+    if isinstance(backend_config, str):
+        tables = {"x86": get_x86_backend_config,
+                  "fbgemm": torch_backends.get_fbgemm_backend_config,
+                  "qnnpack": torch_backends.get_qnnpack_backend_config,
+                  "onednn": torch_backends.get_native_backend_config,
+                  "native": torch_backends.get_native_backend_config}
+        if backend_config not in tables:
+            raise ValueError(f"{what}: backend {backend_config!r}: expected one of "
+                             + ", ".join(tables))
+        return tables[backend_config]()
+    if isinstance(backend_config, _config.BackendConfig):
+        raise TypeError(f"{what} runs PyTorch's flow: give it PyTorch's BackendConfig or a "
+                        "table's name, not qfx's")
+    return backend_config
+
+
+def prepare_qat_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
+                   prepare_custom_config: Any = None, backend_config: Any = None) -> Any:
+    """PyTorch's `prepare_qat_fx`: quantization-aware training runs in
+    PyTorch, so the result is PyTorch's prepared GraphModule with its fake
+    quantizers (train it as usual), which `qfx.convert_fx` converts, the
+    shapes of `example_inputs` kept with it (a PyTorch-prepared model needs
+    them otherwise). `qconfig_mapping` is PyTorch's (its fake-quantizing
+    QConfigs: `torch.ao.quantization.get_default_qat_qconfig_mapping`) or
+    its dict; `backend_config` PyTorch's or a table's name."""
+    from torch.ao.quantization.quantize_fx import prepare_qat_fx as torch_prepare_qat_fx
+
+    if isinstance(qconfig_mapping, (str, _config.QConfigMapping)):
+        raise TypeError("prepare_qat_fx trains in PyTorch: give it PyTorch's QConfigMapping with "
+                        "fake quantizers (torch.ao.quantization.get_default_qat_qconfig_mapping), "
+                        f"not {qconfig_mapping!r}")
+    example_inputs = _check_example_inputs(example_inputs, "prepare_qat_fx")
+    prepared = torch_prepare_qat_fx(model, qconfig_mapping, example_inputs, prepare_custom_config,
+                                    _torch_backend_config(backend_config, "prepare_qat_fx"))
+    prepared._qfx_example_inputs = tuple(x.detach().clone() for x in example_inputs)
+    # (kept by the GraphModule's deepcopy, which keeps only these names)
+    prepared.preserved_attr_names = set(prepared.preserved_attr_names) | {"_qfx_example_inputs"}
+    return prepared
+
+
 def fuse_fx(model: Any, fuse_custom_config: Any = None, backend_config: Any = None) -> Any:
     """PyTorch's `fuse_fx`, for scripts that fuse before `prepare_fx`: the
     result is PyTorch's fused GraphModule (Conv2d + BatchNorm2d + ReLU as
@@ -1526,24 +1573,10 @@ def fuse_fx(model: Any, fuse_custom_config: Any = None, backend_config: Any = No
     BackendConfig or the name of one of its tables ("x86", "fbgemm",
     "qnnpack", "onednn"/"native"); qfx's BackendConfig is not PyTorch's
     (TypeError)."""
-    from torch.ao.quantization import backend_config as torch_backends
-    from torch.ao.quantization.backend_config.x86 import get_x86_backend_config
     from torch.ao.quantization.quantize_fx import fuse_fx as torch_fuse_fx
 
-    if isinstance(backend_config, str):
-        tables = {"x86": get_x86_backend_config,
-                  "fbgemm": torch_backends.get_fbgemm_backend_config,
-                  "qnnpack": torch_backends.get_qnnpack_backend_config,
-                  "onednn": torch_backends.get_native_backend_config,
-                  "native": torch_backends.get_native_backend_config}
-        if backend_config not in tables:
-            raise ValueError(f"fuse_fx: backend {backend_config!r}: expected one of "
-                             + ", ".join(tables))
-        backend_config = tables[backend_config]()
-    elif isinstance(backend_config, _config.BackendConfig):
-        raise TypeError("fuse_fx runs PyTorch's fusion: give it PyTorch's BackendConfig or a "
-                        "table's name, not qfx's (qfx.prepare_fx fuses by qfx's itself)")
-    fused = torch_fuse_fx(model, fuse_custom_config, backend_config)
+    fused = torch_fuse_fx(model, fuse_custom_config,
+                          _torch_backend_config(backend_config, "fuse_fx"))
     return fused.train(model.training)
 
 
@@ -1777,6 +1810,8 @@ def _is_torch_prepared(model: Any) -> bool:
 
 def _convert_torch_prepared(model: Any, example_inputs: Any,
                             backend_config: Any, strict: bool) -> QuantizedModel:
+    if example_inputs is None:
+        example_inputs = getattr(model, "_qfx_example_inputs", None)  # qfx.prepare_qat_fx's
     if example_inputs is None:
         raise TypeError("convert_fx of a model PyTorch prepared needs example_inputs (the "
                         "shapes the quantized model takes)")

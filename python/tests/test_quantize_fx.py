@@ -1590,6 +1590,42 @@ def test_convert_fx_of_a_model_trained_with_prepare_qat_fx_equals_pytorch(engine
     assert torch.equal(ours, theirs)
 
 
+def test_a_qat_script_with_qfxs_names_equals_pytorch(onednn):
+    """A QAT script with torch.ao.quantization.quantize_fx replaced by qfx:
+    qfx.prepare_qat_fx is PyTorch's (training runs in PyTorch), and
+    qfx.convert_fx takes the trained model without example_inputs (the
+    prepared model keeps them) and gives PyTorch's int8 program."""
+    import copy
+    from torch.ao.quantization import get_default_qat_qconfig_mapping
+
+    torch.manual_seed(8)
+    example = (torch.randn(2, 3, 8, 8),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qat = qfx.prepare_qat_fx(QATModel().train(), get_default_qat_qconfig_mapping("x86"),
+                                 example, backend_config="x86")
+    assert isinstance(qat, torch.fx.GraphModule)  # PyTorch's prepared model
+    optimizer = torch.optim.SGD(qat.parameters(), lr=0.05)
+    for x in samples((2, 3, 8, 8), 4, seed=43):
+        loss = (qat(x) - 1).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    qat.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        quantized = qfx.convert_fx(copy.deepcopy(qat), backend_config="x86")
+    torch_model = torch_convert_fx(copy.deepcopy(qat))
+    with torch.no_grad():
+        for x in samples((2, 3, 8, 8), 4, seed=44):
+            assert torch.equal(quantized(x), torch_model(x))
+    with pytest.raises(TypeError, match="trains in PyTorch"):
+        qfx.prepare_qat_fx(QATModel().train(), "default:x86", example)
+    with pytest.raises(TypeError, match="not qfx's"):
+        qfx.prepare_qat_fx(QATModel().train(), get_default_qat_qconfig_mapping("x86"), example,
+                           backend_config=qfx.get_backend_config("x86"))
+
+
 def test_convert_fx_of_a_model_pytorch_prepared_with_another_backend(onednn):
     """PyTorch prepared with a BackendConfig that does not quantize Linear:
     qfx with its default x86 table observes the Linear, which PyTorch's model
