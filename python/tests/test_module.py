@@ -374,3 +374,97 @@ def test_a_model_pytorchs_fuse_fx_fused_prepares_as_the_unfused_one():
         qfx.fuse_fx(model, backend_config=qfx.get_backend_config("x86"))
     with pytest.raises(ValueError, match="backend 'tosa'"):
         qfx.fuse_fx(model, backend_config="tosa")
+
+
+DROP_IN_MODEL = """
+import torch, torch.nn as nn
+
+class SignFlip(nn.Module):  # data-dependent control flow: not traceable
+    def forward(self, x):
+        return x * 2 if x.sum() > 0 else -x
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU()
+        self.flip = SignFlip()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x, scale):
+        y = self.flip(self.relu(self.bn(self.conv(x))))
+        return self.fc(torch.flatten(self.pool(y), 1)) * scale
+"""
+
+DROP_IN_SCRIPT = """
+import copy, sys
+import torch
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+from drop_in_model import Net
+{imports}
+
+torch.manual_seed(0)
+model = Net().eval()
+generator = torch.Generator().manual_seed(1)
+batches = [torch.randn(4, 3, 8, 8, generator=generator) for _ in range(4)]
+scale = torch.full((1, 4), 0.5)
+custom = PrepareCustomConfig().set_non_traceable_module_names(["flip"])
+prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"),
+                      (batches[0], scale), custom)
+with torch.no_grad():
+    for x in batches:
+        prepared(x, scale)
+quantized = convert_fx(prepared)
+torch.save(quantized, sys.argv[1])
+outputs = []
+with torch.no_grad():
+    for batch in (4, 1, 3, 16):
+        x = torch.randn(batch, 3, 8, 8, generator=generator)
+        outputs.append((x, quantized(x, scale=scale)))
+torch.save(outputs, sys.argv[2])
+"""
+
+# A fresh process: the model torch.save wrote runs as it did, at the shapes
+# of example_inputs (without the PyTorch model, it compiles no others).
+DROP_IN_LOAD = """
+import sys, torch
+quantized = torch.load(sys.argv[1])
+x, y = torch.load(sys.argv[2])[0]
+assert torch.equal(quantized(x, torch.full((1, 4), 0.5)), y)
+print("ok")
+"""
+
+
+def test_a_pytorch_fx_script_runs_with_qfx_in_place_of_quantize_fx(tmp_path, python_env):
+    """The issue's test of a drop-in: the same script with PyTorch's
+    quantize_fx and with qfx's names (a non-traceable submodule, inputs by
+    name, batch sizes 4 (example_inputs'), 1, 3 and 16 through one converted
+    model, torch.save then torch.load in a fresh process); qfx's outputs are
+    within one output step of PyTorch's."""
+    (tmp_path / "drop_in_model.py").write_text(DROP_IN_MODEL)
+    env = dict(python_env, PYTHONPATH=f"{python_env['PYTHONPATH']}:{tmp_path}")
+    results = {}
+    for name, imports in (
+            ("torch", "from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx"),
+            ("qfx", "from qfx import convert_fx, prepare_fx")):
+        script = tmp_path / f"script_{name}.py"
+        script.write_text(DROP_IN_SCRIPT.format(imports=imports))
+        run = subprocess.run([sys.executable, str(script), str(tmp_path / f"{name}.pt"),
+                              str(tmp_path / f"{name}-outputs.pt")], env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        results[name] = torch.load(tmp_path / f"{name}-outputs.pt")
+    (tmp_path / "load.py").write_text(DROP_IN_LOAD)
+    run = subprocess.run([sys.executable, str(tmp_path / "load.py"), str(tmp_path / "qfx.pt"),
+                          str(tmp_path / "qfx-outputs.pt")], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+    for (x, theirs), (x_ours, ours) in zip(results["torch"], results["qfx"]):
+        assert torch.equal(x, x_ours)
+        step = theirs.flatten().unique().diff().min()
+        # (qfx's own calibration: its output qparams may differ from
+        # PyTorch's in the last bits, so values need not be equal.)
+        assert (ours - theirs).abs().max() <= step * 1.0001
