@@ -278,6 +278,17 @@ qfxModelCompileCalibrating(QfxSession session, const char *source,
                            size_t length, const char *sourceName,
                            const char *entry, QfxModel *model);
 
+/* As qfxModelCompileCalibrating for the same model at other input shapes
+ * (another batch size: exported again and prepared the same way, so that its
+ * qfx.observe ops are `base`'s, in the same order, with the same ids and
+ * specs; else an error naming the first that differs): its runs observe
+ * into `base`'s observers, and qfxModelWriteStatistics of either writes the
+ * statistics of both into `base`'s module. `base` stays valid while the new
+ * model needs it, whichever is destroyed first. */
+QFX_CAPI_EXPORTED int qfxModelCompileCalibratingWith(
+    QfxSession session, QfxModel base, const char *source, size_t length,
+    const char *sourceName, const char *entry, QfxModel *model);
+
 /* The calibrating model's module with the statistics of its runs so far
  * (each calibrating qfx.observe's `stats`), printed as qfxCalibrate prints
  * its result: into a new string `*output`, or into the file offered by

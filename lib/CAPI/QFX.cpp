@@ -368,18 +368,23 @@ struct QfxSessionImpl {
   std::vector<qfx::LayerTime> layerTimes;
 };
 
-/// A calibrating model with the context and module it observes into.
-struct Calibrating {
+/// A calibrating model with the context and module it observes into; a
+/// model sharing another's observers keeps that one too (its module holds
+/// the observers' ops).
+struct Calibrating : std::enable_shared_from_this<Calibrating> {
   std::unique_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::optional<qfx::CalibratingModel> model;
+  std::shared_ptr<Calibrating> base;
+  /// The module the statistics are written into.
+  Calibrating &root() { return base ? *base : *this; }
 };
 
 struct QfxModelImpl {
   explicit QfxModelImpl(qfx::CompiledModel model)
       : plain(std::move(model)), model(*plain),
         entry(this->model.getEntry().str()) {}
-  explicit QfxModelImpl(std::unique_ptr<Calibrating> calibrating)
+  explicit QfxModelImpl(std::shared_ptr<Calibrating> calibrating)
       : calibrating(std::move(calibrating)),
         model(this->calibrating->model->getModel()),
         entry(this->model.getEntry().str()) {}
@@ -392,7 +397,7 @@ struct QfxModelImpl {
   std::optional<qfx::CompiledModel> plain;
   std::optional<qfx::RecordingModel> recording;
   std::optional<qfx::ProfilingModel> profiling;
-  std::unique_ptr<Calibrating> calibrating;
+  std::shared_ptr<Calibrating> calibrating;
   const qfx::CompiledModel &model;
   std::string entry;
 };
@@ -678,29 +683,41 @@ int qfxModelCompileRecording(QfxSession session, const char *source,
                                            target, model);
 }
 
-int qfxModelCompileCalibrating(QfxSession session, const char *source,
-                               size_t length, const char *sourceName,
-                               const char *entry, QfxModel *model) {
+/// qfxModelCompileCalibrating and qfxModelCompileCalibratingWith (`base`
+/// non-null).
+static int compileCalibrating(QfxSession session, llvm::StringRef function,
+                              QfxModel base, const char *source, size_t length,
+                              const char *sourceName, const char *entry,
+                              QfxModel *model) {
   if (!session || !model)
     return 1;
   *model = nullptr;
   session->begin();
+  if (base && !base->calibrating) {
+    session->error(function + ": the base model must be a calibrating model");
+    return 1;
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      session->parse("qfxModelCompileCalibrating", source, length, sourceName);
+      session->parse(function, source, length, sourceName);
   if (!module)
     return 1;
   // The session replaces its context at its next call; the model observes
   // into the module in this one, which it takes (the call's first parse
   // made it: it holds nothing else).
-  auto calibrating = std::make_unique<Calibrating>();
+  auto calibrating = std::make_shared<Calibrating>();
   calibrating->context = session->releaseContext();
   calibrating->module = std::move(module);
   qfx::CalibrationOptions options;
   options.entry = entry ? entry : "";
-  auto compiled = qfx::CalibratingModel::compile(*calibrating->module, options);
+  auto compiled =
+      base ? base->calibrating->model->compileSharing(*calibrating->module,
+                                                      options)
+           : qfx::CalibratingModel::compile(*calibrating->module, options);
   if (!compiled)
     return session->fail(sourceName, compiled.takeError());
   calibrating->model.emplace(std::move(*compiled));
+  calibrating->base =
+      base ? base->calibrating->root().shared_from_this() : nullptr;
   // Compiled: nothing uses the session's threads any more, and the model
   // may outlive the session.
   calibrating->context->disableMultithreading();
@@ -710,6 +727,27 @@ int qfxModelCompileCalibrating(QfxSession session, const char *source,
     return 1;
   }
   return 0;
+}
+
+int qfxModelCompileCalibrating(QfxSession session, const char *source,
+                               size_t length, const char *sourceName,
+                               const char *entry, QfxModel *model) {
+  return compileCalibrating(session, "qfxModelCompileCalibrating", nullptr,
+                            source, length, sourceName, entry, model);
+}
+
+int qfxModelCompileCalibratingWith(QfxSession session, QfxModel base,
+                                   const char *source, size_t length,
+                                   const char *sourceName, const char *entry,
+                                   QfxModel *model) {
+  if (!base) {
+    if (session)
+      session->error("qfxModelCompileCalibratingWith: the base model must "
+                     "not be NULL");
+    return 1;
+  }
+  return compileCalibrating(session, "qfxModelCompileCalibratingWith", base,
+                            source, length, sourceName, entry, model);
 }
 
 int qfxModelWriteStatistics(QfxSession session, QfxModel model,
@@ -724,9 +762,10 @@ int qfxModelWriteStatistics(QfxSession session, QfxModel model,
                    "model (qfxModelCompileCalibrating)");
     return 1;
   }
-  model->calibrating->model->writeStatistics();
-  int status = session->print(*model->calibrating->module, printDebugInfo,
-                              output, outputLength);
+  Calibrating &root = model->calibrating->root();
+  root.model->writeStatistics();
+  int status =
+      session->print(*root.module, printDebugInfo, output, outputLength);
   // The module lives in the model's context, not the session's: a later
   // call parses the text again instead of moving this module.
   session->printed.reset();

@@ -84,6 +84,41 @@ llvm::Error Calibrator::takeError() {
   return makeError(message);
 }
 
+llvm::Error Calibrator::checkSameObservers(mlir::ModuleOp module) const {
+  size_t slot = 0;
+  llvm::Error error = llvm::Error::success();
+  module.walk([&](ObserveOp op) {
+    if (slot == observeOps.size()) {
+      error = makeError(runtime::formatLocation(op.getLoc()) +
+                        ": an observer more than the model's " +
+                        llvm::Twine(observeOps.size()));
+      return mlir::WalkResult::interrupt();
+    }
+    auto expected = llvm::cast<ObserveOp>(observeOps[slot]);
+    // (The modules live in contexts of their own: specs compare by value.)
+    if (op.getId() != expected.getId() ||
+        !(op.getSpec().getSpec() == expected.getSpec().getSpec())) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << runtime::formatLocation(op.getLoc()) << ": observer " << slot
+         << " is id " << op.getId() << " " << op.getSpec()
+         << ", the model's is id " << expected.getId() << " "
+         << expected.getSpec() << " ("
+         << runtime::formatLocation(expected.getLoc()) << ")";
+      error = makeError(text);
+      return mlir::WalkResult::interrupt();
+    }
+    ++slot;
+    return mlir::WalkResult::advance();
+  });
+  if (error)
+    return error;
+  if (slot != observeOps.size())
+    return makeError(llvm::Twine("the module has ") + llvm::Twine(slot) +
+                     " observers, the model " + llvm::Twine(observeOps.size()));
+  return llvm::Error::success();
+}
+
 void Calibrator::writeStatistics() {
   for (auto [op, id] : llvm::zip_equal(observeOps, slotIds)) {
     const Observer &observer = observers.at(id);
@@ -161,21 +196,41 @@ static int64_t countNonFinite(const NpyArray &array) {
   return countNonFinite(array.data.data(), array.dtype, array.getNumElements());
 }
 
+/// `options.entry` of `module` compiled for calibration; the module
+/// outlives the model (the caller keeps it).
+static llvm::Expected<CompiledModel>
+compileForCalibration(mlir::ModuleOp module,
+                      const CalibrationOptions &options) {
+  CompileOptions compileOptions;
+  compileOptions.entry = options.entry;
+  compileOptions.calibrate = true;
+  compileOptions.borrowConstants = true;
+  return CompiledModel::compile(module, compileOptions);
+}
+
 llvm::Expected<CalibratingModel>
 CalibratingModel::compile(mlir::ModuleOp module,
                           const CalibrationOptions &options) {
   auto calibrator = Calibrator::create(module);
   if (!calibrator)
     return calibrator.takeError();
-  CompileOptions compileOptions;
-  compileOptions.entry = options.entry;
-  compileOptions.calibrate = true;
-  // The module outlives the model (the caller keeps it).
-  compileOptions.borrowConstants = true;
-  auto model = CompiledModel::compile(module, compileOptions);
+  auto model = compileForCalibration(module, options);
   if (!model)
     return model.takeError();
-  return CalibratingModel(std::move(*calibrator), std::move(*model));
+  return CalibratingModel(
+      std::make_shared<Shared>(Shared{std::move(*calibrator)}),
+      std::move(*model));
+}
+
+llvm::Expected<CalibratingModel>
+CalibratingModel::compileSharing(mlir::ModuleOp module,
+                                 const CalibrationOptions &options) const {
+  if (llvm::Error error = shared->calibrator.checkSameObservers(module))
+    return std::move(error);
+  auto model = compileForCalibration(module, options);
+  if (!model)
+    return model.takeError();
+  return CalibratingModel(shared, std::move(*model));
 }
 
 llvm::Error CalibratingModel::run(llvm::ArrayRef<const void *> inputs,
@@ -195,8 +250,9 @@ llvm::Error CalibratingModel::run(llvm::ArrayRef<const void *> inputs,
           llvm::formatv("{0}: input {1} has {2} NaN or infinite values",
                         runName, index, bad));
   }
-  return observe(runName,
-                 [&] { return model->run(inputs, results, &calibrator); });
+  return observe(runName, [&] {
+    return model->run(inputs, results, &shared->calibrator);
+  });
 }
 
 llvm::Expected<llvm::SmallVector<NpyArray>>
@@ -204,7 +260,7 @@ CalibratingModel::run(llvm::ArrayRef<NpyArray> inputs,
                       llvm::StringRef runName) {
   llvm::SmallVector<NpyArray> results;
   if (llvm::Error error = observe(runName, [&]() -> llvm::Error {
-        auto outputs = model->run(inputs, &calibrator);
+        auto outputs = model->run(inputs, &shared->calibrator);
         if (!outputs)
           return outputs.takeError();
         results = std::move(*outputs);
@@ -217,6 +273,7 @@ CalibratingModel::run(llvm::ArrayRef<NpyArray> inputs,
 llvm::Error
 CalibratingModel::observe(llvm::StringRef runName,
                           llvm::function_ref<llvm::Error()> runModel) {
+  Calibrator &calibrator = shared->calibrator;
   std::map<int64_t, Observer> before = calibrator.saveObservers();
   calibrator.setSampleName(runName.str());
   llvm::Error error = runModel();
@@ -228,7 +285,7 @@ CalibratingModel::observe(llvm::StringRef runName,
     calibrator.restoreObservers(std::move(before));
     return error;
   }
-  ++numRuns;
+  ++shared->numRuns;
   return llvm::Error::success();
 }
 

@@ -169,6 +169,10 @@ def _load() -> ctypes.CDLL:
     library.qfxModelCompileCalibrating.restype = ctypes.c_int
     library.qfxModelCompileCalibrating.argtypes = source + [ctypes.c_char_p,
                                                             ctypes.POINTER(ctypes.c_void_p)]
+    library.qfxModelCompileCalibratingWith.restype = ctypes.c_int
+    library.qfxModelCompileCalibratingWith.argtypes = [
+        ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+        ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
     library.qfxModelWriteStatistics.restype = ctypes.c_int
     library.qfxModelWriteStatistics.argtypes = [
         ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
@@ -449,13 +453,17 @@ class Model:
     every call also hands what each qfx.observe sees to its observer
     (`qfxModelCompileCalibrating`); `write_statistics` gives the module
     with the statistics of the calls so far, `num_runs` counts them,
-    `num_observers` the module's qfx.observe ops. `host`
+    `num_observers` the module's qfx.observe ops; with `calibrate_with`
+    (a calibrating Model of the same model at other shapes), the calls
+    observe into that model's observers
+    (`qfxModelCompileCalibratingWith`). `host`
     runs the model's graph breaks (qfx.host_call ops; a model with some
     fails without it)."""
 
     def __init__(self, mlir: Source, source_name: str = "<source>", entry: Optional[str] = None,
                  target: Optional[str] = None, record: bool = False, profile: bool = False,
-                 host: Optional[_host.Host] = None, calibrate: bool = False):
+                 host: Optional[_host.Host] = None, calibrate: bool = False,
+                 calibrate_with: Optional["Model"] = None):
         library, session = _Session.get()
         self.host = host
         self._library = library
@@ -466,12 +474,19 @@ class Model:
         self.layer_times: List[Tuple[str, str, float]] = []
         source = _source(library, session, mlir)
         handle = ctypes.c_void_p()
+        if calibrate_with is not None and not calibrate:
+            raise ValueError("calibrate_with is for a calibrating model (calibrate=True)")
         if calibrate:
             if target is not None:
                 raise ValueError("a calibrating model is compiled for this machine")
-            status = library.qfxModelCompileCalibrating(
-                session, source, len(source or b""), source_name.encode(), _optional(entry),
-                ctypes.byref(handle))
+            if calibrate_with is not None:
+                status = library.qfxModelCompileCalibratingWith(
+                    session, calibrate_with._handle, source, len(source or b""),
+                    source_name.encode(), _optional(entry), ctypes.byref(handle))
+            else:
+                status = library.qfxModelCompileCalibrating(
+                    session, source, len(source or b""), source_name.encode(),
+                    _optional(entry), ctypes.byref(handle))
         else:
             compile_model = (library.qfxModelCompileRecording if record else
                              library.qfxModelCompileProfiling if profile else

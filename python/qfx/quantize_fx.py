@@ -77,7 +77,7 @@ import weakref
 import zipfile
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -661,12 +661,16 @@ class _Shapes:
     prepared: its observers', qfx-import-statistics), converted, lowered and
     compiled. The `_SHAPE_CACHE` shapes used last stay compiled."""
 
-    def __init__(self, source: Optional[_Source]):
+    def __init__(self, source: Optional[_Source], compile: Optional[Callable] = None,
+                 warned: bool = False):
         self.source = source
+        # compile(inputs, shapes) -> (signature, program, its directory); by
+        # default a quantized model's (`_compile`).
+        self.compile = compile
         # input shapes -> (signature, compiled program, working directory)
         self.compiled: "OrderedDict[tuple, Tuple[_Signature, Any, pathlib.Path]]" = OrderedDict()
         self.lock = threading.Lock()
-        self.warned = False
+        self.warned = warned
         self.count = 0
 
     def __deepcopy__(self, memo: dict) -> "_Shapes":
@@ -679,7 +683,8 @@ class _Shapes:
         with self.lock:
             entry = self.compiled.get(shapes)
             if entry is None:
-                entry = self._compile(model, inputs, shapes)
+                entry = (self.compile(inputs, shapes) if self.compile
+                         else self._compile(model, inputs, shapes))
                 self.compiled[shapes] = entry
             self.compiled.move_to_end(shapes)
             while len(self.compiled) > _SHAPE_CACHE:
@@ -688,51 +693,17 @@ class _Shapes:
 
     def _compile(self, model: "QuantizedModel", inputs: tuple,
                  shapes: tuple) -> Tuple["_Signature", Any, pathlib.Path]:
-        source = self.source
-        what = ", ".join(map(_shape_text, shapes))
-        if _fingerprint(source.model) != source.fingerprint:
-            raise RuntimeError(
-                f"quantized model: cannot compile for input shapes {what}: the PyTorch model it "
-                "was converted from has changed since (a parameter or buffer was replaced or "
-                "written), and exporting it again would quantize other weights; convert it "
-                "again, or call the model with the shapes of example_inputs")
-        tensors = tuple(torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
-                        else x.detach() for x in inputs)
-        try:
-            with _step(f"exporting the model for input shapes {what}"):
-                float_mlir, result, index_bounds, host = export_with_outputs(
-                    source.model, tensors, quantizable=source.quantizable, strict=source.strict,
-                    non_traceable=source.non_traceable)
-            signature = _signature(tensors, result, index_bounds, "quantized model",
-                                   model.signature.input_names)
-        except Exception as error:
-            raise ValueError(
-                f"quantized model: inputs of shapes {what} (example_inputs: "
-                + ", ".join(map(_shape_text, model.signature.inputs))
-                + f"): exporting the PyTorch model at them failed: {type(error).__name__}: "
-                f"{error}") from error
-        if not self.warned:
-            self.warned = True
-            warnings.warn(f"the quantized model compiles its program for input shapes {what} "
-                          f"(its programs have static shapes; it keeps the {_SHAPE_CACHE} "
-                          "shapes used last compiled, besides example_inputs')",
-                          RecompileWarning, stacklevel=5)
         directory = model.workdir / "shapes" / str(self.count)
+        signature, host = _export_and_prepare(self.source, model, inputs, shapes, directory,
+                                              self, stacklevel=6)
         self.count += 1
-        directory.mkdir(parents=True)
         try:
-            for option in (source.qconfig_option, source.backend_option):
-                if (model.workdir / option).is_file():
-                    shutil.copyfile(model.workdir / option, directory / option)
-            statistics = ("qfx-import-statistics" if source.torch_statistics else
+            statistics = ("qfx-import-statistics" if self.source.torch_statistics else
                           "qfx-copy-statistics{from="
                           + _capi.quote_option(str(model.workdir / "calibrated.mlir")) + "}")
-            with _step("fusing, preparing and taking the calibration's statistics"):
-                _pipeline(directory, float_mlir, "calibrated.mlir",
-                          _prepare_passes(directory, source.qconfig_option,
-                                          source.backend_option, source.engine)
-                          + "," + statistics)
-            _convert_and_lower(directory, source.backend_option)
+            with _step("taking the calibration's statistics"):
+                _pipeline(directory, "observed.mlir", "calibrated.mlir", statistics)
+            _convert_and_lower(directory, self.source.backend_option)
             function = _jit(directory, "int8", signature, host)
             _stagefiles.flush()
         except BaseException:
@@ -740,6 +711,60 @@ class _Shapes:
             shutil.rmtree(directory, ignore_errors=True)
             raise
         return signature, function, directory
+
+
+def _export_and_prepare(source: _Source, model: "_Model", inputs: tuple, shapes: tuple,
+                        directory: pathlib.Path, warned: Any,
+                        stacklevel: int) -> Tuple["_Signature", _host.Host]:
+    """Exports `source`'s PyTorch model at the shapes of `inputs` (another
+    batch size, ...) and prepares it as `prepare_fx` did, into
+    observed.mlir in `directory` (created); the signature at those shapes
+    and the export's graph breaks. RuntimeError if the PyTorch model changed
+    since it was first exported, ValueError if it does not take such
+    inputs. The first time per `warned` (an object with a `warned` flag)
+    says so with a RecompileWarning (`stacklevel` naming the user's call)."""
+    what = ", ".join(map(_shape_text, shapes))
+    if _fingerprint(source.model) != source.fingerprint:
+        raise RuntimeError(
+            f"{type(model).__name__}: cannot compile for input shapes {what}: the PyTorch model "
+            "it was prepared from has changed since (a parameter or buffer was replaced or "
+            "written), and exporting it again would quantize other weights; prepare and "
+            "convert it again, or call the model with the shapes of example_inputs")
+    tensors = tuple(torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
+                    else x.detach() for x in inputs)
+    try:
+        with _step(f"exporting the model for input shapes {what}"):
+            float_mlir, result, index_bounds, host = export_with_outputs(
+                source.model, tensors, quantizable=source.quantizable, strict=source.strict,
+                non_traceable=source.non_traceable)
+        signature = _signature(tensors, result, index_bounds, type(model).__name__,
+                               model.signature.input_names)
+    except Exception as error:
+        raise ValueError(
+            f"{type(model).__name__}: inputs of shapes {what} (example_inputs: "
+            + ", ".join(map(_shape_text, model.signature.inputs))
+            + f"): exporting the PyTorch model at them failed: {type(error).__name__}: "
+            f"{error}") from error
+    if not warned.warned:
+        warned.warned = True
+        warnings.warn(f"the {type(model).__name__} compiles its program for input shapes {what} "
+                      f"(its programs have static shapes; it keeps the {_SHAPE_CACHE} shapes "
+                      "used last compiled, besides example_inputs')", RecompileWarning,
+                      stacklevel=stacklevel)
+    directory.mkdir(parents=True)
+    try:
+        for option in (source.qconfig_option, source.backend_option):
+            if (model.workdir / option).is_file():
+                shutil.copyfile(model.workdir / option, directory / option)
+        with _step("fusing and preparing (qfx-fuse, qfx-prepare)"):
+            _pipeline(directory, float_mlir, "observed.mlir",
+                      _prepare_passes(directory, source.qconfig_option, source.backend_option,
+                                      source.engine))
+    except BaseException:
+        _stagefiles.flush(raise_errors=False)
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
+    return signature, host
 
 
 def _input_shapes(inputs: tuple, signature: "_Signature") -> Optional[tuple]:
@@ -895,8 +920,8 @@ class PreparedModel(_Model):
     `mlir("float")` / `mlir("observed")` give the IR.
     """
 
-    # Replaced in a copy: the calibration's compiled program and its lock.
-    _not_copied = _Model._not_copied + ("_calibration", "_calibration_lock")
+    # Replaced in a copy: the calibration's compiled programs and their lock.
+    _not_copied = _Model._not_copied + ("_calibration", "_calibration_lock", "_shapes")
 
     def __init__(self, model: Any, workdir: pathlib.Path, signature: _Signature,
                  qconfig_option: str, backend_option: str, outputs: Optional[str],
@@ -916,6 +941,12 @@ class PreparedModel(_Model):
         self._calibration: Optional[_capi.Model] = None
         self._calibration_lock = threading.Lock()
         self._calibration_source = "observed.mlir"
+        # Calls of other input shapes: the model exported and prepared at
+        # them, its calibration observing into `_calibration`'s observers
+        # (input shapes -> signature, compiled program), compiled at their
+        # first call; prepare_fx gives the model the source to export.
+        self._shapes = _Shapes(None)
+        self._source: Optional[_Source] = None
 
     @property
     def outputs(self) -> Optional[str]:
@@ -930,9 +961,12 @@ class PreparedModel(_Model):
     def _sample_dir(self, index: int) -> pathlib.Path:
         return self.workdir / "samples" / f"input{index}"
 
-    def _observe(self, arrays: List[np.ndarray]) -> List[np.ndarray]:
-        """Runs the observed model on one call's inputs, observing; returns
-        its outputs."""
+    def _observe(self, inputs: tuple, shapes: Optional[tuple]) -> Tuple[_Signature, list, list]:
+        """Runs the observed model on one call's inputs, observing: the
+        model of `example_inputs`' shapes, or for other `shapes` the model
+        exported and prepared at them (compiled at their first call),
+        observing into the same observers. Returns the signature, the
+        inputs as arrays and the outputs."""
         with self._calibration_lock:
             if self._calibration is None:
                 source = self._calibration_source
@@ -942,29 +976,57 @@ class PreparedModel(_Model):
                                               host=self.host)
                 _check_signature(calibration, source, self.signature)
                 self._calibration = calibration
-            outputs = self._calibration(arrays)
+            signature, calibration = self.signature, self._calibration
+            if shapes is not None:
+                signature, calibration = self._shapes.get(self, inputs, shapes)
+            arrays = signature.check_inputs(inputs, "prepared model")
+            outputs = calibration(arrays)
             self.num_samples += 1
-        return outputs
+        return signature, arrays, outputs
+
+    def _compile_shapes(self, inputs: tuple, shapes: tuple) -> Tuple[_Signature, Any,
+                                                                     pathlib.Path]:
+        """`_Shapes`' compile for a prepared model: the observed model at
+        `shapes`, calibrating into `_calibration`'s observers."""
+        directory = self.workdir / "shapes" / str(self._shapes.count)
+        signature, host = _export_and_prepare(self._source, self, inputs, shapes, directory,
+                                              self._shapes, stacklevel=7)
+        self._shapes.count += 1
+        try:
+            with _step("compiling observed.mlir for calibration"):
+                calibration = _capi.Model(directory / "observed.mlir", "observed.mlir",
+                                          calibrate=True, host=host,
+                                          calibrate_with=self._calibration)
+            _check_signature(calibration, "observed.mlir", signature)
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        return signature, calibration, directory
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         inputs = self.signature.bind(inputs, kwargs, "prepared model")
-        arrays, as_torch = self._run_one(inputs, "prepared model")
+        as_torch = any(map(_is_torch_tensor, inputs))
         if self.record_samples:
+            arrays, _ = self._run_one(inputs, "prepared model")
             for k, a in enumerate(arrays):
                 directory = self._sample_dir(k)
                 directory.mkdir(parents=True, exist_ok=True)
                 np.save(directory / f"{self.num_samples:09d}.npy", a)
             self.num_samples += 1
+            signature = self.signature
             outs = self._run(arrays) if self.outputs == "jit" else None
         else:
-            outs = self._observe(arrays)
+            shapes = _input_shapes(inputs, self.signature) if self._source else None
+            if shapes == tuple(self.signature.inputs):
+                shapes = None
+            signature, arrays, outs = self._observe(inputs, shapes)
         if self.outputs is None:
             return None
         if self.outputs == "torch":
             with torch.no_grad():
                 result = self._model(*[torch.from_numpy(a) for a in arrays])
             outs = [t.detach().numpy() for t in _as_tuple(result)]
-        return self.signature.wrap_outputs(outs, as_torch)
+        return signature.wrap_outputs(outs, as_torch)
 
     def _write_statistics(self, path: pathlib.Path) -> bool:
         """Writes the observed model with the statistics of the calls so far
@@ -986,12 +1048,17 @@ class PreparedModel(_Model):
             if self._calibration is not None:
                 self._calibration.write_statistics(output_file=path)
                 self._calibration, self._calibration_source = None, path.name
+                # (the other shapes' calibrations observed into it)
+                self._shapes = _Shapes(self._source, self._compile_shapes,
+                                       self._shapes.warned)
+                shutil.rmtree(self.workdir / "shapes", ignore_errors=True)
             return path if self._calibration_source == path.name else None
 
     def __deepcopy__(self, memo: dict) -> "PreparedModel":
         # The copy continues from the statistics gathered so far.
         copied = super().__deepcopy__(memo)
         copied._calibration, copied._calibration_lock = None, threading.Lock()
+        copied._shapes = _Shapes(copied._source, copied._compile_shapes)
         if self._write_statistics(copied.workdir / "observing.mlir"):
             copied._calibration_source = "observing.mlir"
         return copied
@@ -1513,6 +1580,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
                            backend_option, outputs, host, record_samples)
     prepared._source = _Source(model, quantizable, non_traceable, strict, qconfig_option,
                                backend_option, engine, False, fingerprint)
+    prepared._shapes = _Shapes(prepared._source, prepared._compile_shapes)
     return prepared
 
 

@@ -261,7 +261,7 @@ def test_other_shapes_need_the_unchanged_pytorch_model():
     with torch.no_grad():
         model.fc.weight.data.mul_(2)  # no version counter sees writes through .data
     with pytest.raises(RuntimeError, match=r"shapes \[5, 3, 8, 8\]: the PyTorch model it was "
-                                           "converted from has changed since"):
+                                           "prepared from has changed since"):
         quantized(x)
     # A model read from a pickle or a state_dict has no PyTorch model.
     loaded = pickle.loads(pickle.dumps(quantized))
@@ -468,3 +468,33 @@ def test_a_pytorch_fx_script_runs_with_qfx_in_place_of_quantize_fx(tmp_path, pyt
         # (qfx's own calibration: its output qparams may differ from
         # PyTorch's in the last bits, so values need not be equal.)
         assert (ours - theirs).abs().max() <= step * 1.0001
+
+
+def test_calibration_batches_of_other_sizes_observe_into_the_same_observers():
+    """A DataLoader's last batch is often shorter: the prepared model
+    compiles the observed model for its shape at the first such call, and
+    its observers are the same (one set of statistics, as PyTorch's
+    observers see every call): an input value only the short batch has
+    is in the statistics."""
+    torch.manual_seed(0)
+    model = SmallCNN().eval()
+    batches = data(2, 23, shape=(4, 3, 8, 8)) + data(1, 24, shape=(3, 3, 8, 8))
+    batches[2][1, 0, 0, 0] = 100.0  # only in the short batch
+    prepared = qfx.prepare_fx(model, qfx.QConfigMapping().set_global(qfx.default_qconfig),
+                              (batches[0],), backend_config="x86", outputs="jit")
+    for x in batches[:2]:
+        prepared(x)
+    with pytest.warns(qfx.RecompileWarning, match=r"input shapes \[3, 3, 8, 8\]"):
+        y = prepared(batches[2])
+    with torch.no_grad():
+        assert torch.allclose(y, model(batches[2]), atol=1e-4)
+    assert prepared.num_samples == 3
+    quantized = qfx.convert_fx(prepared)
+    assert "max = 1.000000e+02" in quantized.mlir("calibrated")
+    # Converting freed the calibrations; calls go on from the statistics
+    # (compiling again, said once per model).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qfx.RecompileWarning)
+        prepared(batches[2])
+    assert prepared.num_samples == 4
+    assert qfx.convert_fx(prepared).mlir("calibrated") == quantized.mlir("calibrated")

@@ -1095,8 +1095,9 @@ def test_errors(onednn):
     # Nothing to observe (an empty QConfigMapping): the float model as it is.
     assert qfx.convert_fx(qfx.prepare_fx(model, TorchQConfigMapping(), example)).float_ops == []
     prepared = qfx.prepare_fx(model, TorchQConfigMapping(), example, outputs=None)
-    with pytest.raises(ValueError, match=r"shape \[2, 16\].*\[4, 16\]"):
-        prepared(torch.randn(2, 16))
+    # (Another batch size is another program; another rank is an error.)
+    with pytest.raises(ValueError, match=r"shape \[4, 16, 1\].*\[4, 16\]"):
+        prepared(torch.randn(4, 16, 1))
     with pytest.raises(ValueError, match="1 input"):
         prepared(torch.randn(4, 16), torch.randn(4, 16))
     with pytest.raises(TypeError, match="float32"):

@@ -57,6 +57,12 @@ public:
 
   size_t getNumObserveOps() const { return observeOps.size(); }
 
+  /// Whether `module` has this calibrator's observers: its qfx.observe ops,
+  /// in walk order, with the ids and specs of this calibrator's slots (the
+  /// same model exported at other shapes); else an error naming the first
+  /// that differs.
+  llvm::Error checkSameObservers(mlir::ModuleOp module) const;
+
   /// The observers as they are, and going back to such a copy: a failed run
   /// must not leave the statistics of part of it.
   std::map<int64_t, Observer> saveObservers() const { return observers; }
@@ -117,6 +123,15 @@ public:
   static llvm::Expected<CalibratingModel>
   compile(mlir::ModuleOp module, const CalibrationOptions &options = {});
 
+  /// Compiles `module`, the same model at other input shapes (its observers
+  /// this model's: Calibrator::checkSameObservers), observing into this
+  /// model's observers: the two models' runs gather one set of statistics,
+  /// which either writes into this model's module. `module` must outlive
+  /// the new model, this model's module both.
+  llvm::Expected<CalibratingModel>
+  compileSharing(mlir::ModuleOp module,
+                 const CalibrationOptions &options = {}) const;
+
   const CompiledModel &getModel() const { return *model; }
 
   /// Runs the model on the C-order data of each input, as
@@ -130,29 +145,36 @@ public:
   llvm::Expected<llvm::SmallVector<NpyArray>>
   run(llvm::ArrayRef<NpyArray> inputs, llvm::StringRef runName);
 
-  /// The runs that succeeded.
-  int64_t getNumRuns() const { return numRuns; }
+  /// The runs that succeeded (of every model sharing the observers).
+  int64_t getNumRuns() const { return shared->numRuns; }
 
   /// The module's qfx.observe ops.
-  size_t getNumObserveOps() const { return calibrator.getNumObserveOps(); }
+  size_t getNumObserveOps() const {
+    return shared->calibrator.getNumObserveOps();
+  }
 
-  /// Writes the statistics of every run so far into the module
-  /// (Calibrator::writeStatistics).
-  void writeStatistics() { calibrator.writeStatistics(); }
+  /// Writes the statistics of every run so far into the module the
+  /// observers were made for (Calibrator::writeStatistics).
+  void writeStatistics() { shared->calibrator.writeStatistics(); }
 
 private:
+  /// What models sharing their observers share.
+  struct Shared {
+    Calibrator calibrator;
+    int64_t numRuns = 0;
+  };
+
   /// `runModel` observing into the calibrator; the observers go back to
   /// their state before it if it fails.
   llvm::Error observe(llvm::StringRef runName,
                       llvm::function_ref<llvm::Error()> runModel);
 
-  CalibratingModel(Calibrator calibrator, CompiledModel model)
-      : calibrator(std::move(calibrator)),
+  CalibratingModel(std::shared_ptr<Shared> shared, CompiledModel model)
+      : shared(std::move(shared)),
         model(std::make_unique<CompiledModel>(std::move(model))) {}
 
-  Calibrator calibrator;
+  std::shared_ptr<Shared> shared;
   std::unique_ptr<CompiledModel> model;
-  int64_t numRuns = 0;
 };
 
 /// Calibrates the observers of `module` on samples and writes their

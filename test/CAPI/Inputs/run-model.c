@@ -13,6 +13,15 @@
  *                                          (the model outlives its own), on
  *                                          the inputs times -2, and write
  *                                          the statistics to OUT2
+ *   run-model calibrating-with BASE.mlir OTHER.mlir OUT1 OUT2 BAD.mlir
+ *                                          compile BASE for calibration,
+ *                                          OTHER (BASE at other shapes)
+ *                                          observing into BASE's observers,
+ *                                          run each once, write the
+ *                                          statistics to OUT1 (through
+ *                                          OTHER); BAD with BASE is an
+ *                                          error; destroy BASE, run OTHER
+ *                                          again, write to OUT2
  *   run-model compile MODEL.mlir OUT.so|OUT.o  compile ahead of time
  *   run-model record MODEL.mlir ENTRY      compile recording, run on the
  *                                          inputs of `run`, print what it
@@ -354,6 +363,58 @@ static int calibrating(QfxSession session, const char *text, size_t length,
   return status;
 }
 
+static int calibratingWith(QfxSession session, const char *basePath,
+                           const char *otherPath, const char *out1,
+                           const char *out2, const char *badPath) {
+  size_t lengths[3] = {0, 0, 0};
+  char *texts[3] = {readFile(basePath, &lengths[0]),
+                    readFile(otherPath, &lengths[1]),
+                    readFile(badPath, &lengths[2])};
+  if (!texts[0] || !texts[1] || !texts[2])
+    return 2;
+  QfxModel base = NULL, other = NULL, bad = NULL;
+  int status = qfxModelCompileCalibrating(session, texts[0], lengths[0],
+                                          basePath, NULL, &base);
+  printf("compile base: status %d\n", status);
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  status = qfxModelCompileCalibratingWith(session, base, texts[1], lengths[1],
+                                          otherPath, NULL, &other);
+  printf("compile other with base: status %d, %zu observers\n", status,
+         qfxModelGetNumObservers(other));
+  printDiagnostics(session);
+  if (status != 0)
+    return status;
+  printf("bad with base: status %d\n",
+         qfxModelCompileCalibratingWith(session, base, texts[2], lengths[2],
+                                        badPath, NULL, &bad));
+  printDiagnostics(session);
+  QfxModel models[2] = {base, other};
+  QfxTensor *inputs[2], *results[2];
+  for (int m = 0; m < 2; ++m) {
+    if ((status = makeTensors(models[m], 0, &inputs[m], &results[m])) != 0)
+      return status;
+    status = qfxModelRun(session, models[m], inputs[m], 1, results[m], 1);
+    printf("run %s: status %d\n", m ? "other" : "base", status);
+  }
+  printf("runs: %lld and %lld\n", (long long)qfxModelGetNumRuns(base),
+         (long long)qfxModelGetNumRuns(other));
+  if ((status = writeStatistics(session, other, out1)) != 0)
+    return status;
+  freeTensors(base, inputs[0], results[0]);
+  qfxModelDestroy(base);
+  status = qfxModelRun(session, other, inputs[1], 1, results[1], 1);
+  printf("other after base is gone: status %d\n", status);
+  if (status == 0)
+    status = writeStatistics(session, other, out2);
+  freeTensors(other, inputs[1], results[1]);
+  qfxModelDestroy(other);
+  for (int t = 0; t < 3; ++t)
+    free(texts[t]);
+  return status;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: run-model run|calibrate|compile MODEL.mlir ...\n");
@@ -378,6 +439,9 @@ int main(int argc, char **argv) {
     status = calibrating(session, text, length, argv[2], argv[3], argv[4]);
     free(text);
     return status;
+  } else if (strcmp(argv[1], "calibrating-with") == 0 && argc == 7) {
+    status =
+        calibratingWith(session, argv[2], argv[3], argv[4], argv[5], argv[6]);
   } else if (strcmp(argv[1], "calibrate") == 0) {
     char *output = NULL;
     int calls = 0;
