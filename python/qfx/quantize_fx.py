@@ -22,10 +22,11 @@ them all (as `quant-run --calibrate`).
 
 What runs where, and what it costs:
 
-- A prepared model takes inputs of the shapes of `example_inputs` (float32,
-  torch tensors or NumPy arrays) and returns torch tensors when given torch
-  tensors, NumPy arrays otherwise. A quantized model compiles a program for
-  other shapes at their first call (`_Shapes`).
+- Models take inputs of the shapes of `example_inputs` (float32, torch
+  tensors or NumPy arrays) and return torch tensors when given torch
+  tensors, NumPy arrays otherwise; for other shapes of the same ranks they
+  compile a program at their first call (`_Shapes`: the prepared model's
+  observes into the same observers).
 - A stage runs as quant-run runs it: JIT-compiled once in this process
   (linalg loops compiled by LLVM at -O3 for this machine's CPU, and
   qfx-codegen's kernels for the Linear and Conv2d layers' int8 chains on
@@ -897,9 +898,9 @@ class _Model(torch.nn.Module):
 class PreparedModel(_Model):
     """The observed model `prepare_fx` returns (PyTorch's `ObservedGraphModule`).
 
-    Calling it with inputs of the shapes of `example_inputs` runs the
-    observed model (observed.mlir, compiled for calibration at the first
-    call): every observer sees the call's values, and the statistics
+    Calling it with inputs of the shapes of `example_inputs` (or other
+    shapes of their ranks: see `_compile_shapes`) runs the observed model
+    (observed.mlir, compiled for calibration at the first call): every observer sees the call's values, and the statistics
     accumulate in this process, as PyTorch's observers' do; `convert_fx`
     converts with the statistics of every call so far. What a call returns:
 
