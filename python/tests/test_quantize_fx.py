@@ -1546,6 +1546,17 @@ class QATModel(nn.Module):
         return self.fc2(F.relu(self.fc1(y)))
 
 
+def train(qat, batches):
+    """A few SGD steps of a QAT model towards outputs of 1; then eval mode."""
+    optimizer = torch.optim.SGD(qat.parameters(), lr=0.05)
+    for x in batches:
+        loss = (qat(x) - 1).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    qat.eval()
+
+
 @pytest.mark.parametrize("engine", ["x86", "qnnpack"])
 def test_convert_fx_of_a_model_trained_with_prepare_qat_fx_equals_pytorch(engine):
     # The QAT workflow: prepare_qat_fx, a few training steps in PyTorch, then
@@ -1566,13 +1577,7 @@ def test_convert_fx_of_a_model_trained_with_prepare_qat_fx_equals_pytorch(engine
             warnings.simplefilter("ignore")
             qat = prepare_qat_fx(QATModel().train(), get_default_qat_qconfig_mapping(engine),
                                  example)
-        optimizer = torch.optim.SGD(qat.parameters(), lr=0.05)
-        for x in samples((4, 3, 8, 8), 6, seed=41):
-            loss = (qat(x) - 1).pow(2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        qat.eval()
+        train(qat, samples((4, 3, 8, 8), 6, seed=41))
         state = copy.deepcopy(qat.state_dict())
         with warnings.catch_warnings():
             warnings.simplefilter("error", qfx.FloatOpWarning)
@@ -1606,13 +1611,7 @@ def test_a_qat_script_with_qfxs_names_equals_pytorch(onednn):
         qat = qfx.prepare_qat_fx(QATModel().train(), get_default_qat_qconfig_mapping("x86"),
                                  example, backend_config="x86")
     assert isinstance(qat, torch.fx.GraphModule)  # PyTorch's prepared model
-    optimizer = torch.optim.SGD(qat.parameters(), lr=0.05)
-    for x in samples((2, 3, 8, 8), 4, seed=43):
-        loss = (qat(x) - 1).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    qat.eval()
+    train(qat, samples((2, 3, 8, 8), 4, seed=43))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", qfx.FloatOpWarning)
         quantized = qfx.convert_fx(copy.deepcopy(qat), backend_config="x86")
