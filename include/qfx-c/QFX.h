@@ -284,7 +284,8 @@ qfxModelCompileCalibrating(QfxSession session, const char *source,
  * specs; else an error naming the first that differs): its runs observe
  * into `base`'s observers, and qfxModelWriteStatistics of either writes the
  * statistics of both into `base`'s module. `base` stays valid while the new
- * model needs it, whichever is destroyed first. */
+ * model needs it, whichever is destroyed first. Models sharing observers
+ * must not run at the same time (one thread, or the caller's lock). */
 QFX_CAPI_EXPORTED int qfxModelCompileCalibratingWith(
     QfxSession session, QfxModel base, const char *source, size_t length,
     const char *sourceName, const char *entry, QfxModel *model);

@@ -741,9 +741,11 @@ int qfxModelCompileCalibratingWith(QfxSession session, QfxModel base,
                                    const char *sourceName, const char *entry,
                                    QfxModel *model) {
   if (!base) {
-    if (session)
+    if (session) {
+      session->begin();
       session->error("qfxModelCompileCalibratingWith: the base model must "
                      "not be NULL");
+    }
     return 1;
   }
   return compileCalibrating(session, "qfxModelCompileCalibratingWith", base,
