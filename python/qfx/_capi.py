@@ -177,8 +177,6 @@ def _load() -> ctypes.CDLL:
     library.qfxModelWriteStatistics.argtypes = [
         ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
         ctypes.POINTER(ctypes.c_size_t)]
-    library.qfxModelGetNumRuns.restype = ctypes.c_int64
-    library.qfxModelGetNumRuns.argtypes = [ctypes.c_void_p]
     library.qfxModelGetNumObservers.restype = ctypes.c_size_t
     library.qfxModelGetNumObservers.argtypes = [ctypes.c_void_p]
     library.qfxBuildShadowStage.restype = ctypes.c_int
@@ -452,8 +450,8 @@ class Model:
     order, the last "(rest)". With `calibrate` (an observed module),
     every call also hands what each qfx.observe sees to its observer
     (`qfxModelCompileCalibrating`); `write_statistics` gives the module
-    with the statistics of the calls so far, `num_runs` counts them,
-    `num_observers` the module's qfx.observe ops; with `calibrate_with`
+    with the statistics of the calls so far, `num_observers` counts the
+    module's qfx.observe ops; with `calibrate_with`
     (a calibrating Model of the same model at other shapes), the calls
     observe into that model's observers
     (`qfxModelCompileCalibratingWith`). `host`
@@ -469,7 +467,7 @@ class Model:
         self._library = library
         if record + profile + calibrate > 1:
             raise ValueError("a model records values, times layers or calibrates, one of them")
-        self.record, self.profile, self.calibrate = record, profile, calibrate
+        self.record, self.profile = record, profile
         self.recorded: List[RecordedValue] = []
         self.layer_times: List[Tuple[str, str, float]] = []
         source = _source(library, session, mlir)
@@ -502,11 +500,6 @@ class Model:
                                  library.qfxModelGetNumInputs(self._handle))
         self.results = _signature(library, self._handle, "qfxModelGetResult",
                                   library.qfxModelGetNumResults(self._handle))
-
-    @property
-    def num_runs(self) -> int:
-        """The calls of a calibrating model that succeeded (qfxModelGetNumRuns)."""
-        return self._library.qfxModelGetNumRuns(self._handle)
 
     @property
     def num_observers(self) -> int:
