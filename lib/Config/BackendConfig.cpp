@@ -481,6 +481,28 @@ llvm::ArrayRef<TorchToTOSAPattern> qfx::getTorchToTOSAPatterns() {
   return patterns;
 }
 
+std::optional<TorchFusedModule>
+qfx::getTorchFusedModule(llvm::ArrayRef<llvm::StringRef> torchPattern) {
+  // _common_operator_config_utils.py's fused modules (fuse_conv_bn_relu makes
+  // a ConvReLU of the folded conv in eval mode).
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+      fusedModules[] = {
+          {"torch.nn.Conv1d", "torch.nn.intrinsic.ConvReLU1d"},
+          {"torch.nn.Conv2d", "torch.nn.intrinsic.ConvReLU2d"},
+          {"torch.nn.Conv3d", "torch.nn.intrinsic.ConvReLU3d"},
+          {"torch.nn.Linear", "torch.nn.intrinsic.LinearReLU"},
+          {"torch.nn.BatchNorm2d", "torch.nn.intrinsic.BNReLU2d"},
+          {"torch.nn.BatchNorm3d", "torch.nn.intrinsic.BNReLU3d"}};
+  if (torchPattern.size() != 2 ||
+      (torchPattern[1] != "torch.nn.ReLU" &&
+       torchPattern[1] != "torch.nn.functional.relu"))
+    return std::nullopt;
+  for (const auto &[root, fused] : fusedModules)
+    if (torchPattern[0] == root)
+      return TorchFusedModule{fused, {root, "torch.nn.ReLU"}};
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // The built-in tables
 //===----------------------------------------------------------------------===//

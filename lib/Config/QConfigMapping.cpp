@@ -41,6 +41,14 @@ QConfigQuery &QConfigQuery::addObjectType(llvm::StringRef type,
   return addObjectType(type, orderIndex, moduleName);
 }
 
+QConfigQuery &QConfigQuery::addOrderOnlyType(llvm::StringRef type,
+                                             int64_t orderIndex,
+                                             llvm::StringRef orderModuleName) {
+  objectTypes.push_back(
+      {type.str(), orderIndex, orderModuleName.str(), /*lookUp=*/false});
+  return *this;
+}
+
 //===----------------------------------------------------------------------===//
 // Python regexes
 //===----------------------------------------------------------------------===//
@@ -328,7 +336,8 @@ OptionalQConfig QConfigMapping::resolve(const QConfigQuery &query) const {
     return getModuleNameQConfig(query.moduleName, qconfig);
   }
   for (const QConfigQuery::ObjectType &type : query.objectTypes)
-    qconfig = adjustForModuleTypeOrName(type.type, query.moduleName, qconfig);
+    if (type.lookUp)
+      qconfig = adjustForModuleTypeOrName(type.type, query.moduleName, qconfig);
   for (const QConfigQuery::ObjectType &type : query.objectTypes)
     if (type.orderIndex)
       qconfig = adjustForModuleNameObjectTypeOrder(

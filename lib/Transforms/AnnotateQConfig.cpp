@@ -55,6 +55,10 @@ struct QFXAnnotateQConfigPass
     ModuleOp module = getOperation();
 
     MLIRContext *context = &getContext();
+    mlir::FailureOr<QConfigMapping> mapping =
+        updateQConfigsForFusion(*config.mapping, module);
+    if (mlir::failed(mapping))
+      return signalPassFailure();
     module.walk([&](mlir::FunctionOpInterface function) {
       if (function.isExternal())
         return;
@@ -65,8 +69,8 @@ struct QFXAnnotateQConfigPass
           bool isFused = llvm::isa<FusedOp>(op);
           if (!isFused && !isQuantizationCandidate(&op))
             continue;
-          OpResolution resolution = resolveOp(
-              &op, *config.mapping, *config.backend, queries, matches);
+          OpResolution resolution =
+              resolveOp(&op, *mapping, *config.backend, queries, matches);
           op.setAttr(QFXDialect::getQConfigAttrName(),
                      getQConfigAnnotation(context, resolution.qconfig));
           if (resolution.match)
@@ -79,9 +83,9 @@ struct QFXAnnotateQConfigPass
           if (isFused)
             for (Operation *inner : getFusedPatternOps(&op))
               if (const QConfigQuery *query = queries.lookup(inner))
-                inner->setAttr(QFXDialect::getQConfigAttrName(),
-                               getQConfigAnnotation(
-                                   context, config.mapping->resolve(*query)));
+                inner->setAttr(
+                    QFXDialect::getQConfigAttrName(),
+                    getQConfigAnnotation(context, mapping->resolve(*query)));
         }
       }
     });

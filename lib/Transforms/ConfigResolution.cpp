@@ -128,10 +128,29 @@ QConfigQueries::QConfigQueries(Operation *root) {
   // (counting module, object type) -> call site or node -> its index.
   std::map<std::pair<std::string, std::string>, llvm::StringMap<int64_t>>
       indices;
+  auto indexOf = [&](const std::string &countingModule, StringRef type,
+                     StringRef identity) {
+    llvm::StringMap<int64_t> &seen = indices[{countingModule, type.str()}];
+    return seen.try_emplace(identity, seen.size()).first->second;
+  };
   unsigned anonymous = 0;
   root->walk<mlir::WalkOrder::PreOrder>([&](Operation *op) {
+    if (std::optional<TorchFusedModule> fused = getFusedModule(op)) {
+      // getFusedModule found a module call with a scope first.
+      std::string moduleName =
+          getOpScope(getFusedPatternOps(op).front())->moduleName;
+      std::string countingModule = getParentModuleName(moduleName).str();
+      QConfigQuery query(moduleName);
+      query.addObjectType(fused->type);
+      query.addOrderOnlyType(
+          fused->parts.front(),
+          indexOf(countingModule, fused->parts.front(), moduleName),
+          countingModule);
+      queries.try_emplace(op, std::move(query));
+      return mlir::WalkResult::skip();
+    }
     if (!isQuantizationCandidate(op))
-      return;
+      return mlir::WalkResult::advance();
     std::optional<OpScope> scope = getOpScope(op);
     // An op without a module name is at the top level and is its own call
     // site.
@@ -148,13 +167,11 @@ QConfigQueries::QConfigQueries(Operation *root) {
       countingModule = getParentModuleName(resolved.moduleName).str();
     }
     QConfigQuery query(resolved.moduleName);
-    for (const std::string &type : getObjectTypes(op)) {
-      llvm::StringMap<int64_t> &seen = indices[{countingModule, type}];
-      auto [it, inserted] = seen.try_emplace(identity, seen.size());
-      (void)inserted;
-      query.addObjectType(type, it->second, countingModule);
-    }
+    for (const std::string &type : getObjectTypes(op))
+      query.addObjectType(type, indexOf(countingModule, type, identity),
+                          countingModule);
     queries.try_emplace(op, std::move(query));
+    return mlir::WalkResult::advance();
   });
 }
 
@@ -290,6 +307,27 @@ static std::string getTorchName(Operation *op) {
   return name.str();
 }
 
+std::optional<TorchFusedModule> qfx::getFusedModule(Operation *op) {
+  if (!llvm::isa<FusedOp>(op))
+    return std::nullopt;
+  SmallVector<std::string, 2> names;
+  std::optional<OpScope> previous;
+  for (Operation *inner : getFusedPatternOps(op)) {
+    std::string name = getTorchName(inner);
+    std::optional<OpScope> scope = getOpScope(inner);
+    if (name.empty() || !scope)
+      return std::nullopt;
+    if (!names.empty() && names.back() == name &&
+        previous->moduleName == scope->moduleName &&
+        previous->nodeName == scope->nodeName)
+      continue;
+    names.push_back(name);
+    previous = scope;
+  }
+  SmallVector<StringRef, 2> pattern(names.begin(), names.end());
+  return getTorchFusedModule(pattern);
+}
+
 /// True if the origins of `chain` are a PyTorch pattern that becomes
 /// `pattern` (getTorchToTOSAPatterns), or if there is nothing to check: no
 /// origins, or a TOSA pattern no PyTorch pattern becomes. PyTorch only
@@ -416,10 +454,12 @@ std::string qfx::describeQuery(const QConfigQuery &query) {
   return text;
 }
 
-/// The op whose query stands for `op`: itself, or for a fused op the root op
-/// of its pattern.
-static Operation *getQueryOp(Operation *op, const PatternMatchResult *match) {
-  if (!llvm::isa<FusedOp>(op))
+/// The op whose query stands for `op`: itself (a candidate, or a fused op
+/// that is one of PyTorch's fused modules), or for another fused op the root
+/// op of its pattern.
+static Operation *getQueryOp(Operation *op, const PatternMatchResult *match,
+                             const QConfigQueries &queries) {
+  if (!llvm::isa<FusedOp>(op) || queries.lookup(op))
     return op;
   if (match)
     return match->getRootOp();
@@ -429,7 +469,8 @@ static Operation *getQueryOp(Operation *op, const PatternMatchResult *match) {
 
 const QConfigQuery *qfx::getLastQuery(Operation *op,
                                       const QConfigQueries &queries) {
-  if (!llvm::isa<FusedOp>(op))
+  // One of PyTorch's fused modules is one node, its own last.
+  if (!llvm::isa<FusedOp>(op) || queries.lookup(op))
     return nullptr;
   SmallVector<Operation *, 3> ops = getFusedPatternOps(op);
   return ops.empty() ? nullptr : queries.lookup(ops.back());
@@ -450,7 +491,7 @@ OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
                             const PatternMatches &matches) {
   OpResolution result;
   result.match = matches.lookup(op);
-  result.query = queries.lookup(getQueryOp(op, result.match));
+  result.query = queries.lookup(getQueryOp(op, result.match, queries));
   if (result.query)
     result.qconfig = mapping.resolve(*result.query);
   else
@@ -490,4 +531,44 @@ OpResolution qfx::resolveOp(Operation *op, const QConfigMapping &mapping,
     result.whyNotQuantized = "the QConfig of its pattern's last op is null (" +
                              describeQuery(*last) + ")";
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused modules
+//===----------------------------------------------------------------------===//
+
+mlir::FailureOr<QConfigMapping>
+qfx::updateQConfigsForFusion(const QConfigMapping &mapping, Operation *root) {
+  QConfigMapping updated = mapping;
+  if (mapping.getObjectTypeEntries().empty())
+    return updated;
+  bool failed = false;
+  root->walk([&](FusedOp op) {
+    std::optional<TorchFusedModule> fused = getFusedModule(op);
+    if (!fused || failed)
+      return;
+    StringRef first = fused->parts.front();
+    OptionalQConfig qconfig = updated.getObjectTypeQConfig(first, std::nullopt);
+    for (StringRef part : llvm::drop_begin(fused->parts)) {
+      OptionalQConfig other = updated.getObjectTypeQConfig(part, std::nullopt);
+      if (other == qconfig)
+        continue;
+      auto describe = [](const OptionalQConfig &q) {
+        return q ? "a QConfig" : "none";
+      };
+      op.emitError() << "the modules fused into " << fused->type
+                     << " need the same object type QConfig, but " << first
+                     << " has " << describe(qconfig) << " and " << part
+                     << " has "
+                     << (qconfig && other ? "another" : describe(other))
+                     << " (PyTorch 1.13's prepare_fx raises LookupError)";
+      failed = true;
+      return;
+    }
+    if (qconfig)
+      updated.setObjectType(fused->type, qconfig);
+  });
+  if (failed)
+    return mlir::failure();
+  return updated;
 }

@@ -577,7 +577,11 @@ struct QFXPreparePass : impl::QFXPrepareBase<QFXPreparePass> {
     if (!engine.empty())
       module->setAttr(QFXDialect::getEngineAttrName(),
                       mlir::StringAttr::get(&getContext(), engine));
-    Preparer preparer(module, *config.mapping, *config.backend);
+    mlir::FailureOr<QConfigMapping> mapping =
+        updateQConfigsForFusion(*config.mapping, module);
+    if (mlir::failed(mapping))
+      return signalPassFailure();
+    Preparer preparer(module, *mapping, *config.backend);
     bool failedAny = false;
     module.walk([&](mlir::FunctionOpInterface function) {
       if (!function.isExternal() && failed(preparer.prepare(function)))

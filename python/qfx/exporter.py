@@ -554,6 +554,8 @@ class _Exporter:
         if type(module) is nn.MultiheadAttention:
             return self.m_multihead_attention(node, module)
         handler = _MODULE_HANDLERS.get(type(module))
+        if handler is None and _is_fused_module(module):
+            handler = _Exporter.m_fused
         if handler is None and (node.target, module) in self.non_traceable:
             self.fail(node, _NON_TRACEABLE)
         if handler is None:
@@ -992,6 +994,19 @@ class _Exporter:
 
     def clamp(self, node, x: _Value, lo, hi, loc, origin):
         self.set_tensor(node, self.w.clamp(x.tensor, lo, hi, loc, origin), x.layout)
+
+    def m_fused(self, node, m, x, loc, origin):
+        """A fused module of torch.nn.intrinsic (fuse_fx's LinearReLU,
+        ConvReLU2d, BNReLU2d): its modules in order, all at its location,
+        each with its own type as origin. PyTorch's tracer keeps it one
+        call, and qfx-fuse fuses it again."""
+        for part in m:
+            handler = _MODULE_HANDLERS.get(type(part))
+            if handler is None:
+                self.fail(node, f"unsupported module type {_module_type_name(part)} in "
+                          f"{_module_type_name(m)}")
+            handler(self, node, part, x, loc, _module_type_name(part))
+            x = self.env[node]
 
     def m_relu(self, node, m, x, loc, origin):
         self.clamp(node, x, 0.0, FLOAT32_MAX, loc, origin)
@@ -2931,6 +2946,10 @@ def _is_observer(module) -> bool:
     return isinstance(module, (ObserverBase, FakeQuantizeBase))
 
 
+def _is_fused_module(module) -> bool:
+    return isinstance(module, torch.nn.intrinsic._FusedModule)
+
+
 _MODULE_HANDLERS: dict = {}
 # Modules exported with their own argument handling (Exporter.recurrent).
 def _flatten(values: tuple) -> tuple:
@@ -3214,7 +3233,7 @@ def _trace(model, non_traceable: NonTraceable = NonTraceable()):
             return UnpackingProxy(node, self)
 
         def is_leaf_module(self, m, qualified_name):
-            return (_is_observer(m) or (qualified_name, m) in non_traceable
+            return (_is_observer(m) or _is_fused_module(m) or (qualified_name, m) in non_traceable
                     or super().is_leaf_module(m, qualified_name))
 
         def call_module(self, m, forward, args, kwargs):
@@ -3369,13 +3388,11 @@ def _qat_to_float(model) -> tuple:
         float_module = module.to_float()
         # A fused float module (ConvReLU2d, LinearReLU) holds the weight in
         # its first child, as convert_fx's fused_module[0].
-        root, root_name = float_module, name
-        if isinstance(float_module, torch.nn.intrinsic._FusedModule):
-            root, root_name = float_module[0], f"{name}.0"
+        root = float_module[0] if _is_fused_module(float_module) else float_module
         with torch.no_grad():
             fake_quant(root.weight)
         observer = getattr(fake_quant, "activation_post_process", fake_quant)
-        observers[root_name] = (f"{name}.weight_fake_quant", type(fake_quant).__name__,
+        observers[name] = (f"{name}.weight_fake_quant", type(fake_quant).__name__,
                                 _observer_statistics(observer))
         parent_name, _, child = name.rpartition(".")
         setattr(modules[parent_name] if parent_name else model, child, float_module)

@@ -301,6 +301,94 @@ def test_pytorch_qconfig_dicts_are_mappings(onednn, as_dict):
                 assert torch.equal(with_stats(x), torch_model(x))
 
 
+def _pytorch_quantized_modules(converted) -> set:
+    return {name for name, module in converted.named_children()
+            if "quantized" in type(module).__module__}
+
+
+def _qfx_quantized_modules(prepared) -> set:
+    """The modules whose weights the observed program observes (by location;
+    a fused module's weight is at its first module's)."""
+    text = prepared.mlir("observed")
+    names = dict(re.findall(r'^#(loc\d+) = loc\("([\w.]+)"\)$', text, re.M))
+    weights = re.findall(r"qfx.observe %\w+ id \d+ spec\(#qfx.observer<[^>]*qint8[^>]*>\).*"
+                         r"loc\(#(loc\d+)\)", text)
+    return {names[loc] for loc in weights}
+
+
+_G = "x86 default qconfig"
+_FUSED_MODULE_MAPPINGS = {
+    # PyTorch's update_qconfig_for_fusion: the fused module's object type
+    # gets its modules' common entry when it is not None.
+    "linear_none": [("global", _G), ("object_type", nn.Linear, None)],
+    "relu_none": [("global", _G), ("object_type", nn.ReLU, None)],
+    "functional_relu_none": [("global", _G), ("object_type", F.relu, None)],
+    "both": [("object_type", nn.Linear, _G), ("object_type", nn.ReLU, _G),
+             ("object_type", nn.Conv2d, _G)],
+    "fused_type_none": [("global", _G), ("object_type", torch.nn.intrinsic.LinearReLU, None),
+                        ("object_type", torch.nn.intrinsic.ConvReLU2d, None)],
+    "fused_type_only": [("object_type", torch.nn.intrinsic.LinearReLU, _G),
+                        ("object_type", torch.nn.intrinsic.ConvReLU2d, _G)],
+    "conv_none": [("global", _G), ("object_type", nn.Conv2d, None)],
+    "relu_module_name_none": [("global", _G), ("module_name", "relu1", None)],
+    "first_module_name_none": [("global", _G), ("module_name", "fc1", None),
+                               ("module_name", "conv1", None)],
+    # The fused module counts as its first module's type.
+    "second_linear_none": [("global", _G), ("order", "", nn.Linear, 1, None),
+                           ("order", "", nn.Conv2d, 1, None)],
+    # Different entries: PyTorch raises LookupError.
+    "linear_only": [("object_type", nn.Linear, _G)],
+}
+
+
+def _fused_module_mapping(entries) -> TorchQConfigMapping:
+    from torch.ao.quantization import get_default_qconfig
+
+    mapping = TorchQConfigMapping()
+    for key, *args in entries:
+        *args, qconfig = args
+        qconfig = get_default_qconfig("x86") if qconfig == _G else qconfig
+        {"global": mapping.set_global, "object_type": mapping.set_object_type,
+         "module_name": mapping.set_module_name,
+         "order": mapping.set_module_name_object_type_order}[key](*args, qconfig)
+    return mapping
+
+
+@pytest.mark.parametrize("model_name", ["mlp", "cnn", "mlp_fused", "cnn_fused"])
+@pytest.mark.parametrize("case", sorted(_FUSED_MODULE_MAPPINGS))
+def test_fused_modules_take_pytorchs_qconfigs(model_name, case):
+    # A Linear or Conv module followed by a ReLU is one fused module in
+    # PyTorch (torch.nn.intrinsic) by the time QConfigs are resolved, whether
+    # prepare_fx fused it or the user did (fuse_fx): qfx quantizes the same
+    # modules PyTorch does, and refuses the mappings PyTorch refuses.
+    from torch.ao.quantization.quantize_fx import fuse_fx as torch_fuse_fx
+
+    if case == "second_linear_none" and model_name.endswith("_fused"):
+        pytest.skip("a model fused before prepare_fx counts its fused modules by their fused "
+                    "type in PyTorch; qfx by their first module's (docs/torch-fx-api.md)")
+    model = {"mlp": make_mlp, "cnn": make_cnn}[model_name.split("_")[0]]()
+    if model_name.endswith("_fused"):
+        model = torch_fuse_fx(model).eval()
+    example = (samples((8, 16), 1, seed=3)[0] if model_name.startswith("mlp")
+               else samples((1, 3, 8, 8), 1, seed=3)[0],)
+    mapping = _fused_module_mapping(_FUSED_MODULE_MAPPINGS[case])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if case == "linear_only" and model_name.startswith("mlp"):
+            with pytest.raises(LookupError):
+                torch_prepare_fx(copy.deepcopy(model), mapping, example)
+            with pytest.raises(qfx.ToolError, match="torch.nn.intrinsic.LinearReLU need the same "
+                               "object type QConfig, but torch.nn.Linear has a QConfig and "
+                               "torch.nn.ReLU has none"):
+                qfx.prepare_fx(model, mapping, example)
+            return
+        prepared = torch_prepare_fx(copy.deepcopy(model), mapping, example)
+        prepared(*example)
+        expected = _pytorch_quantized_modules(torch_convert_fx(prepared))
+        ours = qfx.prepare_fx(model, mapping, example)
+    assert _qfx_quantized_modules(ours) == expected
+
+
 @pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
 def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
     # PyTorch's dynamic Linear quantizes its input to 7 bits on onednn (x86)

@@ -3,7 +3,7 @@
 into the test models, and what they collect.
 
 For every model of utils/export_test_models.py and every configuration below
-(x86 and qnnpack with their default QConfigMappings, and two other mappings
+(x86 and qnnpack with their default QConfigMappings, and three other mappings
 read from test/Transforms/Inputs/parity-mapping-*.json, qfx's JSON format),
 runs torch.ao.quantization.quantize_fx.prepare_fx with the backend's config,
 calibrates on NAME.calib.npy (one sample at a time, as quant-run does) and
@@ -61,7 +61,14 @@ CONFIGS = {
     "qnnpack": ("default:qnnpack", "qnnpack"),
     "mapping-x86": ("parity-mapping-x86.json", "x86"),
     "mapping-qnnpack": ("parity-mapping-qnnpack.json", "qnnpack"),
+    # Fused modules (LinearReLU, ConvReLU2d) whose modules' object types are
+    # None take the global QConfig (update_qconfig_for_fusion) and are
+    # counted as their first module's type.
+    "mapping-fused": ("parity-mapping-fused.json", "x86"),
 }
+
+# Configurations that leave a model nothing to observe.
+NOTHING_OBSERVED = {("sigmoid_head", "mapping-fused")}
 
 BACKEND_CONFIGS = {"x86": get_x86_backend_config, "qnnpack": get_qnnpack_backend_config}
 
@@ -209,6 +216,8 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for model_name in export_test_models.MODELS:
         for config_name in CONFIGS:
+            if (model_name, config_name) in NOTHING_OBSERVED:
+                continue
             doc = golden(model_name, config_name)
             path = OUT / f"{model_name}.{config_name}.json"
             path.write_text(json.dumps(doc, indent=1) + "\n")

@@ -70,20 +70,18 @@ def torch_backend(weight_dtype: torch.dtype) -> BackendConfig:
 
 def qfx_backend() -> dict:
     """The same table over the TOSA ops a Linear exports to (matmul, and its
-    bias add as the fused pattern "linear"), for both weight dtypes."""
+    bias add as the fused pattern "linear"), for both weight dtypes. Like
+    PyTorch's, it fuses no ReLU: a fused Linear + ReLU would be PyTorch's
+    LinearReLU module, whose ReLU needs the Linear's QConfig."""
     dtype_configs = [{"input_dtype": "float32", "output_dtype": "float32",
                       "weight_dtype": name, "bias_dtype": "float32"} for name in WEIGHTS]
     common = {"observation_type": "output_use_different_observer_as_input",
               "dtype_configs": dtype_configs, "root_op": "tosa.matmul",
-              "reference_lowering": "linear"}
+              "reference_lowering": "contraction"}
     return {"name": "weight_only_linear", "configs": [
         {"pattern": "tosa.matmul", "input_roles": {"weight": [0, 1]}, **common},
         {"pattern": ["tosa.matmul", "tosa.add"], "fused_op": "linear", "fuser": "sequence",
          "input_roles": {"weight": [0, 1], "bias": [1, 1]}, **common},
-        {"pattern": ["tosa.matmul", "tosa.clamp"], "fused_op": "linear_relu",
-         "fuser": "sequence", "input_roles": {"weight": [0, 1]}, **common},
-        {"pattern": ["tosa.matmul", "tosa.add", "tosa.clamp"], "fused_op": "linear_relu",
-         "fuser": "sequence", "input_roles": {"weight": [0, 1], "bias": [1, 1]}, **common},
     ]}
 
 

@@ -305,6 +305,25 @@ struct TorchToTOSAPattern {
 /// by. A PyTorch pattern absent from it has no TOSA form in qfx's tables.
 llvm::ArrayRef<TorchToTOSAPattern> getTorchToTOSAPatterns();
 
+/// A module of torch.nn.intrinsic that PyTorch 1.13's fuse_fx makes in eval
+/// mode: a module followed by a ReLU.
+struct TorchFusedModule {
+  /// Its public name, "torch.nn.intrinsic.LinearReLU".
+  llvm::StringRef type;
+  /// The types of the modules it holds, which update_qconfig_for_fusion
+  /// reads the QConfig of: {"torch.nn.Linear", "torch.nn.ReLU"}.
+  llvm::SmallVector<llvm::StringRef, 2> parts;
+};
+
+/// The module fuse_fx fuses `torchPattern` (forward order, public names as
+/// in TorchToTOSAPattern) into, or none: a Conv1d/2d/3d, Linear or
+/// BatchNorm2d/3d module followed by a torch.nn.ReLU or F.relu (which
+/// becomes a torch.nn.ReLU; a batch norm between a conv and its ReLU is
+/// folded into the conv in eval mode). Functional patterns (F.linear +
+/// F.relu, add + ReLU) stay separate nodes.
+std::optional<TorchFusedModule>
+getTorchFusedModule(llvm::ArrayRef<llvm::StringRef> torchPattern);
+
 } // namespace qfx
 
 #endif // QFX_CONFIG_BACKENDCONFIG_H

@@ -46,6 +46,11 @@ struct QConfigQuery {
     /// call_function in the module it is called from, but a call_module in
     /// the parent of the called module.
     std::string orderModuleName;
+    /// False for a type only counted for `module_name_object_type_order`,
+    /// not looked up among the `object_type` entries: a fused module is
+    /// counted as the module it was fused from, the type PyTorch's tracer
+    /// recorded before fusion.
+    bool lookUp = true;
   };
 
   /// The dotted module name ("layer1.0.conv1"); "" for the top level.
@@ -65,6 +70,10 @@ struct QConfigQuery {
                               llvm::StringRef orderModuleName);
   /// Same, counting in the query's own module name.
   QConfigQuery &addObjectType(llvm::StringRef type, int64_t orderIndex);
+  /// Adds a type counted for `module_name_object_type_order` only (see
+  /// ObjectType::lookUp).
+  QConfigQuery &addOrderOnlyType(llvm::StringRef type, int64_t orderIndex,
+                                 llvm::StringRef orderModuleName);
 };
 
 /// Maps ops to QConfigs, by PyTorch's rules, in increasing priority: the

@@ -81,12 +81,23 @@ SmallVector<std::string, 2> getObjectTypes(Operation *op);
 /// qfx.composite (the composite is resolved as one op).
 bool isQuantizationCandidate(Operation *op);
 
+/// The module PyTorch 1.13's fuse_fx makes of what a qfx.fused op holds
+/// (getTorchFusedModule of its body ops' origins, the ops of one module
+/// call counted once: a Linear's matmul and bias add), or none: not a
+/// qfx.fused op, ops without origins, or a pattern PyTorch keeps as separate
+/// nodes (F.linear + F.relu, add + ReLU, a Linear and its bias add).
+std::optional<TorchFusedModule> getFusedModule(Operation *op);
+
 /// The QConfigQuery of every candidate op under a root op (usually a
 /// function), with PyTorch's order indices: a module call is counted among
 /// the distinct modules (call sites) of the same object type in its parent
 /// module, a functional op among the distinct FX nodes of the same object
 /// type in its module, both in program order (pre-order, fused bodies
-/// included).
+/// included). A qfx.fused op that is one of PyTorch's fused modules
+/// (getFusedModule) is one module call instead, as after fuse_fx: queried by
+/// its fused type at its first module's name, counted for
+/// `module_name_object_type_order` as that module's type, and its body's ops
+/// have no query.
 class QConfigQueries {
 public:
   explicit QConfigQueries(Operation *root);
@@ -97,6 +108,14 @@ public:
 private:
   llvm::DenseMap<Operation *, QConfigQuery> queries;
 };
+
+/// PyTorch's update_qconfig_for_fusion: for each of PyTorch's fused modules
+/// under `root` (getFusedModule), if `mapping` has object type entries, the
+/// entries of the types it holds (none where absent) must be equal, else an
+/// error at the op (PyTorch raises LookupError); if they are not none, they
+/// become the fused type's entry. Returns the updated mapping.
+mlir::FailureOr<QConfigMapping>
+updateQConfigsForFusion(const QConfigMapping &mapping, Operation *root);
 
 /// A pass's configuration, read once in its initialize() however many ops
 /// it runs on, and shared by the pass's clones.
