@@ -1109,6 +1109,50 @@ class Profile:
         return "\n".join(lines)
 
 
+class ReferenceModel(_Model):
+    """The model `convert_to_reference_fx` returns: PyTorch's reference
+    quantized model.
+
+    Calling it runs the reference program (reference.mlir, `qfx-convert`'s
+    output), compiled in this process at the first call: each quantized op
+    dequantizes its int8 inputs, computes in float32 and quantizes its
+    output, where PyTorch's `convert_to_reference_fx` model has quantize /
+    dequantize nodes; its outputs equal that model's within 1e-5 (float
+    sums in another order; docs/convert-and-lower.md). It takes the shapes
+    of `example_inputs` only.
+
+    - `float_ops`: its graph breaks (nodes running in PyTorch), as
+      `QuantizedModel.float_ops` lists them.
+    - `backend_config`, `mlir(stage)` ("float" to "reference"),
+      `run_samples`, `graph_breaks`: as the quantized model's.
+
+    A `torch.nn.Module` (see `_Model`); `copy.deepcopy` shares the compiled
+    program. It does not pickle: convert the prepared model with
+    `convert_fx` for one that does.
+    """
+
+    _run_stage = "reference"
+
+    def __init__(self, workdir: pathlib.Path, signature: _Signature, backend_option: str,
+                 float_ops: List[FloatOp], host: _host.Host):
+        super().__init__(workdir, signature, host)
+        self.backend_config = backend_option
+        self.float_ops = list(float_ops)
+
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = self.signature.bind(inputs, kwargs, "reference model")
+        arrays, as_torch = self._run_one(inputs, "reference model")
+        return self.signature.wrap_outputs(self._run(arrays), as_torch)
+
+    def __getstate__(self) -> dict:
+        raise TypeError("a qfx ReferenceModel cannot be pickled (torch.save); the model "
+                        "convert_fx returns can")
+
+    def __repr__(self) -> str:
+        return (f"ReferenceModel(inputs={self.signature.inputs}, "
+                f"backend={self.backend_config!r}, workdir='{self.workdir}')")
+
+
 class QuantizedModel(_Model):
     """The model `convert_fx` returns (or `qfx.load` reads).
 
@@ -1698,21 +1742,44 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     converts what prepare_fx's `prepare_custom_config` made without it.
     Other entries raise NotImplementedError.
     """
+    return _convert(QuantizedModel, "convert_fx", prepared, example_inputs, backend_config,
+                    convert_custom_config, strict)
+
+
+def convert_to_reference_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = None,
+                            convert_custom_config: Any = None, *,
+                            strict: bool = False) -> "ReferenceModel":
+    """qfx's `torch.ao.quantization.quantize_fx.convert_to_reference_fx`:
+    `convert_fx` up to the reference model (reference.mlir, `qfx-convert`'s
+    output: each quantized op dequantizes its int8 inputs, computes in float
+    and quantizes its output, where PyTorch's reference model has quantize /
+    dequantize nodes), which the returned `ReferenceModel` runs compiled in
+    this process. The arguments are `convert_fx`'s; PyTorch's
+    `_remove_qconfig` and `qconfig_mapping` are not taken (TypeError)."""
+    return _convert(ReferenceModel, "convert_to_reference_fx", prepared, example_inputs,
+                    backend_config, convert_custom_config, strict)
+
+
+def _convert(model_class: type, what: str, prepared: Any, example_inputs: Any,
+             backend_config: Any, convert_custom_config: Any, strict: bool) -> Any:
+    """convert_fx (`model_class` QuantizedModel) or convert_to_reference_fx
+    (ReferenceModel), named `what` in errors."""
     _check_convert_custom_config(convert_custom_config)
     if _is_torch_prepared(prepared):
-        quantized = _convert_torch_prepared(prepared, example_inputs, backend_config, strict)
-        _warn_float_ops(quantized.float_ops, stacklevel=2)
+        quantized = _convert_torch_prepared(model_class, prepared, example_inputs,
+                                            backend_config, strict)
+        _warn_float_ops(quantized.float_ops, stacklevel=3)
         return quantized
     if not isinstance(prepared, PreparedModel):
-        raise TypeError("convert_fx expects the model qfx.prepare_fx or PyTorch's prepare_fx "
+        raise TypeError(f"{what} expects the model qfx.prepare_fx or PyTorch's prepare_fx "
                         f"returned, got {type(prepared).__name__}")
     if strict:
-        raise ValueError("convert_fx: strict is for a model PyTorch prepared; give it to "
+        raise ValueError(f"{what}: strict is for a model PyTorch prepared; give it to "
                          "qfx.prepare_fx")
     if example_inputs is not None or backend_config is not None:
-        raise ValueError("convert_fx: example_inputs and backend_config are for a model PyTorch "
+        raise ValueError(f"{what}: example_inputs and backend_config are for a model PyTorch "
                          "prepared; qfx.prepare_fx's model has both already")
-    quantized = QuantizedModel.__new__(QuantizedModel)
+    quantized = model_class.__new__(model_class)
     directory = _make_workdir(None, quantized)
     for stage in ("float", "observed"):
         _stagefiles.link(prepared.workdir / f"{stage}.mlir", directory / f"{stage}.mlir")
@@ -1740,15 +1807,16 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     except ToolError as error:
         if prepared.num_samples or "has no statistics" not in error.diagnostics:
             raise
-        raise ValueError("convert_fx: no calibration samples, and the model observes "
+        raise ValueError(f"{what}: no calibration samples, and the model observes "
                          "activations; call the prepared model on calibration data first:\n"
                          f"{error.diagnostics}") from None
-    quantized._shapes = _Shapes(prepared._source)
+    if isinstance(quantized, QuantizedModel):
+        quantized._shapes = _Shapes(prepared._source)
     if observed_nothing:
-        warnings.warn("convert_fx: the QConfigMapping and BackendConfig observe nothing in this "
+        warnings.warn(f"{what}: the QConfigMapping and BackendConfig observe nothing in this "
                       "model, so nothing is quantized: the converted model runs the float "
-                      "model (as PyTorch's convert_fx returns it)", FloatOpWarning, stacklevel=2)
-    _warn_float_ops(quantized.float_ops, stacklevel=2)
+                      f"model (as PyTorch's {what} returns it)", FloatOpWarning, stacklevel=3)
+    _warn_float_ops(quantized.float_ops, stacklevel=3)
     return quantized
 
 
@@ -1858,17 +1926,28 @@ def _progress_printer() -> Optional[Any]:
     return progress
 
 
-def _finish_conversion(quantized: QuantizedModel, directory: pathlib.Path,
+def _finish_conversion(quantized: Any, directory: pathlib.Path,
                        signature: _Signature, backend_option: str, host: _host.Host) -> None:
-    """calibrated.mlir in `directory` -> reference.mlir, int8.mlir, compiled
-    in-process; initializes `quantized` over them (`host`: its graph
+    """calibrated.mlir in `directory` -> reference.mlir, then for a
+    QuantizedModel int8.mlir; initializes `quantized` (a QuantizedModel or a
+    ReferenceModel) over them, compiled in-process (`host`: its graph
     breaks)."""
+    host_ops = [FloatOp("qfx.host_call", f"{c.module}({c.node})", c.callee,
+                        f"runs in PyTorch (a graph break): {c.reason}") for c in host.calls]
+    if isinstance(quantized, ReferenceModel):
+        # PyTorch's reference model quantizes dynamic activations to 7 bits
+        # on the fbgemm and x86 engines only (get_quantize_node_info), not
+        # as its quantized kernels do (7 bits on onednn too).
+        reduce = str(torch.backends.quantized.engine in ("fbgemm", "x86")).lower()
+        with _step("converting (qfx-convert)"):
+            _pipeline(directory, "calibrated.mlir", "reference.mlir",
+                      f"qfx-convert{{dynamic-reduce-range={reduce}}}")
+        ReferenceModel.__init__(quantized, directory, signature, backend_option, host_ops,
+                                host)
+        return
     remarks, float_ops = _convert_and_lower(directory, backend_option)
-    float_ops = [FloatOp("qfx.host_call", f"{c.module}({c.node})", c.callee,
-                         f"runs in PyTorch (a graph break): {c.reason}")
-                 for c in host.calls] + float_ops
     QuantizedModel.__init__(quantized, directory, signature, backend_option, remarks,
-                            float_ops, host=host)
+                            host_ops + float_ops, host=host)
 
 
 def _is_torch_prepared(model: Any) -> bool:
@@ -1877,8 +1956,8 @@ def _is_torch_prepared(model: Any) -> bool:
             and hasattr(model, "_qconfig_mapping") and hasattr(model, "_is_qat"))
 
 
-def _convert_torch_prepared(model: Any, example_inputs: Any,
-                            backend_config: Any, strict: bool) -> QuantizedModel:
+def _convert_torch_prepared(model_class: type, model: Any, example_inputs: Any,
+                            backend_config: Any, strict: bool) -> Any:
     if example_inputs is None:
         example_inputs = getattr(model, "_qfx_example_inputs", None)  # qfx.prepare_qat_fx's
     if example_inputs is None:
@@ -1901,7 +1980,7 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
             model, example_inputs, strict=strict, non_traceable=non_traceable)
     signature = _signature(example_inputs, result, index_bounds, "convert_fx",
                            _input_names(model, len(example_inputs)))
-    quantized = QuantizedModel.__new__(QuantizedModel)
+    quantized = model_class.__new__(model_class)
     directory = _make_workdir(None, quantized)
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
     qconfig_option = _write_qconfig_mapping(mapping, directory)
@@ -1912,9 +1991,10 @@ def _convert_torch_prepared(model: Any, example_inputs: Any,
                   _prepare_passes(directory, qconfig_option, backend_option, engine)
                   + ",qfx-import-statistics")
     _finish_conversion(quantized, directory, signature, backend_option, host)
-    quantized._shapes = _Shapes(_Source(model, frozenset(), non_traceable, strict,
-                                        qconfig_option, backend_option, engine, True,
-                                        fingerprint))
+    if isinstance(quantized, QuantizedModel):
+        quantized._shapes = _Shapes(_Source(model, frozenset(), non_traceable, strict,
+                                            qconfig_option, backend_option, engine, True,
+                                            fingerprint))
     return quantized
 
 

@@ -13,6 +13,7 @@ python3-torch: run with /usr/bin/python3).
 from __future__ import annotations
 
 import copy
+import io
 import json
 import os
 import pathlib
@@ -387,6 +388,61 @@ def test_fused_modules_take_pytorchs_qconfigs(model_name, case):
         expected = _pytorch_quantized_modules(torch_convert_fx(prepared))
         ours = qfx.prepare_fx(model, mapping, example)
     assert _qfx_quantized_modules(ours) == expected
+
+
+@pytest.mark.parametrize("model_name", ["mlp", "cnn", "mlp_dynamic"])
+def test_convert_to_reference_fx_equals_pytorchs(model_name):
+    # qfx.convert_to_reference_fx runs the reference model (reference.mlir):
+    # equal to PyTorch's convert_to_reference_fx model within 1e-5, from
+    # PyTorch's prepared model (its statistics) and from qfx's (qfx's
+    # calibration, the same statistics here); dynamic activations take 7
+    # bits only on the fbgemm and x86 engines, as PyTorch's reference model.
+    from torch.ao.quantization import default_dynamic_qconfig
+    from torch.ao.quantization.quantize_fx import (
+        convert_to_reference_fx as torch_convert_to_reference_fx)
+
+    model = make_cnn() if model_name == "cnn" else make_mlp()
+    shape = (1, 3, 16, 16) if model_name == "cnn" else (8, 16)
+    mapping = (TorchQConfigMapping().set_global(default_dynamic_qconfig)
+               if model_name.endswith("dynamic") else get_default_qconfig_mapping("x86"))
+    example = samples(shape, 1, seed=50)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch_prepared = torch_prepare_fx(copy.deepcopy(model), mapping, (example,))
+        ours_prepared = qfx.prepare_fx(model, mapping, (example,))
+        with torch.no_grad():
+            for x in samples(shape, 4, seed=51):
+                torch_prepared(x)
+                ours_prepared(x)
+        reference = torch_convert_to_reference_fx(copy.deepcopy(torch_prepared))
+        with_stats = qfx.convert_to_reference_fx(torch_prepared, (example,))
+        own = qfx.convert_to_reference_fx(ours_prepared)
+    assert isinstance(own, (qfx.ReferenceModel, nn.Module))
+    assert "qfx.dequantize" in own.mlir("reference") or "quant.dcast" in own.mlir("reference")
+    with torch.no_grad():
+        for x in samples(shape, 3, seed=52):
+            expected = reference(x)
+            torch.testing.assert_close(with_stats(x), expected, rtol=0, atol=1e-5)
+            torch.testing.assert_close(own(x), expected, rtol=0, atol=1e-5)
+
+
+def test_reference_model_is_a_module_of_fixed_shapes():
+    model = make_mlp()
+    example = samples((8, 16), 1, seed=53)[0]
+    prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (example,))
+    with pytest.raises(ValueError, match="convert_to_reference_fx: no calibration samples"):
+        qfx.convert_to_reference_fx(prepared)
+    prepared(example)
+    reference = qfx.convert_to_reference_fx(prepared)
+    with pytest.raises(TypeError, match="ReferenceModel cannot be pickled"):
+        torch.save(reference, io.BytesIO())
+    copied = copy.deepcopy(reference)
+    assert torch.equal(copied(example), reference(example))
+    assert torch.equal(nn.Sequential(reference)(example), reference(example))
+    with pytest.raises(ValueError, match="the batch size is fixed"):
+        reference(torch.randn(4, 16))
+    with pytest.raises(TypeError, match="unexpected keyword argument '_remove_qconfig'"):
+        qfx.convert_to_reference_fx(prepared, _remove_qconfig=False)
 
 
 @pytest.mark.parametrize("engine", ["onednn", "qnnpack"])

@@ -337,7 +337,8 @@ def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
       `quantize_per_tensor_dynamic(x, dtype, reduce_range)` + `dequantize`.
       PyTorch 1.13's quantized dynamic Linear reduces the range to 7 bits on
       its x86, fbgemm and onednn engines and not on qnnpack (its reference
-      model never does): `dynamic-reduce-range` says which; unset, the
+      model on the x86 and fbgemm engines only): `dynamic-reduce-range`
+      says which; unset, the
       module's `qfx.backend` (the backend qfx-prepare used) decides, as
       PyTorch's engine for it does (off for qnnpack), and a module without
       one reduces.
