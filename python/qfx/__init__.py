@@ -16,8 +16,8 @@ from qfx.exporter import ExportError, export_tosa
 from qfx._host import GraphBreakError, HostCall
 from qfx.quantize_fx import (FloatOp, FloatOpWarning, LayerTime, PreparedModel, Profile,
                              QuantizedModel, RecompileWarning, ReferenceModel, convert_fx,
-                             convert_to_reference_fx, fuse_fx, load, prepare_fx, prepare_qat_fx,
-                             quantize_dynamic)
+                             convert_to_reference_fx, fuse_fx, get_default_qat_qconfig_mapping,
+                             load, prepare_fx, prepare_qat_fx, quantize_dynamic)
 from qfx.auto_quantize import AutoQuantizeResult, Decision, auto_quantize
 from qfx import config
 from qfx._compiled import get_num_threads, set_num_threads
@@ -28,7 +28,8 @@ from qfx.config import __all__ as _config_all
 
 __all__ = ["ToolError", "find_tool", "quant_opt", "ExportError", "export_tosa",
            "GraphBreakError", "HostCall",
-           "fuse_fx", "prepare_fx", "prepare_qat_fx", "convert_fx", "convert_to_reference_fx",
+           "fuse_fx", "prepare_fx", "prepare_qat_fx", "get_default_qat_qconfig_mapping", "convert_fx",
+           "convert_to_reference_fx",
            "quantize_dynamic", "load", "PreparedModel", "QuantizedModel", "ReferenceModel", "FloatOp",
            "FloatOpWarning", "RecompileWarning", "Profile", "LayerTime", "auto_quantize", "AutoQuantizeResult",
            "Decision", "config", "set_num_threads", "get_num_threads"] + list(_config_all)

@@ -1676,6 +1676,15 @@ def prepare_qat_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     return prepared
 
 
+def get_default_qat_qconfig_mapping(backend: str = "x86", version: int = 1) -> Any:
+    """PyTorch's `get_default_qat_qconfig_mapping(backend, version)`, as
+    PyTorch's QConfigMapping: quantization-aware training runs in PyTorch
+    (`prepare_qat_fx`), and its fake quantizers are PyTorch's."""
+    from torch.ao.quantization import get_default_qat_qconfig_mapping as torch_mapping
+
+    return torch_mapping(backend, version)
+
+
 def fuse_fx(model: Any, fuse_custom_config: Any = None, backend_config: Any = None) -> Any:
     """PyTorch's `fuse_fx`, for scripts that fuse before `prepare_fx`: the
     result is PyTorch's fused GraphModule (Conv2d + BatchNorm2d + ReLU as

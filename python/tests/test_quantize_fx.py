@@ -1744,16 +1744,20 @@ def test_a_qat_script_with_qfxs_names_equals_pytorch(onednn):
     """A QAT script with torch.ao.quantization.quantize_fx replaced by qfx:
     qfx.prepare_qat_fx is PyTorch's (training runs in PyTorch), and
     qfx.convert_fx takes the trained model without example_inputs (the
-    prepared model keeps them) and gives PyTorch's int8 program."""
+    prepared model keeps them) and gives PyTorch's int8 program.
+    qfx.get_default_qat_qconfig_mapping is PyTorch's mapping."""
     import copy
+
     from torch.ao.quantization import get_default_qat_qconfig_mapping
 
+    mapping = qfx.get_default_qat_qconfig_mapping("x86")
+    assert isinstance(mapping, TorchQConfigMapping)
+    assert mapping.to_dict().keys() == get_default_qat_qconfig_mapping("x86").to_dict().keys()
     torch.manual_seed(8)
     example = (torch.randn(2, 3, 8, 8),)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        qat = qfx.prepare_qat_fx(QATModel().train(), get_default_qat_qconfig_mapping("x86"),
-                                 example, backend_config="x86")
+        qat = qfx.prepare_qat_fx(QATModel().train(), mapping, example, backend_config="x86")
     assert isinstance(qat, torch.fx.GraphModule)  # PyTorch's prepared model
     train(qat, samples((2, 3, 8, 8), 4, seed=43))
     with warnings.catch_warnings():
