@@ -113,6 +113,12 @@ bool qfx::isQuantizationCandidate(Operation *op) {
   return op->getNumRegions() == 0;
 }
 
+bool qfx::isLayoutGlue(Operation *op) {
+  return !op->hasAttr(QFXDialect::getOriginAttrName()) &&
+         llvm::isa<mlir::tosa::TransposeOp, mlir::tosa::ReshapeOp,
+                   mlir::tosa::SliceOp>(op);
+}
+
 //===----------------------------------------------------------------------===//
 // QConfigQueries
 //===----------------------------------------------------------------------===//

@@ -179,9 +179,7 @@ private:
   /// PyTorch op. It is transparent: not observed, its result has its input's
   /// dtype (observing it would count the same tensor twice in a histogram).
   bool isImporterGlue(Operation *op) const {
-    return blockHasOrigins && !op->hasAttr(QFXDialect::getOriginAttrName()) &&
-           llvm::isa<mlir::tosa::TransposeOp, mlir::tosa::ReshapeOp,
-                     mlir::tosa::SliceOp>(op);
+    return blockHasOrigins && isLayoutGlue(op);
   }
   /// PyTorch's maybe_insert_input_observers_for_node for the first op of
   /// `match`: activations and weight.

@@ -279,12 +279,25 @@ def _lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[Floa
     return remarks, _float_ops(remarks)
 
 
-def _convert_and_lower(directory: pathlib.Path, backend_option: str) -> Tuple[str, List[FloatOp]]:
+def _convert_passes(directory: pathlib.Path, convert: "_ConvertOptions",
+                    convert_pass: str = "qfx-convert") -> str:
+    """The passes from calibrated.mlir to reference.mlir: `convert_pass`,
+    after qfx-apply-convert-mapping for a convert-time QConfigMapping."""
+    if convert.mapping is None:
+        return convert_pass
+    return (f"qfx-apply-convert-mapping{{qconfig-mapping={_option(directory, convert.mapping)} "
+            f"prepare-qconfig-mapping={_option(directory, convert.prepare_mapping)} "
+            f"backend={_option(directory, convert.backend)}}},{convert_pass}")
+
+
+def _convert_and_lower(directory: pathlib.Path,
+                       convert: "_ConvertOptions") -> Tuple[str, List[FloatOp]]:
     """qfx-convert of calibrated.mlir in `directory` (reference.mlir), then
     `_lower`."""
     with _step("converting (qfx-convert)"):
-        _pipeline(directory, "calibrated.mlir", "reference.mlir", "qfx-convert")
-    return _lower(directory, backend_option)
+        _pipeline(directory, "calibrated.mlir", "reference.mlir",
+                  _convert_passes(directory, convert))
+    return _lower(directory, convert.backend)
 
 
 def _compile(directory: pathlib.Path) -> dict:
@@ -562,11 +575,12 @@ def _holds_torch_qconfigs(mapping: dict) -> bool:
     return any(_is_torch_object(q) for q in qconfigs if q is not None)
 
 
-def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
-    """The qconfig-mapping option of qfx-prepare: a preset name or a file
+def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path,
+                           name: str = "qconfig_mapping.json", what: str = "prepare_fx") -> str:
+    """The qconfig-mapping option of a pass: a preset name or a file `name`
     written to `workdir`."""
     if mapping is None:
-        raise TypeError("prepare_fx: qconfig_mapping is required (a qfx.QConfigMapping, a torch "
+        raise TypeError(f"{what}: qconfig_mapping is required (a qfx.QConfigMapping, a torch "
                         "QConfigMapping or a preset such as 'default:x86')")
     if isinstance(mapping, str):
         _config.QConfigMapping.from_dict(mapping)  # ValueError for an unknown preset
@@ -581,11 +595,11 @@ def _write_qconfig_mapping(mapping: Any, workdir: pathlib.Path) -> str:
     elif not isinstance(mapping, _config.QConfigMapping):
         converted = _config.from_torch(mapping) if _is_torch_object(mapping) else None
         if not isinstance(converted, _config.QConfigMapping):
-            raise TypeError("prepare_fx: qconfig_mapping must be a QConfigMapping (qfx's or "
+            raise TypeError(f"{what}: qconfig_mapping must be a QConfigMapping (qfx's or "
                             f"torch's) or a preset string, got {type(mapping).__name__}")
         mapping = converted
-    mapping.save(workdir / "qconfig_mapping.json")
-    return "qconfig_mapping.json"
+    mapping.save(workdir / name)
+    return name
 
 
 # PyTorch's prepare_fx and convert_fx default to get_native_backend_config(),
@@ -624,6 +638,20 @@ def _fingerprint(model: Any) -> str:
         digest.update(f"{name}:{t.dtype}:{tuple(t.shape)};".encode())
         digest.update(t.detach().reshape(-1).contiguous().view(torch.uint8).numpy())
     return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class _ConvertOptions:
+    """How a model converts: its backend option and, for a convert-time
+    QConfigMapping (convert_fx's `qconfig_mapping`), that mapping's option
+    and the prepare-time one (files of the working directory, or presets)."""
+
+    backend: str
+    mapping: Optional[str] = None
+    prepare_mapping: Optional[str] = None
+
+    def files(self) -> List[str]:
+        return [o for o in (self.backend, self.mapping, self.prepare_mapping) if o]
 
 
 @dataclass
@@ -704,7 +732,7 @@ class _Shapes:
                           + _capi.quote_option(str(model.workdir / "calibrated.mlir")) + "}")
             with _step("taking the calibration's statistics"):
                 _pipeline(directory, "observed.mlir", "calibrated.mlir", statistics)
-            _convert_and_lower(directory, self.source.backend_option)
+            _convert_and_lower(directory, model._convert)
             function = _jit(directory, "int8", signature, host)
             _stagefiles.flush()
         except BaseException:
@@ -754,7 +782,9 @@ def _export_and_prepare(source: _Source, model: "_Model", inputs: tuple, shapes:
                       stacklevel=stacklevel)
     directory.mkdir(parents=True)
     try:
-        for option in (source.qconfig_option, source.backend_option):
+        options = {source.qconfig_option, source.backend_option}
+        options.update(getattr(model, "_convert", _ConvertOptions("")).files())
+        for option in options:
             if (model.workdir / option).is_file():
                 shutil.copyfile(model.workdir / option, directory / option)
         with _step("fusing and preparing (qfx-fuse, qfx-prepare)"):
@@ -1205,6 +1235,7 @@ class QuantizedModel(_Model):
         without it, int8.mlir is compiled here. `host`: the graph breaks."""
         super().__init__(workdir, signature, host if host is not None else _host.Host([]))
         self.backend_config = backend_option
+        self._convert = _ConvertOptions(backend_option)
         self.remarks = remarks
         self.float_ops = list(float_ops)
         self._compile_record = dict(compiled) if compiled else None
@@ -1704,7 +1735,8 @@ def fuse_fx(model: Any, fuse_custom_config: Any = None, backend_config: Any = No
 
 @_writes_stage_files
 def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = None,
-               convert_custom_config: Any = None, *, strict: bool = False) -> QuantizedModel:
+               convert_custom_config: Any = None, *, strict: bool = False,
+               qconfig_mapping: Any = None, _remove_qconfig: bool = True) -> QuantizedModel:
     """qfx's `torch.ao.quantization.quantize_fx.convert_fx`, of a model
     `qfx.prepare_fx` prepared or of one PyTorch's `prepare_fx` prepared.
 
@@ -1740,6 +1772,12 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     `strict` is `prepare_fx`'s, for the export of such a model: without
     it, nodes qfx cannot express run in PyTorch (graph breaks).
 
+    `qconfig_mapping` (qfx's or PyTorch's) is PyTorch's convert-time
+    QConfigMapping: the ops it sets to None stay float
+    (`qfx-apply-convert-mapping`); it may only turn QConfigs of the prepare
+    mapping to None (`qfx.ToolError` otherwise). `_remove_qconfig` changes
+    nothing: qfx's model carries no `qconfig` attributes.
+
     The result runs the int8 TOSA program (see `QuantizedModel`). Patterns
     qfx-lower cannot lower run in float: they are listed in
     `QuantizedModel.float_ops` and reported with a `FloatOpWarning`.
@@ -1752,31 +1790,32 @@ def convert_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = 
     Other entries raise NotImplementedError.
     """
     return _convert(QuantizedModel, "convert_fx", prepared, example_inputs, backend_config,
-                    convert_custom_config, strict)
+                    convert_custom_config, strict, qconfig_mapping)
 
 
 def convert_to_reference_fx(prepared: Any, example_inputs: Any = None, backend_config: Any = None,
-                            convert_custom_config: Any = None, *,
-                            strict: bool = False) -> "ReferenceModel":
+                            convert_custom_config: Any = None, *, strict: bool = False,
+                            qconfig_mapping: Any = None,
+                            _remove_qconfig: bool = True) -> "ReferenceModel":
     """qfx's `torch.ao.quantization.quantize_fx.convert_to_reference_fx`:
     `convert_fx` up to the reference model (reference.mlir, `qfx-convert`'s
     output: each quantized op dequantizes its int8 inputs, computes in float
     and quantizes its output, where PyTorch's reference model has quantize /
     dequantize nodes), which the returned `ReferenceModel` runs compiled in
-    this process. The arguments are `convert_fx`'s; PyTorch's
-    `_remove_qconfig` and `qconfig_mapping` are not taken (TypeError)."""
+    this process. The arguments are `convert_fx`'s."""
     return _convert(ReferenceModel, "convert_to_reference_fx", prepared, example_inputs,
-                    backend_config, convert_custom_config, strict)
+                    backend_config, convert_custom_config, strict, qconfig_mapping)
 
 
 def _convert(model_class: type, what: str, prepared: Any, example_inputs: Any,
-             backend_config: Any, convert_custom_config: Any, strict: bool) -> Any:
+             backend_config: Any, convert_custom_config: Any, strict: bool,
+             qconfig_mapping: Any) -> Any:
     """convert_fx (`model_class` QuantizedModel) or convert_to_reference_fx
     (ReferenceModel), named `what` in errors."""
     _check_convert_custom_config(convert_custom_config)
     if _is_torch_prepared(prepared):
         quantized = _convert_torch_prepared(model_class, prepared, example_inputs,
-                                            backend_config, strict)
+                                            backend_config, strict, qconfig_mapping)
         _warn_float_ops(quantized.float_ops, stacklevel=3)
         return quantized
     if not isinstance(prepared, PreparedModel):
@@ -1810,9 +1849,10 @@ def _convert(model_class: type, what: str, prepared: Any, example_inputs: Any,
     for option in (backend_option, prepared.qconfig_mapping):  # files, for other shapes
         if (prepared.workdir / option).is_file():
             shutil.copyfile(prepared.workdir / option, directory / option)
+    convert = _convert_options(qconfig_mapping, prepared.qconfig_mapping, backend_option,
+                               directory, what, fake_quantizers=False)
     try:
-        _finish_conversion(quantized, directory, prepared.signature, backend_option,
-                           prepared.host)
+        _finish_conversion(quantized, directory, prepared.signature, convert, prepared.host)
     except ToolError as error:
         if prepared.num_samples or "has no statistics" not in error.diagnostics:
             raise
@@ -1935,8 +1975,25 @@ def _progress_printer() -> Optional[Any]:
     return progress
 
 
+def _convert_options(qconfig_mapping: Any, prepare_option: str, backend_option: str,
+                     directory: pathlib.Path, what: str,
+                     fake_quantizers: bool) -> _ConvertOptions:
+    """The conversion's options; a convert-time QConfigMapping (qfx's or
+    PyTorch's, fake quantizers read as their observers for a model PyTorch
+    trained) written to `directory`."""
+    if qconfig_mapping is None:
+        return _ConvertOptions(backend_option)
+    if _is_torch_object(qconfig_mapping) and not isinstance(qconfig_mapping, dict):
+        qconfig_mapping = qconfig_mapping_from_torch(qconfig_mapping,
+                                                     fake_quantizers=fake_quantizers)
+    option = _write_qconfig_mapping(qconfig_mapping, directory, "convert_qconfig_mapping.json",
+                                    what)
+    return _ConvertOptions(backend_option, option, prepare_option)
+
+
 def _finish_conversion(quantized: Any, directory: pathlib.Path,
-                       signature: _Signature, backend_option: str, host: _host.Host) -> None:
+                       signature: _Signature, convert: _ConvertOptions,
+                       host: _host.Host) -> None:
     """calibrated.mlir in `directory` -> reference.mlir, then for a
     QuantizedModel int8.mlir; initializes `quantized` (a QuantizedModel or a
     ReferenceModel) over them, compiled in-process (`host`: its graph
@@ -1950,13 +2007,15 @@ def _finish_conversion(quantized: Any, directory: pathlib.Path,
         reduce = str(torch.backends.quantized.engine in ("fbgemm", "x86")).lower()
         with _step("converting (qfx-convert)"):
             _pipeline(directory, "calibrated.mlir", "reference.mlir",
-                      f"qfx-convert{{dynamic-reduce-range={reduce}}}")
-        ReferenceModel.__init__(quantized, directory, signature, backend_option, host_ops,
+                      _convert_passes(directory, convert,
+                                      f"qfx-convert{{dynamic-reduce-range={reduce}}}"))
+        ReferenceModel.__init__(quantized, directory, signature, convert.backend, host_ops,
                                 host)
         return
-    remarks, float_ops = _convert_and_lower(directory, backend_option)
-    QuantizedModel.__init__(quantized, directory, signature, backend_option, remarks,
+    remarks, float_ops = _convert_and_lower(directory, convert)
+    QuantizedModel.__init__(quantized, directory, signature, convert.backend, remarks,
                             host_ops + float_ops, host=host)
+    quantized._convert = convert
 
 
 def _is_torch_prepared(model: Any) -> bool:
@@ -1966,7 +2025,7 @@ def _is_torch_prepared(model: Any) -> bool:
 
 
 def _convert_torch_prepared(model_class: type, model: Any, example_inputs: Any,
-                            backend_config: Any, strict: bool) -> Any:
+                            backend_config: Any, strict: bool, qconfig_mapping: Any) -> Any:
     if example_inputs is None:
         example_inputs = getattr(model, "_qfx_example_inputs", None)  # qfx.prepare_qat_fx's
     if example_inputs is None:
@@ -1999,7 +2058,9 @@ def _convert_torch_prepared(model_class: type, model: Any, example_inputs: Any,
         _pipeline(directory, float_mlir, "calibrated.mlir",
                   _prepare_passes(directory, qconfig_option, backend_option, engine)
                   + ",qfx-import-statistics")
-    _finish_conversion(quantized, directory, signature, backend_option, host)
+    convert = _convert_options(qconfig_mapping, qconfig_option, backend_option, directory,
+                               "convert_fx", fake_quantizers=True)
+    _finish_conversion(quantized, directory, signature, convert, host)
     if isinstance(quantized, QuantizedModel):
         quantized._shapes = _Shapes(_Source(model, frozenset(), non_traceable, strict,
                                             qconfig_option, backend_option, engine, True,

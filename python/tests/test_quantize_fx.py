@@ -390,6 +390,21 @@ def test_fused_modules_take_pytorchs_qconfigs(model_name, case):
     assert _qfx_quantized_modules(ours) == expected
 
 
+def _prepared_and_calibrated(model, mapping, shape, seed):
+    """An example input of `shape`, and `model` prepared by PyTorch and by
+    qfx with `mapping`, both calibrated on the same 4 samples."""
+    example = samples(shape, 1, seed=seed)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch_prepared = torch_prepare_fx(copy.deepcopy(model), mapping, (example,))
+        ours_prepared = qfx.prepare_fx(model, mapping, (example,))
+        with torch.no_grad():
+            for x in samples(shape, 4, seed=seed + 1):
+                torch_prepared(x)
+                ours_prepared(x)
+    return example, torch_prepared, ours_prepared
+
+
 @pytest.mark.parametrize("model_name", ["mlp", "cnn", "mlp_dynamic"])
 def test_convert_to_reference_fx_equals_pytorchs(model_name):
     # qfx.convert_to_reference_fx runs the reference model (reference.mlir):
@@ -405,15 +420,10 @@ def test_convert_to_reference_fx_equals_pytorchs(model_name):
     shape = (1, 3, 16, 16) if model_name == "cnn" else (8, 16)
     mapping = (TorchQConfigMapping().set_global(default_dynamic_qconfig)
                if model_name.endswith("dynamic") else get_default_qconfig_mapping("x86"))
-    example = samples(shape, 1, seed=50)[0]
+    example, torch_prepared, ours_prepared = _prepared_and_calibrated(model, mapping, shape,
+                                                                      seed=50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch_prepared = torch_prepare_fx(copy.deepcopy(model), mapping, (example,))
-        ours_prepared = qfx.prepare_fx(model, mapping, (example,))
-        with torch.no_grad():
-            for x in samples(shape, 4, seed=51):
-                torch_prepared(x)
-                ours_prepared(x)
         reference = torch_convert_to_reference_fx(copy.deepcopy(torch_prepared))
         with_stats = qfx.convert_to_reference_fx(torch_prepared, (example,))
         own = qfx.convert_to_reference_fx(ours_prepared)
@@ -441,8 +451,59 @@ def test_reference_model_is_a_module_of_fixed_shapes():
     assert torch.equal(nn.Sequential(reference)(example), reference(example))
     with pytest.raises(ValueError, match="the batch size is fixed"):
         reference(torch.randn(4, 16))
-    with pytest.raises(TypeError, match="unexpected keyword argument '_remove_qconfig'"):
-        qfx.convert_to_reference_fx(prepared, _remove_qconfig=False)
+
+
+@pytest.mark.parametrize("model_name,module", [("mlp", "fc2"), ("mlp", "fc3"), ("mlp", "relu1"),
+                                               ("cnn", "conv2"), ("cnn", "fc")])
+def test_convert_fx_with_a_convert_qconfig_mapping_equals_pytorch(model_name, module):
+    # convert_fx(qconfig_mapping=...) leaves float what the convert-time
+    # mapping sets to None (qfx-apply-convert-mapping): the outputs equal
+    # PyTorch's convert_fx with the same mapping, from qfx's prepared model
+    # and from PyTorch's, at example_inputs' batch and at another (float
+    # ops sum in another order: 1e-6). relu1 is fused into fc1: no effect.
+    model = make_cnn() if model_name == "cnn" else make_mlp()
+    shape = (1, 3, 16, 16) if model_name == "cnn" else (8, 16)
+    mapping = get_default_qconfig_mapping("x86")
+    convert_mapping = get_default_qconfig_mapping("x86").set_module_name(module, None)
+    example, torch_prepared, ours_prepared = _prepared_and_calibrated(model, mapping, shape,
+                                                                      seed=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch_model = torch_convert_fx(copy.deepcopy(torch_prepared),
+                                       qconfig_mapping=convert_mapping)
+        unchanged = torch_convert_fx(copy.deepcopy(torch_prepared))
+        with_stats = qfx.convert_fx(torch_prepared, (example,), qconfig_mapping=convert_mapping)
+        own = qfx.convert_fx(ours_prepared, qconfig_mapping=convert_mapping)
+    other = (3,) + shape[1:] if model_name == "cnn" else (5, 16)
+    tests = samples(shape, 3, seed=62) + samples(other, 2, seed=63)
+    differs = False
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.RecompileWarning)
+        for x in tests:
+            expected = torch_model(x)
+            differs |= not torch.equal(expected, unchanged(x))
+            torch.testing.assert_close(with_stats(x), expected, rtol=0, atol=1e-6)
+            torch.testing.assert_close(own(x), expected, rtol=0, atol=1e-6)
+    assert differs == (module != "relu1")
+
+
+def test_convert_qconfig_mapping_may_only_turn_qconfigs_to_none():
+    from torch.ao.quantization import default_per_channel_qconfig
+
+    model = make_mlp()
+    example = samples((8, 16), 1, seed=64)[0]
+    prepared = qfx.prepare_fx(model, get_default_qconfig_mapping("x86"), (example,))
+    prepared(example)
+    with pytest.raises(qfx.ToolError, match="object_type 'reshape' of the prepare QConfigMapping "
+                       "is not in the convert one"):
+        qfx.convert_fx(prepared, qconfig_mapping=TorchQConfigMapping().set_global(
+            get_default_qconfig_mapping("x86").global_qconfig))
+    with pytest.raises(qfx.ToolError, match="the global QConfigs of the prepare and convert "
+                       "QConfigMappings differ"):
+        qfx.convert_fx(prepared, qconfig_mapping=get_default_qconfig_mapping("qnnpack"))
+    with pytest.raises(qfx.ToolError, match="gives this op another QConfig than the prepare one"):
+        qfx.convert_fx(prepared, qconfig_mapping=get_default_qconfig_mapping("x86")
+                       .set_module_name("fc2", default_per_channel_qconfig))
 
 
 @pytest.mark.parametrize("engine", ["onednn", "qnnpack"])

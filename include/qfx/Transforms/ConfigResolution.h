@@ -81,6 +81,11 @@ SmallVector<std::string, 2> getObjectTypes(Operation *op);
 /// qfx.composite (the composite is resolved as one op).
 bool isQuantizationCandidate(Operation *op);
 
+/// A transpose, reshape or slice without `qfx.origin`: in a function whose
+/// ops carry origins, layout an importer inserted, which stands for no
+/// PyTorch op.
+bool isLayoutGlue(Operation *op);
+
 /// The module PyTorch 1.13's fuse_fx makes of what a qfx.fused op holds
 /// (getTorchFusedModule of its body ops' origins, the ops of one module
 /// call counted once: a Linear's matmul and bias add), or none: not a

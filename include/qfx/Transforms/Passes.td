@@ -449,4 +449,49 @@ def QFXPrepare : Pass<"qfx-prepare", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
 }
 
+def QFXApplyConvertMapping : Pass<"qfx-apply-convert-mapping",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Leaves float the ops a convert-time QConfigMapping sets to "
+                "None (PyTorch's convert_fx(qconfig_mapping=...))";
+  let description = [{
+    PyTorch's `convert_fx` takes a second QConfigMapping that may only turn
+    QConfigs of `prepare_fx`'s mapping to None: the ops it gives None stay
+    float. This pass does that to a prepared (or calibrated) module before
+    `qfx-convert`, as PyTorch 1.13's convert does:
+
+    - The mappings are compared first (compare_prepare_convert_qconfig_mappings):
+      the global QConfigs must be equal, and every `object_type`,
+      `module_name` and `module_name_regex` key of `prepare-qconfig-mapping`
+      must be in `qconfig-mapping` with None or the same QConfig. Then each
+      op (a `qfx.fused` op as one, fused modules as `qfx-prepare` resolves
+      them) must resolve to None or to its prepare-time QConfig. Anything
+      else is an error naming the key or the op.
+    - An observer is removed when the op producing its value and every op
+      using it resolve to None (an argument of the function, a constant and
+      the function's return count as None, an observer does not; layout
+      glue the exporter inserted is looked through): a weight's observer
+      goes with its op, an activation's stays where a quantized op produces
+      or uses it. `qfx-convert` then makes quantize / dequantize casts of
+      what remains, so a float op between quantized ones runs dequantize →
+      float op → quantize, as PyTorch's converted model runs it.
+
+    ```mlir
+    // qconfig-mapping: {"": "default_qconfig", "module_name": [["fc2", null]]}
+    %w = qfx.observe %cst id 3 spec(...) : tensor<1x8x4xf32>   // removed
+    %y = qfx.fused "linear"(%x, %w, %b) ...  // loc("fc2"): stays float
+    ```
+  }];
+  let options = [
+    Option<"qconfigMapping", "qconfig-mapping", "std::string",
+           /*default=*/"\"\"",
+           "The convert-time QConfigMapping (a JSON file or a preset)">,
+    Option<"prepareQConfigMapping", "prepare-qconfig-mapping", "std::string",
+           /*default=*/"\"\"",
+           "The QConfigMapping the module was prepared with">,
+    Option<"backend", "backend", "std::string", /*default=*/"\"x86\"",
+           "The BackendConfig the module was prepared with">
+  ];
+  let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
+}
+
 #endif // QFX_TRANSFORMS_PASSES_TD
