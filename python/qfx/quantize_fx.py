@@ -830,6 +830,9 @@ class _Model(torch.nn.Module):
     raise NotImplementedError instead of doing nothing."""
 
     _run_stage = "float"
+    # The attributes preserved from the model (prepare / convert custom
+    # configs' preserved_attributes).
+    _preserved: Tuple[str, ...] = ()
     # What __deepcopy__ gives the copy anew (compiled code is shared).
     _not_copied: Tuple[str, ...] = ("workdir", "_function", "_profiling")
 
@@ -1368,6 +1371,7 @@ class QuantizedModel(_Model):
     def __getstate__(self) -> dict:
         state = {k: v for k, v in self.__dict__.items() if k in _MODULE_KEYS}
         state["_qfx_serialized"] = self._serialized()
+        state["_qfx_preserved"] = {name: getattr(self, name) for name in self._preserved}
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -1376,8 +1380,12 @@ class QuantizedModel(_Model):
         if not isinstance(data, bytes):
             raise ValueError("unpickling a QuantizedModel: the pickle holds no serialized qfx "
                              "model")
+        preserved = state.pop("_qfx_preserved", {})
         self._load_serialized(data, "unpickling a QuantizedModel")
         self.__dict__.update({k: v for k, v in state.items() if k in _MODULE_KEYS})
+        if not isinstance(preserved, dict):
+            raise ValueError("unpickling a QuantizedModel: its preserved attributes are not a dict")
+        _preserve(self, preserved)
 
     def get_extra_state(self) -> torch.Tensor:
         """`state_dict()`'s entry `_extra_state`: the whole model (its
@@ -1494,28 +1502,30 @@ def _custom_config(config: Any, cls: Any, what: str) -> Any:
     return config
 
 
-def _prepare_custom_config(prepare_custom_config: Any) -> Tuple[frozenset, NonTraceable]:
+def _prepare_custom_config(prepare_custom_config: Any) -> Tuple[frozenset, NonTraceable,
+                                                                Tuple[str, ...]]:
     """What qfx implements of `prepare_custom_config` (a PyTorch
     PrepareCustomConfig or its dict): the float module types it maps to an
-    observed custom module, and the non-traceable module names and classes.
+    observed custom module, the non-traceable module names and classes, and
+    the names of the preserved attributes.
     qfx knows one custom module mapping, PyTorch's own for attention:
     nn.MultiheadAttention to torch.ao.nn.quantizable.MultiheadAttention
     (static). Anything else raises NotImplementedError naming it."""
     if prepare_custom_config is None:
-        return frozenset(), NonTraceable()
+        return frozenset(), NonTraceable(), ()
     from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
     from torch.ao.quantization.quant_type import QuantType
 
     config = _custom_config(prepare_custom_config, PrepareCustomConfig,
                             "prepare_fx: prepare_custom_config")
     unsupported = [name for name in ("standalone_module_names", "standalone_module_classes",
-                                     "input_quantized_indexes", "output_quantized_indexes",
-                                     "preserved_attributes")
+                                     "input_quantized_indexes", "output_quantized_indexes")
                    if getattr(config, name)]
     if unsupported:
         raise NotImplementedError("prepare_fx: prepare_custom_config: qfx does not implement "
-                                  + ", ".join(unsupported) + " (only non-traceable modules and "
-                                  "the float to observed mapping of nn.MultiheadAttention)")
+                                  + ", ".join(unsupported) + " (only non-traceable modules, "
+                                  "preserved attributes and the float to observed mapping of "
+                                  "nn.MultiheadAttention)")
     swaps = set()
     quantizable = (torch.nn.MultiheadAttention, torch.ao.nn.quantizable.MultiheadAttention)
     for quant_type, mapping in config.float_to_observed_mapping.items():
@@ -1528,24 +1538,23 @@ def _prepare_custom_config(prepare_custom_config: Any) -> Tuple[frozenset, NonTr
                     "nn.MultiheadAttention to torch.ao.nn.quantizable.MultiheadAttention "
                     "(static)")
             swaps.add(float_class)
-    return frozenset(swaps), NonTraceable(frozenset(config.non_traceable_module_names),
-                                          frozenset(config.non_traceable_module_classes))
+    return (frozenset(swaps), NonTraceable(frozenset(config.non_traceable_module_names),
+                                           frozenset(config.non_traceable_module_classes)),
+            tuple(config.preserved_attributes))
 
 
-def _check_convert_custom_config(convert_custom_config: Any) -> None:
+def _check_convert_custom_config(convert_custom_config: Any) -> Tuple[str, ...]:
     """`convert_custom_config` (a PyTorch ConvertCustomConfig or its dict)
     may map the quantizable MultiheadAttention to PyTorch's quantized one,
-    as PyTorch's convert_fx needs; qfx needs nothing there. Anything else
-    raises NotImplementedError naming it."""
+    as PyTorch's convert_fx needs (qfx needs nothing there), and name
+    preserved attributes, which it returns. Anything else raises
+    NotImplementedError naming it."""
     if convert_custom_config is None:
-        return
+        return ()
     from torch.ao.quantization.fx.custom_config import ConvertCustomConfig
 
     config = _custom_config(convert_custom_config, ConvertCustomConfig,
                             "convert_fx: convert_custom_config")
-    if config.preserved_attributes:
-        raise NotImplementedError("convert_fx: convert_custom_config: qfx does not implement "
-                                  "preserved_attributes")
     quantized = (torch.ao.nn.quantizable.MultiheadAttention,
                  torch.ao.nn.quantized.MultiheadAttention)
     for mapping in config.observed_to_quantized_mapping.values():
@@ -1555,6 +1564,21 @@ def _check_convert_custom_config(convert_custom_config: Any) -> None:
                     f"convert_fx: convert_custom_config maps {observed_class.__name__} to "
                     f"{quantized_class.__module__}.{quantized_class.__name__}; the one custom "
                     "module qfx implements is torch.ao.nn.quantizable.MultiheadAttention")
+    return tuple(config.preserved_attributes)
+
+
+def _preserved_values(source: Any, names: Sequence[str]) -> dict:
+    """PyTorch's preserved attributes: `source`'s attributes `names`, the
+    same objects (AttributeError for one it lacks, as PyTorch's)."""
+    return {name: getattr(source, name) for name in names}
+
+
+def _preserve(target: "_Model", values: dict) -> None:
+    """Sets the preserved attributes `values` on `target`, which remembers
+    their names (a QuantizedModel pickles them)."""
+    for name, value in values.items():
+        setattr(target, name, value)
+    target._preserved = tuple(dict.fromkeys(target._preserved + tuple(values)))
 
 
 @_writes_stage_files
@@ -1634,7 +1658,8 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     if outputs not in _OUTPUT_MODES:
         raise ValueError(f"outputs must be 'jit', 'torch' or None, got {outputs!r}")
 
-    quantizable, non_traceable = _prepare_custom_config(prepare_custom_config)
+    quantizable, non_traceable, preserved = _prepare_custom_config(prepare_custom_config)
+    preserved = _preserved_values(model, preserved)  # AttributeError before anything else
     fingerprint = _fingerprint(model)
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(
@@ -1657,6 +1682,7 @@ def prepare_fx(model: Any, qconfig_mapping: Any, example_inputs: Any,
     prepared._source = _Source(model, quantizable, non_traceable, strict, qconfig_option,
                                backend_option, engine, False, fingerprint)
     prepared._shapes = _Shapes(prepared._source, prepared._compile_shapes)
+    _preserve(prepared, preserved)
     return prepared
 
 
@@ -1812,10 +1838,11 @@ def _convert(model_class: type, what: str, prepared: Any, example_inputs: Any,
              qconfig_mapping: Any) -> Any:
     """convert_fx (`model_class` QuantizedModel) or convert_to_reference_fx
     (ReferenceModel), named `what` in errors."""
-    _check_convert_custom_config(convert_custom_config)
+    preserved = _preserved_values(prepared, _check_convert_custom_config(convert_custom_config))
     if _is_torch_prepared(prepared):
         quantized = _convert_torch_prepared(model_class, prepared, example_inputs,
                                             backend_config, strict, qconfig_mapping)
+        _preserve(quantized, preserved)
         _warn_float_ops(quantized.float_ops, stacklevel=3)
         return quantized
     if not isinstance(prepared, PreparedModel):
@@ -1861,6 +1888,7 @@ def _convert(model_class: type, what: str, prepared: Any, example_inputs: Any,
                          f"{error.diagnostics}") from None
     if isinstance(quantized, QuantizedModel):
         quantized._shapes = _Shapes(prepared._source)
+    _preserve(quantized, preserved)
     if observed_nothing:
         warnings.warn(f"{what}: the QConfigMapping and BackendConfig observe nothing in this "
                       "model, so nothing is quantized: the converted model runs the float "

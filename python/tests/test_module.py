@@ -376,6 +376,41 @@ def test_a_model_pytorchs_fuse_fx_fused_prepares_as_the_unfused_one():
         qfx.fuse_fx(model, backend_config="tosa")
 
 
+def test_preserved_attributes_are_kept_as_pytorchs_custom_configs_keep_them():
+    """prepare_custom_config's preserved attributes are set on the prepared
+    model and convert_custom_config's on the converted one, the same objects
+    (PyTorch's convert keeps only those it names); the converted model
+    pickles them. An attribute the model lacks is PyTorch's AttributeError."""
+    from torch.ao.quantization.fx.custom_config import ConvertCustomConfig, PrepareCustomConfig
+
+    torch.manual_seed(0)
+    model = SmallCNN().eval()
+    model.labels, model.scale, model.head = ["cat", "dog"], torch.ones(2), nn.ReLU().eval()
+    example = data(1, 23)[0]
+    prepared = qfx.prepare_fx(
+        model, "default:x86", (example,), backend_config="x86",
+        prepare_custom_config=PrepareCustomConfig().set_preserved_attributes(
+            ["labels", "scale", "head"]))
+    assert prepared.labels is model.labels and prepared.head is model.head
+    prepared(example)
+    assert not hasattr(qfx.convert_fx(prepared), "labels")
+    quantized = qfx.convert_fx(
+        prepared, convert_custom_config={"preserved_attributes": ["labels", "scale"]})
+    assert quantized.labels is model.labels and quantized.scale is model.scale
+    assert not hasattr(quantized, "head")
+    loaded = pickle.loads(pickle.dumps(quantized))
+    assert loaded.labels == ["cat", "dog"] and torch.equal(loaded.scale, model.scale)
+    assert torch.equal(loaded(example), quantized(example))
+    assert copy.deepcopy(quantized).labels == ["cat", "dog"]
+    with pytest.raises(AttributeError, match="has no attribute 'missing'"):
+        qfx.convert_fx(prepared,
+                       convert_custom_config=ConvertCustomConfig().set_preserved_attributes(
+                           ["missing"]))
+    with pytest.raises(AttributeError, match="'SmallCNN' object has no attribute 'missing'"):
+        qfx.prepare_fx(model, "default:x86", (example,),
+                       prepare_custom_config={"preserved_attributes": ["missing"]})
+
+
 DROP_IN_MODEL = """
 import torch, torch.nn as nn
 
