@@ -479,6 +479,27 @@ def test_observer_errors():
         QConfig(MinMaxObserver, "MinMaxObserver")
 
 
+def test_a_misspelt_object_type_string_warns():
+    # PyTorch's QConfigMapping takes classes; qfx's takes their names too, so
+    # a typo would match no op and go unnoticed: a "torch." / "operator."
+    # name PyTorch does not have, or a bare name no Tensor method has, warns
+    # with the closest name. Op names of dialects are not checked.
+    with pytest.warns(UserWarning, match=r"object_type: 'torch\.nn\.Conv2D' is no public class "
+                      r"or function of PyTorch: no op matches it \(did you mean "
+                      r"'torch\.nn\.Conv2d'\?\)"):
+        QConfigMapping().set_object_type("torch.nn.Conv2D", None)
+    with pytest.warns(UserWarning, match=r"module_name_object_type_order: 'reshap' is no Tensor "
+                      r"method: no op matches it \(did you mean 'reshape'\?\)"):
+        QConfigMapping().set_module_name_object_type_order("", "reshap", 0, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ("torch.nn.Conv2d", "torch.nn.intrinsic.LinearReLU", "operator.add",
+                     "reshape", "hardsigmoid", "tosa.conv2d", "arith.addf"):
+            QConfigMapping().set_object_type(name, None)
+        for backend in ("x86", "fbgemm", "qnnpack", "onednn"):
+            qfx.get_default_qconfig_mapping(backend)
+
+
 def test_mapping_errors():
     with pytest.raises(ValueError, match=r"object_type\[0\]\[1\]\.activation\.observer: unknown "
                                          r"observer 'MinMaxObsrver'; expected one of MinMaxObserver"):

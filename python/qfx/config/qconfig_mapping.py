@@ -28,10 +28,42 @@ def _object_type_name(object_type: Any, field: str) -> str:
     if isinstance(object_type, str):
         if not object_type:
             raise ValueError(f"{field}: expected an object type, got an empty string")
+        _warn_if_unknown(object_type, field)
         return object_type
     from qfx.config._torch import torch_object_name
 
     return torch_object_name(object_type, field)
+
+
+def _warn_if_unknown(name: str, field: str) -> None:
+    """Warns about a string naming nothing PyTorch has (a misspelt
+    "torch.nn.Conv2D" or "reshap"), which no op would ever match: a
+    "torch." or "operator." name must be a public class or function, a bare
+    name a Tensor method. Other names (op names of a dialect) are not
+    checked, nor anything without PyTorch installed."""
+    if "." in name and not name.startswith(("torch.", "operator.")):
+        return
+    try:
+        import torch
+        from qfx.config._torch import _public_names
+    except ImportError:  # pragma: no cover - torch is optional
+        return
+    if "." in name:
+        known = {public for public, _ in _public_names().values()}
+    else:  # (PyTorch's default mappings also name "hardsigmoid", no method)
+        known = {attr for attr in dir(torch.Tensor) if not attr.startswith("__")}
+        known.update(entry[0] for mapping in _golden.load("qconfig_mappings.json").values()
+                     for entry in mapping["object_type"] if "." not in entry[0])
+    if name in known:
+        return
+    import difflib
+    import warnings
+
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    what = "public class or function of PyTorch" if "." in name else "Tensor method"
+    warnings.warn(f"{field}: {name!r} is no {what}: no op matches it{hint}", UserWarning,
+                  stacklevel=4)
 
 
 def _posix_regex_problem(regex: str) -> Optional[str]:
