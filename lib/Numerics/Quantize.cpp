@@ -62,6 +62,11 @@ float qfx::dequantizeValue(int64_t q, double scale, int64_t zeroPoint) {
   return static_cast<float>(centered) * static_cast<float>(scale);
 }
 
+float qfx::dequantizeValueFma(int64_t q, float scale, int64_t zeroPoint) {
+  float premultiplied = scale * -static_cast<float>(zeroPoint);
+  return std::fma(scale, static_cast<float>(q), premultiplied);
+}
+
 float qfx::dequantizeValuePerChannel(int64_t q, double scale,
                                      int64_t zeroPoint) {
   float centered = static_cast<float>(q) - static_cast<float>(zeroPoint);

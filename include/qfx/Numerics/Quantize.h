@@ -51,6 +51,12 @@ int64_t quantizeValueFloatQParams(float value, float scale, float zeroPoint,
 /// multiplied by float(scale).
 float dequantizeValue(int64_t q, double scale, int64_t zeroPoint);
 
+/// Dequantizes one stored value (a quint8's 0..255, a qint8's -128..127) as
+/// aten's vectorized x86 kernels do (Vectorized<quint8/qint8>::dequantize,
+/// AVX2 and AVX-512): fma(scale, q, scale * -zeroPoint) in float32, the
+/// product with the zero point rounded first.
+float dequantizeValueFma(int64_t q, float scale, int64_t zeroPoint);
+
 /// Dequantizes one value as aten's per-channel kernel: float(q) -
 /// float(zeroPoint) in float, multiplied by the double scale in double, then
 /// rounded to float.

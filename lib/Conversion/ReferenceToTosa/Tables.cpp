@@ -401,13 +401,24 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
     return unsupported("a per-channel table needs a static shape");
   // Entry i of channel c's table is the output for the int8-domain input
   // i - 128: dequantize as PyTorch does, apply the float ops, quantize to
-  // the output.
+  // the output. PyTorch's x86 kernels (qrelu.cpp's leaky_qrelu, hardswish,
+  // elu, sigmoid, ...) dequantize in their vector code with a fused
+  // multiply-add; its reference model, and here other engines, as
+  // Tensor.dequantize does.
+  int64_t inShift = input->quant.isUnsigned ? 128 : 0;
   int64_t outShift = out.isUnsigned ? 128 : 0;
   QuantRange storage{kInt8Min + outShift, kInt8Max + outShift};
+  auto dequantize = [&](int64_t q) {
+    if (requantization == Requantization::OneDnn)
+      return dequantizeValueFma(q + inShift,
+                                static_cast<float>(input->quant.scale),
+                                input->quant.zeroPoint + inShift);
+    return dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
+  };
   SmallVector<int8_t> tables;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
-      float x = dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
+      float x = dequantize(q);
       for (const ElementwiseFunction &f : functions)
         x = f.apply(x, c);
       tables.push_back(static_cast<int8_t>(

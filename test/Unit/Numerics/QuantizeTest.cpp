@@ -6,6 +6,8 @@
 
 #include "qfx/Numerics/Quantize.h"
 
+#include "llvm/ADT/bit.h"
+
 #include "gtest/gtest.h"
 
 using namespace qfx;
@@ -49,6 +51,16 @@ TEST(Quantize, DequantizeComputesInFloat) {
   EXPECT_EQ(dequantizeValue(130, 0.1, 128), 2 * 0.1f);
   EXPECT_EQ(dequantizeValue(-3, 0.5, 0), -1.5f);
   EXPECT_EQ(dequantizeValueFloatQParams(5, 0.5f, 1.0f), 2.0f);
+}
+
+TEST(Quantize, VectorDequantizeRoundsOnceAfterThePremultipliedZeroPoint) {
+  // fma(s, q, s * -z): one rounding where (q - z) * s has one too, of
+  // another value (found by search over random scales; PyTorch's
+  // leaky_qrelu kernel gives the fma's).
+  float scale = llvm::bit_cast<float>(uint32_t{1040372302}); // 0.1277553...
+  EXPECT_EQ(dequantizeValueFma(69, scale, 130), -7.79307746887207f);
+  EXPECT_EQ(dequantizeValue(69, scale, 130), -7.7930779457092285f);
+  EXPECT_EQ(dequantizeValueFma(130, 0.5f, 128), 1.0f);
 }
 
 TEST(Quantize, FakeQuantizeMatchesQuantizeThenDequantizeFor8Bit) {
