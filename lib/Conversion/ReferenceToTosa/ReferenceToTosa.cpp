@@ -353,7 +353,19 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
   // PyTorch counts the tensor arguments: the quantized ones, here. It
   // replaces only an op that reads dequantize nodes themselves: after
   // another of its ops (a reshape before a transpose) the quantize stays.
-  // qfx's own layout changes (without `qfx.origin`) are not PyTorch's ops.
+  // qfx's own layout changes (without `qfx.origin`) are not PyTorch's ops,
+  // and the data movement one PyTorch op became (a nearest interpolate's
+  // reshapes and tiles) is that op.
+  std::optional<OpScope> scope = getOpScope(main);
+  auto origin = main->getAttr(QFXDialect::getOriginAttrName());
+  auto isPartOfMain = [&](Operation *def) {
+    if (!def->hasAttr(QFXDialect::getOriginAttrName()))
+      return true;
+    std::optional<OpScope> defScope = getOpScope(def);
+    return origin && def->getAttr(QFXDialect::getOriginAttrName()) == origin &&
+           scope && defScope && defScope->moduleName == scope->moduleName &&
+           defScope->nodeName == scope->nodeName;
+  };
   SmallVector<Value> inputs;
   for (Value operand : main->getOperands()) {
     Value input = body.external(operand);
@@ -361,8 +373,7 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
       continue;
     Value read = input;
     for (Operation *def = read.getDefiningOp();
-         def && isDataMovement(def) &&
-         !def->hasAttr(QFXDialect::getOriginAttrName());
+         def && isDataMovement(def) && isPartOfMain(def);
          def = read.getDefiningOp())
       read = def->getOperand(0);
     if (!read.getDefiningOp<quant::DequantizeCastOp>())

@@ -751,6 +751,30 @@ func.func @kernel_qparams_after_data_movement(%arg0: tensor<1x2x2x4x!t>) -> tens
 !t = !quant.uniform<i8:f32, 0.5:3>
 !o = !quant.uniform<i8:f32, 0.1:0>
 
+// The reshapes and tiles one PyTorch op became (a nearest interpolate: the
+// same origin, module and node) are that op: the last reads the dequantize
+// through the others and keeps its kernel's qparams (difffuzz seed 50315).
+// CHECK-LABEL: func.func @kernel_qparams_through_one_ops_data_movement
+// CHECK-NOT: tosa.rescale
+// CHECK: quant.scast %{{.*}} : tensor<1x2x4x1xi8> to tensor<1x2x4x1x!quant.uniform<i8:f32, 5.000000e-01:3>>
+func.func @kernel_qparams_through_one_ops_data_movement(%arg0: tensor<1x2x2x1x!t>) -> tensor<1x2x4x1xf32> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x1x!t> to tensor<1x2x2x1xf32>
+  %s = tosa.const_shape {values = dense<[1, 2, 2, 1, 1]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %r = tosa.reshape %x, %s {qfx.origin = "torch.nn.functional.interpolate", qfx.module_name = "", qfx.node_name = "interpolate"} : (tensor<1x2x2x1xf32>, !tosa.shape<5>) -> tensor<1x2x2x1x1xf32>
+  %m = tosa.const_shape {values = dense<[1, 1, 1, 1, 2]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %t = tosa.tile %r, %m {qfx.origin = "torch.nn.functional.interpolate", qfx.module_name = "", qfx.node_name = "interpolate"} : (tensor<1x2x2x1x1xf32>, !tosa.shape<5>) -> tensor<1x2x2x1x2xf32>
+  %s2 = tosa.const_shape {values = dense<[1, 2, 4, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %r2 = tosa.reshape %t, %s2 {qfx.origin = "torch.nn.functional.interpolate", qfx.module_name = "", qfx.node_name = "interpolate"} : (tensor<1x2x2x1x2xf32>, !tosa.shape<4>) -> tensor<1x2x4x1xf32>
+  %q = quant.qcast %r2 : tensor<1x2x4x1xf32> to tensor<1x2x4x1x!o>
+  %d = quant.dcast %q : tensor<1x2x4x1x!o> to tensor<1x2x4x1xf32>
+  return %d : tensor<1x2x4x1xf32>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!o = !quant.uniform<i8:f32, 0.1:0>
+
 // qfx's own layout changes (no qfx.origin) are not PyTorch's ops: a flatten
 // of a tensor held NHWC reads the dequantize through the transpose to
 // PyTorch's order and keeps its kernel's qparams.
