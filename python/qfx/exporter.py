@@ -1830,14 +1830,15 @@ class _Exporter:
             # TOSA's average never counts padding; PyTorch counts the zeros of
             # `padding` (not the ceil-mode overhang), so pad with real zeros.
             # (tosa.pad of a 4-D tensor fails MLIR 22's level check, concat does not.)
+            # The concats are part of the pool: its QConfig is theirs.
             def zeros(shape):
                 return w.const(np.zeros(shape, np.float32), loc, "zeros")
             if padding[0]:
                 z = zeros((n, padding[0], wd, c))
-                src = w.concat([z, src, z], 1, loc, None)
+                src = self.part_of(w.concat([z, src, z], 1, loc, None), origin)
             if padding[1]:
                 z = zeros((n, src.shape[1], padding[1], c))
-                src = w.concat([z, src, z], 2, loc, None)
+                src = self.part_of(w.concat([z, src, z], 2, loc, None), origin)
             n, h, wd, c = src.shape
             pads = [0, 0, 0, 0]
         pb, cut_h = _window_extent(h, pads[0], pads[1], out[2], stride[0], kernel[0])

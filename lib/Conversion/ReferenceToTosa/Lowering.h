@@ -111,9 +111,14 @@ std::optional<std::vector<double>> getFloatConstant(Value value);
 std::optional<float> getSplat(Value value);
 
 /// True for ops that move elements without changing them: they run on the
-/// integers as they are (a padding with float zeros pads with the zero
+/// integers as they are (a padding with float zeros, a tosa.pad or an
+/// origin-less concat of one value and zero constants, pads with the zero
 /// point, which stands for 0.0 exactly).
 bool isDataMovement(Operation *op);
+
+/// The operand a data-movement op moves: operand 0, or the padded operand of
+/// a zero-padding concat.
+Value getMovedOperand(Operation *op);
 
 /// The ops of a pattern: the op itself, or a qfx.fused op's body (constants
 /// left out), with the body's block arguments standing for the fused

@@ -79,7 +79,7 @@ std::optional<LoweringKind> getOwnLowering(Operation *op) {
 bool isDequantized(Value value) {
   Operation *def = value.getDefiningOp();
   while (def && isDataMovement(def))
-    def = def->getOperand(0).getDefiningOp();
+    def = getMovedOperand(def).getDefiningOp();
   return llvm::isa_and_nonnull<quant::DequantizeCastOp, DequantizeOp>(def);
 }
 
@@ -375,7 +375,7 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
     for (Operation *def = read.getDefiningOp();
          def && isDataMovement(def) && isPartOfMain(def);
          def = read.getDefiningOp())
-      read = def->getOperand(0);
+      read = getMovedOperand(def);
     if (!read.getDefiningOp<quant::DequantizeCastOp>())
       return out;
     inputs.push_back(input);

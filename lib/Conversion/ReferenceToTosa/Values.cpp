@@ -66,11 +66,43 @@ std::optional<float> getSplat(Value value) {
   return splat.getSplatValue<mlir::APFloat>().convertToFloat();
 }
 
+/// The operand index of the one operand of an origin-less concat that is
+/// not a constant zero (an exporter's zero padding: tosa.pad of a 4-D tensor
+/// fails MLIR 22's validation), or none.
+static std::optional<unsigned> getPaddedOperandIndex(Operation *op) {
+  if (!llvm::isa<tosa::ConcatOp>(op) ||
+      op->hasAttr(QFXDialect::getOriginAttrName()))
+    return std::nullopt;
+  std::optional<unsigned> padded;
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    if (getSplat(operand) == 0.0f)
+      continue;
+    if (padded)
+      return std::nullopt;
+    padded = index;
+  }
+  return padded;
+}
+
 bool isDataMovement(Operation *op) {
   if (auto pad = llvm::dyn_cast<tosa::PadOp>(op))
     return getSplat(pad.getPadConst()) == 0.0f;
   return llvm::isa<tosa::ReshapeOp, tosa::TransposeOp, tosa::SliceOp,
-                   tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(op);
+                   tosa::TileOp, tosa::ReverseOp, tosa::IdentityOp>(op) ||
+         getPaddedOperandIndex(op);
+}
+
+Value getMovedOperand(Operation *op) {
+  return op->getOperand(getPaddedOperandIndex(op).value_or(0));
+}
+
+/// True if a replay of the data-movement op `def` on the integers replaces
+/// its operand `index` (a padding's zeros by the zero point).
+static bool isReplacedOperand(Operation *def, unsigned index) {
+  if (auto pad = llvm::dyn_cast<tosa::PadOp>(def))
+    return index == pad.getPadConstMutable().getOperandNumber();
+  std::optional<unsigned> padded = getPaddedOperandIndex(def);
+  return padded && index != *padded;
 }
 
 //===----------------------------------------------------------------------===//
@@ -115,22 +147,21 @@ static Value findInt8(Value quantized, const ActQuant &quant, Block *block,
 
 /// The replay of the data movement `def` on `input` a lowering already made
 /// for an earlier use in def's block: a copy of `def` before it whose
-/// operand 0 is `input` and whose other operands are def's (a padding's
-/// zero-point constant aside). Null if there is none.
+/// moved operand is `input` and whose other operands are def's (a padding's
+/// zero-point constants aside). Null if there is none.
 static Operation *findReplay(Operation *def, Value input, Type type) {
+  unsigned moved = getPaddedOperandIndex(def).value_or(0);
   for (Operation *user : input.getUsers()) {
     if (user->getName() != def->getName() ||
         user->getBlock() != def->getBlock() || !user->isBeforeInBlock(def) ||
         user->getResultTypes() != mlir::TypeRange(type) ||
         user->getNumOperands() != def->getNumOperands() ||
-        user->getOperand(0) != input)
+        user->getOperand(moved) != input)
       continue;
     bool same = true;
-    for (unsigned i = 1; same && i < def->getNumOperands(); ++i)
-      same = user->getOperand(i) == def->getOperand(i) ||
-             (llvm::isa<tosa::PadOp>(def) && i == llvm::cast<tosa::PadOp>(def)
-                                                      .getPadConstMutable()
-                                                      .getOperandNumber());
+    for (unsigned i = 0; same && i < def->getNumOperands(); ++i)
+      same = i == moved || user->getOperand(i) == def->getOperand(i) ||
+             isReplacedOperand(def, i);
     if (same &&
         user->getPropertiesAsAttribute() == def->getPropertiesAsAttribute())
       return user;
@@ -164,19 +195,31 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
     return Act{value, *quant};
   }
   if (def && isDataMovement(def)) {
-    Lowered<Act> input = getAct(def->getOperand(0));
+    Value moved = getMovedOperand(def);
+    Lowered<Act> input = getAct(moved);
     if (!input)
       return input.takeError();
     OpBuilder b(def, listener);
-    auto int8Type = withElement(floatValue.getType(), b.getIntegerType(8));
+    Type i8 = b.getIntegerType(8);
+    auto int8Type = withElement(floatValue.getType(), i8);
     if (Operation *replay = findReplay(def, input->value, int8Type))
       return Act{replay->getResult(0), input->quant};
     mlir::IRMapping mapping;
-    mapping.map(def->getOperand(0), input->value);
+    mapping.map(moved, input->value);
     if (auto pad = llvm::dyn_cast<tosa::PadOp>(def))
       mapping.map(pad.getPadConst(),
-                  zeroPoint(b, def->getLoc(), b.getIntegerType(8),
-                            input->quant.zeroPoint));
+                  zeroPoint(b, def->getLoc(), i8, input->quant.zeroPoint));
+    for (auto [index, operand] : llvm::enumerate(def->getOperands())) {
+      if (!llvm::isa<tosa::ConcatOp>(def) || !isReplacedOperand(def, index))
+        continue;
+      auto type =
+          withElement(llvm::cast<RankedTensorType>(operand.getType()), i8);
+      mapping.map(operand,
+                  tosa::ConstOp::create(
+                      b, def->getLoc(), type,
+                      mlir::DenseElementsAttr::get(
+                          type, static_cast<int8_t>(input->quant.zeroPoint))));
+    }
     Operation *replay = b.clone(*def, mapping);
     replay->getResult(0).setType(int8Type);
     return Act{replay->getResult(0), input->quant};

@@ -751,6 +751,33 @@ func.func @kernel_qparams_after_data_movement(%arg0: tensor<1x2x2x4x!t>) -> tens
 !t = !quant.uniform<i8:f32, 0.5:3>
 !o = !quant.uniform<i8:f32, 0.1:0>
 
+// The exporter's zero padding of an average pool that counts it (an
+// origin-less concat of the input and zero constants, part of the pool) is
+// data movement: replayed on the integers with the zero point, so a pool
+// configured None between quantized ops runs on its input's integers and
+// keeps their qparams, as PyTorch's kernel does (difffuzz seeds 50121,
+// 60086).
+// CHECK-LABEL: func.func @padding_concat_is_data_movement
+// CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<3> : tensor<1x1x4x1xi8>}>
+// CHECK: tosa.concat %[[ZP]], %{{.*}}, %[[ZP]] {axis = 1 : i32, qfx.part_of = "torch.nn.AvgPool2d"} : (tensor<1x1x4x1xi8>, tensor<1x4x4x1xi8>, tensor<1x1x4x1xi8>) -> tensor<1x6x4x1xi8>
+// CHECK-NOT: 1.000000e-01
+// CHECK: quant.scast %{{.*}} : tensor<1x3x2x1xi8> to tensor<1x3x2x1x!quant.uniform<i8:f32, 5.000000e-01:3>>
+func.func @padding_concat_is_data_movement(%arg0: tensor<1x4x4x1x!t>) -> tensor<1x3x2x1xf32> {
+  %x = quant.dcast %arg0 : tensor<1x4x4x1x!t> to tensor<1x4x4x1xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x1x4x1xf32>}> : () -> tensor<1x1x4x1xf32>
+  %c = tosa.concat %z, %x, %z {axis = 1 : i32, qfx.part_of = "torch.nn.AvgPool2d"} : (tensor<1x1x4x1xf32>, tensor<1x4x4x1xf32>, tensor<1x1x4x1xf32>) -> tensor<1x6x4x1xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.avg_pool2d %c, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, qfx.origin = "torch.nn.AvgPool2d"} : (tensor<1x6x4x1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x2x1xf32>
+  %q = quant.qcast %a : tensor<1x3x2x1xf32> to tensor<1x3x2x1x!o>
+  %d = quant.dcast %q : tensor<1x3x2x1x!o> to tensor<1x3x2x1xf32>
+  return %d : tensor<1x3x2x1xf32>
+}
+
+// -----
+
+!t = !quant.uniform<i8:f32, 0.5:3>
+!o = !quant.uniform<i8:f32, 0.1:0>
+
 // The reshapes and tiles one PyTorch op became (a nearest interpolate: the
 // same origin, module and node) are that op: the last reads the dequantize
 // through the others and keeps its kernel's qparams (difffuzz seed 50315).
