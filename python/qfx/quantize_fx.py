@@ -1150,9 +1150,11 @@ class ReferenceModel(_Model):
     output), compiled in this process at the first call: each quantized op
     dequantizes its int8 inputs, computes in float32 and quantizes its
     output, where PyTorch's `convert_to_reference_fx` model has quantize /
-    dequantize nodes; its outputs equal that model's within 1e-5 (float
-    sums in another order; docs/convert-and-lower.md). It takes the shapes
-    of `example_inputs` only.
+    dequantize nodes; its outputs equal that model's within 1e-5 on the
+    test models (float sums in another order, which can also move a value
+    across a rounding boundary: then one output step; see
+    docs/convert-and-lower.md). It takes the shapes of `example_inputs`
+    only.
 
     - `float_ops`: its graph breaks (nodes running in PyTorch), as
       `QuantizedModel.float_ops` lists them.
