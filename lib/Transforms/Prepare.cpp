@@ -203,6 +203,25 @@ private:
     const QConfigQuery *last = getLastQuery(op, queries);
     return last ? mapping.resolve(*last) : resolution.qconfig;
   }
+  /// A matched pattern that is not quantized (its root's QConfig null, or
+  /// refused by the dtype configs): PyTorch 1.13 still gives its last node
+  /// the output dtype of that node's own QConfig
+  /// (get_target_activation_dtype_for_node), without an observer, and a
+  /// user that expects that dtype inserts no input observer of its own (its
+  /// input stays float, as in PyTorch's model).
+  void claimOutputDType(Operation *op, const OpResolution &resolution,
+                        const QConfigQueries &queries) {
+    const PatternMatchResult *match = resolution.match;
+    if (!match || op != match->getLastOp() || op->getNumResults() != 1 ||
+        !isFloatTensor(op->getResult(0)))
+      return;
+    OptionalQConfig output = getOutputQConfig(op, resolution, queries);
+    if (!output)
+      return;
+    QConfigDTypes dtypes = getQConfigDTypes(*output);
+    if (!dtypes.isDynamic && dtypes.outputActivation != DType::Float32)
+      quantizedOutputs[op->getResult(0)] = dtypes.outputActivation;
+  }
   /// PyTorch's maybe_make_input_output_share_observers: gives `output` (and
   /// a concat's inputs) the id and spec of the first input's observer;
   /// false if there is none.
@@ -509,6 +528,7 @@ LogicalResult Preparer::prepare(mlir::FunctionOpInterface function) {
           resolveOp(op, mapping, backend, queries, matches);
       if (!resolution.isQuantized()) {
         notQuantized.push_back({op, resolution.whyNotQuantized});
+        claimOutputDType(op, resolution, queries);
         continue;
       }
       const PatternMatchResult &match = *resolution.match;

@@ -506,6 +506,50 @@ def test_convert_qconfig_mapping_may_only_turn_qconfigs_to_none():
                        .set_module_name("fc2", default_per_channel_qconfig))
 
 
+def test_a_pattern_its_backend_refuses_still_claims_its_qconfigs_dtype():
+    # PyTorch 1.13 gives a matched node the output dtype of its own QConfig
+    # even when the backend refuses the pattern (no observer): fc1's qint8
+    # QConfig with an eps below qnnpack's 2^-12 is refused, and fc2, which
+    # expects qint8 too, observes no input and runs in float; only its output
+    # is quantized. qfx prepares the same.
+    from torch.ao.quantization import QConfig
+    from torch.ao.quantization.observer import HistogramObserver, MinMaxObserver
+
+    def qint8_qconfig(eps):
+        return QConfig(activation=HistogramObserver.with_args(dtype=torch.qint8, eps=eps),
+                       weight=MinMaxObserver.with_args(dtype=torch.qint8,
+                                                       qscheme=torch.per_tensor_symmetric,
+                                                       quant_min=-127, quant_max=127, eps=eps))
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8)).eval()
+    mapping = (TorchQConfigMapping().set_global(qint8_qconfig(2 ** -12))
+               .set_module_name("0", qint8_qconfig(2 ** -20)))
+    backend = get_qnnpack_backend_config()
+    example = samples((2, 8), 1, seed=70)[0]
+    saved = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "qnnpack"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            prepared = torch_prepare_fx(copy.deepcopy(model), mapping, (example,),
+                                        backend_config=backend)
+            ours_prepared = qfx.prepare_fx(model, mapping, (example,), backend_config="qnnpack")
+            with torch.no_grad():
+                for x in samples((2, 8), 4, seed=71):
+                    prepared(x)
+                    ours_prepared(x)
+            torch_model = torch_convert_fx(copy.deepcopy(prepared), backend_config=backend)
+            with_stats = qfx.convert_fx(prepared, (example,), backend_config="qnnpack")
+            own = qfx.convert_fx(ours_prepared)
+        with torch.no_grad():
+            for x in samples((2, 8), 3, seed=72):
+                assert torch.equal(with_stats(x), torch_model(x))
+                torch.testing.assert_close(own(x), torch_model(x), rtol=0, atol=1e-6)
+    finally:
+        torch.backends.quantized.engine = saved
+
+
 @pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
 def test_dynamic_linear_matches_pytorch_on_each_engine(engine):
     # PyTorch's dynamic Linear quantizes its input to 7 bits on onednn (x86)
