@@ -401,15 +401,16 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
     return unsupported("a per-channel table needs a static shape");
   // Entry i of channel c's table is the output for the int8-domain input
   // i - 128: dequantize as PyTorch does, apply the float ops, quantize to
-  // the output. PyTorch's x86 kernels (qrelu.cpp's leaky_qrelu, hardswish,
-  // elu, sigmoid, ...) dequantize in their vector code with a fused
-  // multiply-add; its reference model, and here other engines, as
+  // the output. PyTorch's CPU kernels for these ops (qrelu.cpp's
+  // leaky_qrelu, hardswish, elu, sigmoid, ...; aten's on the qnnpack engine
+  // too) dequantize in their vector code with a fused multiply-add; its
+  // reference model, and TOSA's integer requantization, as
   // Tensor.dequantize does.
   int64_t inShift = input->quant.isUnsigned ? 128 : 0;
   int64_t outShift = out.isUnsigned ? 128 : 0;
   QuantRange storage{kInt8Min + outShift, kInt8Max + outShift};
   auto dequantize = [&](int64_t q) {
-    if (requantization == Requantization::OneDnn)
+    if (requantization != Requantization::Integer)
       return dequantizeValueFma(q + inShift,
                                 static_cast<float>(input->quant.scale),
                                 input->quant.zeroPoint + inShift);
