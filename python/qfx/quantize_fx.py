@@ -91,7 +91,8 @@ from qfx.exporter import NonTraceable, export_with_outputs
 from qfx import _capi
 from qfx.tools import ToolError
 
-__all__ = ["fuse_fx", "prepare_fx", "prepare_qat_fx", "convert_fx", "load", "PreparedModel", "QuantizedModel",
+__all__ = ["fuse_fx", "prepare_fx", "prepare_qat_fx", "get_default_qat_qconfig_mapping", "convert_fx",
+           "convert_to_reference_fx", "load", "PreparedModel", "QuantizedModel", "ReferenceModel",
            "FloatOp", "FloatOpWarning", "RecompileWarning"]
 
 STAGES = ("float", "observed", "calibrated", "reference", "int8")
@@ -290,13 +291,18 @@ def _convert_passes(directory: pathlib.Path, convert: "_ConvertOptions",
             f"backend={_option(directory, convert.backend)}}},{convert_pass}")
 
 
-def _convert_and_lower(directory: pathlib.Path,
-                       convert: "_ConvertOptions") -> Tuple[str, List[FloatOp]]:
-    """qfx-convert of calibrated.mlir in `directory` (reference.mlir), then
-    `_lower`."""
+def _convert_to_reference(directory: pathlib.Path, convert: "_ConvertOptions",
+                          convert_pass: str = "qfx-convert") -> None:
+    """calibrated.mlir in `directory` -> reference.mlir (_convert_passes)."""
     with _step("converting (qfx-convert)"):
         _pipeline(directory, "calibrated.mlir", "reference.mlir",
-                  _convert_passes(directory, convert))
+                  _convert_passes(directory, convert, convert_pass))
+
+
+def _convert_and_lower(directory: pathlib.Path,
+                       convert: "_ConvertOptions") -> Tuple[str, List[FloatOp]]:
+    """_convert_to_reference, then `_lower`."""
+    _convert_to_reference(directory, convert)
     return _lower(directory, convert.backend)
 
 
@@ -1842,7 +1848,7 @@ def _convert(model_class: type, what: str, prepared: Any, example_inputs: Any,
     (ReferenceModel), named `what` in errors."""
     preserved = _preserved_values(prepared, _check_convert_custom_config(convert_custom_config))
     if _is_torch_prepared(prepared):
-        quantized = _convert_torch_prepared(model_class, prepared, example_inputs,
+        quantized = _convert_torch_prepared(model_class, what, prepared, example_inputs,
                                             backend_config, strict, qconfig_mapping)
         _preserve(quantized, preserved)
         _warn_float_ops(quantized.float_ops, stacklevel=3)
@@ -2035,10 +2041,8 @@ def _finish_conversion(quantized: Any, directory: pathlib.Path,
         # on the fbgemm and x86 engines only (get_quantize_node_info), not
         # as its quantized kernels do (7 bits on onednn too).
         reduce = str(torch.backends.quantized.engine in ("fbgemm", "x86")).lower()
-        with _step("converting (qfx-convert)"):
-            _pipeline(directory, "calibrated.mlir", "reference.mlir",
-                      _convert_passes(directory, convert,
-                                      f"qfx-convert{{dynamic-reduce-range={reduce}}}"))
+        _convert_to_reference(directory, convert,
+                              f"qfx-convert{{dynamic-reduce-range={reduce}}}")
         ReferenceModel.__init__(quantized, directory, signature, convert.backend, host_ops,
                                 host)
         return
@@ -2054,16 +2058,16 @@ def _is_torch_prepared(model: Any) -> bool:
             and hasattr(model, "_qconfig_mapping") and hasattr(model, "_is_qat"))
 
 
-def _convert_torch_prepared(model_class: type, model: Any, example_inputs: Any,
+def _convert_torch_prepared(model_class: type, what: str, model: Any, example_inputs: Any,
                             backend_config: Any, strict: bool, qconfig_mapping: Any) -> Any:
     if example_inputs is None:
         example_inputs = getattr(model, "_qfx_example_inputs", None)  # qfx.prepare_qat_fx's
     if example_inputs is None:
-        raise TypeError("convert_fx of a model PyTorch prepared needs example_inputs (the "
+        raise TypeError(f"{what} of a model PyTorch prepared needs example_inputs (the "
                         "shapes the quantized model takes)")
     if model.training:
-        raise ValueError("convert_fx: call .eval() on PyTorch's prepared model first")
-    example_inputs = _check_example_inputs(example_inputs, "convert_fx")
+        raise ValueError(f"{what}: call .eval() on PyTorch's prepared model first")
+    example_inputs = _check_example_inputs(example_inputs, what)
     fingerprint = _fingerprint(model)
     # The modules PyTorch's tracer did not trace (leaves of its graph) are
     # leaves of qfx's trace too.
@@ -2076,20 +2080,20 @@ def _convert_torch_prepared(model_class: type, model: Any, example_inputs: Any,
     with _step("exporting the model"):
         float_mlir, result, index_bounds, host = export_with_outputs(
             model, example_inputs, strict=strict, non_traceable=non_traceable)
-    signature = _signature(example_inputs, result, index_bounds, "convert_fx",
+    signature = _signature(example_inputs, result, index_bounds, what,
                            _input_names(model, len(example_inputs)))
     quantized = model_class.__new__(model_class)
     directory = _make_workdir(None, quantized)
     mapping = qconfig_mapping_from_torch(model._qconfig_mapping, fake_quantizers=True)
     qconfig_option = _write_qconfig_mapping(mapping, directory)
-    backend_option = _write_backend_config(backend_config, directory, "convert_fx")
+    backend_option = _write_backend_config(backend_config, directory, what)
     engine = _torch_engine() if backend_config is None else None
     with _step("fusing, preparing and importing PyTorch's statistics"):
         _pipeline(directory, float_mlir, "calibrated.mlir",
                   _prepare_passes(directory, qconfig_option, backend_option, engine)
                   + ",qfx-import-statistics")
     convert = _convert_options(qconfig_mapping, qconfig_option, backend_option, directory,
-                               "convert_fx", fake_quantizers=True)
+                               what, fake_quantizers=True)
     _finish_conversion(quantized, directory, signature, convert, host)
     if isinstance(quantized, QuantizedModel):
         quantized._shapes = _Shapes(_Source(model, frozenset(), non_traceable, strict,

@@ -209,8 +209,10 @@ Lowered<Act> Lowering::getAct(Value floatValue) {
     if (auto pad = llvm::dyn_cast<tosa::PadOp>(def))
       mapping.map(pad.getPadConst(),
                   zeroPoint(b, def->getLoc(), i8, input->quant.zeroPoint));
+    // A padding concat's zeros (often one constant on both sides).
     for (auto [index, operand] : llvm::enumerate(def->getOperands())) {
-      if (!llvm::isa<tosa::ConcatOp>(def) || !isReplacedOperand(def, index))
+      if (!llvm::isa<tosa::ConcatOp>(def) || !isReplacedOperand(def, index) ||
+          mapping.contains(operand))
         continue;
       auto type =
           withElement(llvm::cast<RankedTensorType>(operand.getType()), i8);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import OrderedDict
@@ -44,16 +45,10 @@ def _warn_if_unknown(name: str, field: str) -> None:
     if "." in name and not name.startswith(("torch.", "operator.")):
         return
     try:
-        import torch
-        from qfx.config._torch import _public_names
+        public, methods = _known_object_types()
     except ImportError:  # pragma: no cover - torch is optional
         return
-    if "." in name:
-        known = {public for public, _ in _public_names().values()}
-    else:  # (PyTorch's default mappings also name "hardsigmoid", no method)
-        known = {attr for attr in dir(torch.Tensor) if not attr.startswith("__")}
-        known.update(entry[0] for mapping in _golden.load("qconfig_mappings.json").values()
-                     for entry in mapping["object_type"] if "." not in entry[0])
+    known = public if "." in name else methods
     if name in known:
         return
     import difflib
@@ -64,6 +59,21 @@ def _warn_if_unknown(name: str, field: str) -> None:
     what = "public class or function of PyTorch" if "." in name else "Tensor method"
     warnings.warn(f"{field}: {name!r} is no {what}: no op matches it{hint}", UserWarning,
                   stacklevel=4)
+
+
+@functools.lru_cache(maxsize=None)
+def _known_object_types() -> Tuple[frozenset, frozenset]:
+    """PyTorch's public class and function names, and the bare names of
+    Tensor methods (with the default mappings' method names: PyTorch's also
+    name "hardsigmoid", no method)."""
+    import torch
+    from qfx.config._torch import _public_names
+
+    public = frozenset(name for name, _ in _public_names().values())
+    methods = {attr for attr in dir(torch.Tensor) if not attr.startswith("__")}
+    methods.update(entry[0] for mapping in _golden.load("qconfig_mappings.json").values()
+                   for entry in mapping["object_type"] if "." not in entry[0])
+    return public, frozenset(methods)
 
 
 def _posix_regex_problem(regex: str) -> Optional[str]:
