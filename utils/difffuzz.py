@@ -374,15 +374,33 @@ def output_scale(quantized, x) -> Optional[float]:
     return scales[-1] if scales else None
 
 
+def misreads_channels_last(model, node) -> bool:
+    """Whether `node` of PyTorch's converted `model` is an op PyTorch 1.13's
+    qnnpack engine computes wrongly on a channels-last input (what its
+    quantized convolutions return): its quantized hardtanh / ReLU6 / clamp
+    read such an input as if it were contiguous (docs/accuracy.md). Every
+    other op of the generator's vocabulary gives the same result for both
+    layouts."""
+    import torch
+    import torch.nn.functional as F
+
+    if node.op == "call_module":
+        return isinstance(model.get_submodule(node.target), (torch.nn.ReLU6, torch.nn.Hardtanh))
+    if node.op == "call_method":
+        return node.target in ("clamp", "clamp_", "hardtanh", "hardtanh_")
+    return node.op == "call_function" and node.target in (
+        torch.clamp, F.hardtanh, F.hardtanh_, F.relu6)
+
+
 def contiguous_inputs(model) -> None:
-    """Makes every input of the ops of PyTorch's converted `model`
-    contiguous (the same values): PyTorch 1.13's quantized hardtanh / ReLU6
-    on the qnnpack engine reads a channels-last input (what its quantized
-    convolutions return) as if it were contiguous (docs/accuracy.md)."""
+    """Makes the inputs of the ops of PyTorch's converted `model` that
+    misread channels-last tensors (`misreads_channels_last`) contiguous (the
+    same values). Only those: making the input of, say, an uneven adaptive
+    average pool contiguous changes PyTorch's result by a step (another
+    kernel), which qfx, following the real model, would then differ from."""
     graph = model.graph
     for node in list(graph.nodes):
-        if node.op not in ("call_module", "call_function", "call_method") or \
-                node.target in ("contiguous", "dequantize"):
+        if not misreads_channels_last(model, node):
             continue
         for arg in node.all_input_nodes:
             if arg.op == "get_attr":
