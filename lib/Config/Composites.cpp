@@ -48,7 +48,8 @@ constexpr CompositeAttr kMeanAttrs[] = {
     {"averages_integers", Kind::Bool, false},
     {"torch_dims", Kind::IntegerArray, false},
     {"torch_strides", Kind::IntegerArray, false}};
-constexpr CompositeAttr kPool3dAttrs[] = {{"kernel", Kind::IntegerArray, true}};
+constexpr CompositeAttr kPool3dAttrs[] = {{"kernel", Kind::IntegerArray, true},
+                                          {"channels_last", Kind::Bool, false}};
 constexpr CompositeAttr kEmbeddingBagAttrs[] = {{"mode", Kind::String, true}};
 constexpr CompositeAttr kSoftmaxAttrs[] = {{"axis", Kind::Integer, true},
                                            {"last_dim", Kind::Bool, false}};

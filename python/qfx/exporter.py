@@ -36,7 +36,7 @@ import numpy as np
 
 from qfx import _host
 from qfx._memory_format import (QuantizedStrides, contiguous_strides, dense_strides, is_contiguous,
-                                uses_contiguous_pool_kernel)
+                                is_channels_last_contiguous, uses_contiguous_pool_kernel)
 from qfx._tosa_text import (FLOAT32_MAX, Exported, ModuleCall, Tensor, TosaWriter, dense_f32,
                             format_f32)
 
@@ -819,7 +819,9 @@ class _Exporter:
         no padding, sizes divisible) as the composite `name`
         ("torch.nn.AvgPool3d" or "torch.nn.AdaptiveAvgPool3d"; TOSA has no
         3-D pooling): on NDHWC, per spatial axis a reshape splitting it, a
-        reduce_sum and a reshape, then times 1/count. Attribute `kernel`."""
+        reduce_sum and a reshape, then times 1/count. Attributes `kernel`
+        and `channels_last`: PyTorch's quantized model holds the operand
+        channels-last (its kernel for that layout averages differently)."""
         if x.rank != 5:
             self.fail(node, f"3-D pooling expects a 5-D (NCDHW) input, got rank {x.rank}")
         for size, k in zip(x.torch_shape[2:], kernel):
@@ -841,8 +843,14 @@ class _Exporter:
             count = int(np.prod(kernel))
             return w.mul(t, _scalar(w, t, 1.0 / count, loc, "inverse_count"), t.shape, loc, None)
 
+        source = node.all_input_nodes[0]
+        strides = self.torch_strides.read(source)
+        channels_last = strides is not None and is_channels_last_contiguous(
+            self.recorded[source].shape, strides)
         y = w.composite(name, self.in_layout(node, x, _NDHWC, loc), loc, origin, build,
-                        f"kernel = array<i64: {', '.join(map(str, kernel))}>", hint=node.name)
+                        f"kernel = array<i64: {', '.join(map(str, kernel))}>, "
+                        f"channels_last = {'true' if channels_last else 'false'}",
+                        hint=node.name)
         self.set_tensor(node, y, _NDHWC)
 
     def m_avgpool3d(self, node, m, x, loc, origin):

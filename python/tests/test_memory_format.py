@@ -87,6 +87,21 @@ CASES = [
      (2, 4, 8, 8)),
     ("counting_padding_after_conv", lambda s, x: s.c(x), nn.AvgPool2d(3, 2, 1), {"c": conv()},
      (2, 4, 7, 7)),
+    # Windows of 30 and 28 elements: the exact average is often a tie, which
+    # PyTorch's kernels round as their float32 products do (difffuzz 81885).
+    ("large_windows_after_conv", lambda s, x: s.c(x), nn.AvgPool2d((6, 5), 1),
+     {"c": conv(16)}, (2, 16, 12, 11)),
+    ("large_windows_of_input", lambda s, x: x, nn.AvgPool2d((4, 7), 3), {}, (2, 16, 12, 13)),
+    ("adaptive_uneven_after_conv", lambda s, x: s.c(x), nn.AdaptiveAvgPool2d(2),
+     {"c": conv(16)}, (2, 16, 11, 9)),
+]
+
+# 3-D pools (composites: no tosa.avg_pool2d to mark), windows of 30.
+POOL3D_CASES = [
+    ("avg_pool3d_of_input", lambda s, x: x, nn.AvgPool3d((2, 3, 5)), {}, (1, 16, 4, 6, 10)),
+    ("adaptive3d_of_input", lambda s, x: x, nn.AdaptiveAvgPool3d(2), {}, (1, 16, 4, 6, 10)),
+    ("adaptive3d_after_conv3d", lambda s, x: s.c(x), nn.AdaptiveAvgPool3d(2),
+     {"c": nn.Conv3d(16, 16, 3, padding=1)}, (1, 16, 4, 6, 10)),
 ]
 
 
@@ -144,7 +159,7 @@ def test_export_marks_the_pools_pytorch_runs_on_contiguous_tensors(case):
 # PyTorch runs chunk in float and observes its pieces apart; qfx shares the
 # observer across the slices (issue 42's chunk parity), so PyTorch's
 # statistics do not import there.
-PARITY_CASES = [c for c in CASES if c[0] != "conv_channel_chunk"]
+PARITY_CASES = [c for c in CASES if c[0] != "conv_channel_chunk"] + POOL3D_CASES
 
 
 @pytest.mark.parametrize("case", PARITY_CASES, ids=[c[0] for c in PARITY_CASES])

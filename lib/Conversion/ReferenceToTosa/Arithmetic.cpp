@@ -334,11 +334,23 @@ static Value getWindowSums(OpBuilder &b, Location loc, tosa::AvgPool2dOp avg,
                             epilogue);
 }
 
+/// The float32 multiplier of PyTorch's channels-last average kernels (2-D
+/// and 3-D, adaptive or not) for a window of `count` elements. They hand
+/// their quantizer the scale `1 / multiplier` with `multiplier = in_scale /
+/// out_scale / count` (equal scales), which multiplies by its inverse: in
+/// float32 that is 1 / count again for every count (checked to 100,000).
+/// On a tie of the exact average (an even count) the product's rounding
+/// decides, so it is not the integer quotient rounded half to even.
+static float channelsLastMultiplier(int64_t count) {
+  return 1.0f / static_cast<float>(count);
+}
+
 /// PyTorch's quantized average pooling of a channels-last operand (its
-/// output keeps the input's qparams): per window the sum of `q - zp` over
-/// the elements inside the input, divided by their count with ties to
-/// even, plus the zero point. A user's table that observes the output apart
-/// gets it requantized, without padding in the division's epilogue.
+/// output keeps the input's qparams): per window the int32 sum of `q - zp`
+/// over the elements inside the input, times float32
+/// `channelsLastMultiplier(count)`, rounded half to even, plus the zero
+/// point, clamped. A user's table that observes the output apart gets it
+/// requantized, without padding in the division's epilogue.
 Lowered<Value> Lowering::averageAsChannelsLastKernel(OpBuilder &b, Location loc,
                                                      tosa::AvgPool2dOp avg,
                                                      const Act &input,
@@ -363,13 +375,11 @@ Lowered<Value> Lowering::averageAsChannelsLastKernel(OpBuilder &b, Location loc,
   }
   Value sum =
       getWindowSums(b, loc, avg, input.value, input.quant.zeroPoint, i32);
-  // |q - zp| <= 255.
-  Lowered<Value> pooled =
-      rescale(b, loc, roundedQuotient(b, loc, sum, counts, /*bound=*/256),
-              {1.0}, 0, input.quant.zeroPoint, i8);
-  if (!pooled)
-    return pooled.takeError();
-  return requantize(b, loc, Act{*pooled, input.quant}, out);
+  auto multipliers =
+      llvm::to_vector(llvm::map_range(counts, channelsLastMultiplier));
+  Value pooled = roundToInt8(b, loc, timesFloat32(b, loc, sum, multipliers),
+                             input.quant.zeroPoint, {kInt8Min, kInt8Max});
+  return requantize(b, loc, Act{pooled, input.quant}, out);
 }
 
 /// PyTorch's quantized average pools of a contiguous (NCHW) operand, whose
@@ -587,10 +597,12 @@ Lowered<Value> Lowering::lowerMean(OpBuilder &b, PatternBody &body,
 /// The 3-D average pooling composites ("torch.nn.AvgPool3d",
 /// "torch.nn.AdaptiveAvgPool3d": whole, non-overlapping windows of their
 /// `kernel`): the window sums in int32 (per spatial axis a reshape splitting
-/// it and a tosa.reduce_sum), divided with ties to even as PyTorch's
-/// quantized kernels do: avg_pool3d averages q - zp, adaptive_avg_pool3d the
-/// stored integers (so the int8 domain's, its offset being even). The output
-/// keeps the input's qparams.
+/// it and a tosa.reduce_sum), averaged as PyTorch's quantized kernels do:
+/// avg_pool3d and the adaptive pool of a channels-last operand
+/// (`channels_last = true`) as the 2-D channels-last kernel (sums of q - zp
+/// times `channelsLastMultiplier`), the adaptive pool of a contiguous one the
+/// sums of the stored integers times float32 `((1 / kd) / kh) / kw`, rounded
+/// half to even. The output keeps the input's qparams.
 Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
                                      const ActQuant &out) {
   if (body.ops.size() != 1)
@@ -621,7 +633,6 @@ Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
   if (!input->quant.sameAs(out))
     return unsupported(pool.getName().str() +
                        " keeps its input's qparams; the output has others");
-  bool centered = pool.isFamily(CompositeFamily::AvgPool3d);
   Type i32 = b.getIntegerType(32);
   Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
                                    input->value);
@@ -640,17 +651,34 @@ Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
     sum = tosa::ReshapeOp::create(b, loc, RankedTensorType::get(shape, i32),
                                   summed, constShape(b, loc, shape));
   }
-  Type sumType = sum.getType();
+  auto sumType = llvm::cast<RankedTensorType>(sum.getType());
+  auto times = [&](Value value, float multiplier) -> Value {
+    auto floatType = sumType.clone(b.getF32Type());
+    return tosa::MulOp::create(b, loc, floatType,
+                               tosa::CastOp::create(b, loc, floatType, value),
+                               channelConstant(b, loc, floatType.getRank(),
+                                               ArrayRef<float>{multiplier}),
+                               noShift(b, loc));
+  };
   int64_t zp = input->quant.zeroPoint;
-  if (centered)
-    sum = tosa::SubOp::create(b, loc, sumType, sum,
-                              splatLike(b, loc, sumType, count * zp));
-  Value average =
-      roundedQuotient(b, loc, sum, count, /*bound=*/centered ? 256 : 128);
-  if (centered)
-    average = tosa::AddOp::create(b, loc, sumType, average,
-                                  splatLike(b, loc, sumType, zp));
-  return rescale(b, loc, average, {1.0}, 0, 0, b.getIntegerType(8));
+  auto channelsLast = attributes.getAs<mlir::BoolAttr>("channels_last");
+  if (pool.isFamily(CompositeFamily::AvgPool3d) ||
+      (channelsLast && channelsLast.getValue())) {
+    Value centered = tosa::SubOp::create(
+        b, loc, sumType, sum, splatLike(b, loc, sumType, count * zp));
+    return roundToInt8(b, loc, times(centered, channelsLastMultiplier(count)),
+                       zp, {kInt8Min, kInt8Max});
+  }
+  // The stored integers: quint8 is held as q - 128.
+  int64_t offset = input->quant.isUnsigned ? 128 : 0;
+  ArrayRef<int64_t> k = kernel.asArrayRef();
+  auto multiplier = static_cast<float>(1.0 / static_cast<double>(k[0]));
+  multiplier = multiplier / static_cast<float>(k[1]) / static_cast<float>(k[2]);
+  if (offset != 0)
+    sum = tosa::AddOp::create(b, loc, sumType, sum,
+                              splatLike(b, loc, sumType, offset * count));
+  return roundToInt8(b, loc, times(sum, multiplier), -offset,
+                     {kInt8Min, kInt8Max});
 }
 
 Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,

@@ -4,16 +4,23 @@
 
 // An average pool of a channels-last operand (without qfx.torch_kernel), as
 // PyTorch's kernel: the sums of q - zp over each window's elements inside
-// the input, divided by their count with ties to even, plus the zero point.
-// With padding (not counted) the counts differ by position: 4, 6 or 9 for
-// 3x3 windows of stride 2 with one row and column of padding on a 5x5 input.
+// the input, times float32 1/count, rounded half to even, plus the zero
+// point. (Not the integer quotient with ties to even: on a tie of an even
+// count the float product's rounding decides.) With padding (not counted)
+// the counts differ by position: 4, 6 or 9 for 3x3 windows of stride 2 with
+// one row and column of padding on a 5x5 input.
 !s = !quant.uniform<i8:f32, 0.05:3>
 // CHECK-LABEL: func.func @channels_last_padded
 // CHECK-NOT: tosa.avg_pool2d
-// CHECK: qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = 3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
-// CHECK: "tosa.const"() <{values = dense<{{\[\[\[}}[2052], [3078], [2052]], {{\[\[}}3078], [4617], [3078]], {{\[\[}}2052], [3078], [2052]]]]> : tensor<1x3x3x1xi32>}>
-// CHECK: "tosa.const"() <{values = dense<{{\[\[\[}}[8], [12], [8]], {{\[\[}}12], [18], [12]], {{\[\[}}8], [12], [8]]]]> : tensor<1x3x3x1xi32>}>
-// CHECK: tosa.intdiv
+// CHECK: %[[SUM:.*]] = qfx.contract depthwise_conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, input_zp = 3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}[2.500000e-01], [0.166666672], [2.500000e-01]], {{\[\[}}0.166666672], [0.111111112], [0.166666672]], {{\[\[}}2.500000e-01], [0.166666672], [2.500000e-01]]]]> : tensor<1x3x3x1xf32>}>
+// CHECK: %[[F:.*]] = tosa.cast %[[SUM]]
+// CHECK: %[[P:.*]] = tosa.mul %[[F]], %[[M]]
+// CHECK: %[[C:.*]] = tosa.clamp %[[P]] {max_val = 1.240000e+02 : f32, min_val = -1.310000e+02 : f32}
+// CHECK: %[[R:.*]] = tosa.cast %[[C]] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xi32>
+// CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<3> : tensor<1x1x1x1xi32>}>
+// CHECK: tosa.add %[[R]], %[[ZP]]
+// CHECK-NOT: tosa.intdiv
 // CHECK-NOT: tosa.avg_pool2d
 // CHECK: return
 func.func @channels_last_padded(%arg0: tensor<1x5x5x2x!s>) -> tensor<1x3x3x2xf32> {

@@ -239,20 +239,20 @@ func.func @add_relu(%arg0: tensor<4x!a>, %arg1: tensor<4x!b>) -> tensor<4x!out> 
 !t = !quant.uniform<i8:f32, 0.5:3>
 
 // Pools: max on the integers with no rescale (same qparams); a 2x2 average
-// without padding sums with a depthwise convolution of ones and divides with
-// ties to even (2 * sum + 513 * 4 over 8; odd quotients on a tie step down).
-// (Into other qparams: own-observer.mlir.)
+// without padding sums q - zp with a depthwise convolution of ones, times
+// float32 1/4 rounded half to even, plus the zero point (PyTorch's
+// channels-last kernel). (Into other qparams: own-observer.mlir.)
 // CHECK-LABEL: func.func @pools
 // CHECK: %[[MAX:.*]] = tosa.max_pool2d %{{.*}} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
 // CHECK-NOT: tosa.rescale %[[MAX]]
 // CHECK: %[[ONES:.*]] = "tosa.const"() <{values = dense<1> : tensor<2x2x2x1xi8>}>
 // CHECK: %[[SUM:.*]] = tosa.depthwise_conv2d %{{.*}}, %[[ONES]]
-// CHECK: %[[K:.*]] = "tosa.const"() <{values = dense<2052> : tensor<1x1x1x1xi32>}>
-// CHECK: %[[NUM:.*]] = tosa.add %{{.*}}, %[[K]]
-// CHECK: %[[Q:.*]] = tosa.intdiv %[[NUM]]
-// CHECK: tosa.equal
-// CHECK: tosa.bitwise_and %[[Q]]
-// CHECK: tosa.select
+// CHECK: %[[M:.*]] = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1x1x1xf32>}>
+// CHECK: %[[F:.*]] = tosa.cast %[[SUM]]
+// CHECK: tosa.mul %[[F]], %[[M]]
+// CHECK: tosa.clamp %{{.*}} {max_val = 1.240000e+02 : f32, min_val = -1.310000e+02 : f32}
+// CHECK: "tosa.const"() <{values = dense<3> : tensor<1x1x1x1xi32>}>
+// CHECK-NOT: tosa.intdiv
 func.func @pools(%arg0: tensor<1x4x4x2x!t>) -> (tensor<1x2x2x2x!t>, tensor<1x2x2x2x!t>) {
   %x = quant.dcast %arg0 : tensor<1x4x4x2x!t> to tensor<1x4x4x2xf32>
   %m = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
