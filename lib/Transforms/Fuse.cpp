@@ -417,8 +417,12 @@ void sinkReshapesBelowClamps(mlir::FunctionOpInterface function) {
   SmallVector<mlir::tosa::ClampOp> clamps;
   function.walk([&](mlir::tosa::ClampOp clamp) { clamps.push_back(clamp); });
   for (mlir::tosa::ClampOp clamp : clamps) {
+    // Only the exporter's own reshape back (no qfx.origin): a flatten or view
+    // of the model between the op and the clamp is an op of PyTorch's graph,
+    // which fuses nothing across it.
     auto reshape = clamp.getInput().getDefiningOp<mlir::tosa::ReshapeOp>();
-    if (!reshape || !reshape.getResult().hasOneUse())
+    if (!reshape || !reshape.getResult().hasOneUse() ||
+        reshape->hasAttr(QFXDialect::getOriginAttrName()))
       continue;
     auto producer = reshape.getInput1().getDefiningOp<QuantizableOpInterface>();
     if (!producer || !(llvm::isa<mlir::tosa::AddOp>(producer) ||

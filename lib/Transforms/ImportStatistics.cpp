@@ -15,6 +15,7 @@
 
 #include "qfx/Dialect/QFX/IR/QFXAttrs.h"
 #include "qfx/Dialect/QFX/IR/QFXOps.h"
+#include "qfx/Dialect/QFX/IR/QuantizableOpInterface.h"
 #include "qfx/Numerics/Observer.h"
 #include "qfx/Transforms/ConfigResolution.h"
 #include "qfx/Transforms/Passes.h"
@@ -100,6 +101,22 @@ DictionaryAttr findTorchObserver(ObserveOp op) {
   return findTorchObserverAfter(op.getOutput());
 }
 
+/// True if `op` observes the output of ops whose PyTorch kernels keep their
+/// input's qparams (copy and shape ops, cat: takesOutputQParams, first
+/// operands) back to an observer of the same id: PyTorch's lowering runs
+/// them on the quantized input and drops the quantize after them, so its
+/// observer there never sets a qparam of PyTorch's converted model.
+bool observesKeptQParams(ObserveOp op) {
+  Value value = op.getInput();
+  for (auto producer = value.getDefiningOp<QuantizableOpInterface>();
+       producer && !producer.takesOutputQParams() &&
+       producer->getNumOperands() != 0;
+       producer = value.getDefiningOp<QuantizableOpInterface>())
+    value = producer->getOperand(0);
+  auto input = value.getDefiningOp<ObserveOp>();
+  return input && input != op && input.getId() == op.getId();
+}
+
 /// "activation_post_process_3 (HistogramObserver)".
 std::string describeTorchObserver(DictionaryAttr tag) {
   return (tag.getAs<mlir::StringAttr>("name").getValue() + " (" +
@@ -147,7 +164,16 @@ struct QFXImportStatisticsPass
     // has a PyTorch observer. A constant qfx observes with the same id (a
     // class token concatenated with computed values) takes them: PyTorch's
     // shared observer saw the constant too, and the exporter records no
-    // observer on constants.
+    // observer on constants. PyTorch's observers after ops that keep their
+    // input's qparams come last and yield to the id's: PyTorch's converted
+    // model does not use them (its prepare can leave one apart from the
+    // input's, as when a later cat shares the input's observer with another).
+    llvm::SmallVector<Member> ordered;
+    for (bool kept : {false, true})
+      for (const Member &member : members)
+        if (observesKeptQParams(member.op) == kept)
+          ordered.push_back(member);
+    members = std::move(ordered);
     std::map<int64_t, std::pair<Attribute, ObserveOp>> byId;
     for (bool torchPass : {true, false}) {
       for (Member &member : members) {
@@ -159,7 +185,7 @@ struct QFXImportStatisticsPass
           continue;
         bool sharedWithTorch =
             !torchPass && bool(findTorchObserver(it->second.second));
-        if (sharedWithTorch) {
+        if (sharedWithTorch || observesKeptQParams(member.op)) {
           member.stats = it->second.first;
           continue;
         }
@@ -210,6 +236,17 @@ struct QFXImportStatisticsPass
     if (DictionaryAttr tag = findTorchObserver(op)) {
       used.insert(tag);
       Attribute stats = tag.get("stats");
+      // One PyTorch's converted model does not use (observesKeptQParams)
+      // may be anything, another value's fixed-qparams observer too: the
+      // observer takes its id's statistics.
+      if (observesKeptQParams(op)) {
+        if (!stats)
+          return Attribute();
+        if (llvm::Error error = observer->setState(getObserverState(stats))) {
+          llvm::consumeError(std::move(error));
+          return Attribute();
+        }
+      }
       if (!stats) {
         op.emitError() << "PyTorch's observer of this value, "
                        << describeTorchObserver(tag)

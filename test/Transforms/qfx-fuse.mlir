@@ -185,6 +185,24 @@ func.func @linear_reshape_clamp_keeps_torch_observer(%x: tensor<1x3x2xf32>) -> t
 
 // -----
 
+// A flatten of the model (a reshape with qfx.origin) between an add and a
+// clamp is an op of PyTorch's graph: the clamp stays after it (PyTorch
+// observes the flatten's output, and a clamp configured None reads it).
+// CHECK-LABEL: func.func @model_flatten_keeps_its_clamp
+// CHECK: %[[A:.*]] = tosa.add %arg0, %arg0
+// CHECK: %[[R:.*]] = tosa.reshape %[[A]]
+// CHECK: %[[C:.*]] = tosa.clamp %[[R]]
+// CHECK-NEXT: return %[[C]]
+func.func @model_flatten_keeps_its_clamp(%x: tensor<2x3x2xf32>) -> tensor<2x6xf32> {
+  %a = tosa.add %x, %x {qfx.origin = "operator.add"} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  %s = tosa.const_shape {values = dense<[2, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %a, %s {qfx.origin = "torch.flatten"} : (tensor<2x3x2xf32>, !tosa.shape<2>) -> tensor<2x6xf32>
+  %c = tosa.clamp %r {min_val = -1.0 : f32, max_val = 2.0 : f32, qfx.origin = "torch.clamp"} : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  return %c : tensor<2x6xf32>
+}
+
+// -----
+
 // Batch norm in its sub/rsqrt form, (x - mean) * rsqrt(var + eps) * gamma +
 // beta, with the parameters as constants: scale [1, 2], shift [-1, 3], so
 // w' = [[1, 2]], [[6, 8]] and b' = b * scale + shift = [-0.5, 1]. The

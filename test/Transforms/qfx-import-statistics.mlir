@@ -179,3 +179,38 @@ func.func @shared_differ(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %3 = qfx.observe %2 id 0 spec(#qfx.observer<minmax>) : tensor<4xf32>
   return %1, %3 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// PyTorch's observer after an op that keeps its input's qparams (a reshape
+// of the observed input here) sets no qparam of its converted model, which
+// runs the op on the quantized input: where its statistics differ from the
+// id's (PyTorch's prepare can leave it apart from the input's, as when a
+// later cat shares the input's observer with another value), it takes the
+// id's.
+// CHECK-LABEL: func.func @kept_qparams_take_the_ids
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 2.000000e+00>)
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 2.000000e+00>)
+func.func @kept_qparams_take_the_ids(%x: tensor<1x4xf32> {qfx.torch_observer = {name = "activation_post_process_0", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 2.0>}}) -> tensor<2x2xf32> {
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) : tensor<1x4xf32>
+  %s = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %0, %s {qfx.torch_observer = {name = "activation_post_process_1", type = "MinMaxObserver", stats = #qfx.minmax<min = 0.0, max = 1.0>}} : (tensor<1x4xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+  %1 = qfx.observe %r id 0 spec(#qfx.observer<minmax>) : tensor<2x2xf32>
+  return %1 : tensor<2x2xf32>
+}
+
+// -----
+
+// Such an observer may even be another value's fixed-qparams observer (a
+// later cat shares it, after a sigmoid): it keeps no statistics, and the
+// observer takes the id's.
+// CHECK-LABEL: func.func @kept_qparams_without_statistics
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 2.000000e+00>)
+// CHECK: qfx.observe %{{.*}} id 0 spec(#qfx.observer<minmax>) stats(#qfx.minmax<min = -1.000000e+00, max = 2.000000e+00>)
+func.func @kept_qparams_without_statistics(%x: tensor<1x4xf32> {qfx.torch_observer = {name = "activation_post_process_0", type = "MinMaxObserver", stats = #qfx.minmax<min = -1.0, max = 2.0>}}) -> tensor<2x2xf32> {
+  %0 = qfx.observe %x id 0 spec(#qfx.observer<minmax>) : tensor<1x4xf32>
+  %s = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %0, %s {qfx.torch_observer = {name = "activation_post_process_1", type = "FixedQParamsObserver"}} : (tensor<1x4xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+  %1 = qfx.observe %r id 0 spec(#qfx.observer<minmax>) : tensor<2x2xf32>
+  return %1 : tensor<2x2xf32>
+}

@@ -256,10 +256,12 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
     fuses it with the ReLU instead (its patterns have no transposed conv +
     batch norm + ReLU).
 
-    A ReLU (`tosa.clamp` to [0, +inf)) that follows a reshape of a
-    `tosa.matmul`, `tosa.add`, `tosa.conv2d` or `tosa.depthwise_conv2d`
-    result is moved above the reshape: the exporter reshapes a Linear's and a
-    Conv1d's result back before the ReLU that PyTorch fuses with it.
+    A ReLU (`tosa.clamp` to [0, +inf)) that follows the exporter's own
+    reshape (without `qfx.origin`) of a `tosa.matmul`, `tosa.add`,
+    `tosa.conv2d` or `tosa.depthwise_conv2d` result is moved above the
+    reshape: the exporter reshapes a Linear's and a Conv1d's result back
+    before the ReLU that PyTorch fuses with it. A reshape of the model (a
+    `flatten`, `view`) stays between them, as in PyTorch's graph.
 
     Then, for every BackendPatternConfig with a `fused_op`, matches its
     pattern (1 to 3 ops in forward order, each result operand 0 of the next
@@ -325,7 +327,12 @@ def QFXImportStatistics
 
     An observer with none of these is an error, and so are observers sharing an id
     (qparams) that would get different statistics: PyTorch's model does not
-    observe the values qfx's does. A PyTorch observer with statistics that
+    observe the values qfx's does. Except PyTorch's observer after ops whose
+    kernels keep their input's qparams (copy and shape ops, cat:
+    `takesOutputQParams`) back to an observer of the same id: PyTorch's
+    converted model runs them on the quantized input and never uses it (its
+    prepare can leave it apart from the input's, when a later `cat` shares
+    the input's observer with another value); it takes the id's statistics. A PyTorch observer with statistics that
     no `qfx.observe` took gets a remark. The pass then removes every
     `qfx.torch_observer`.
 
