@@ -401,14 +401,29 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       `fma(s, q, s * -z)` (computed exactly without a fused multiply-add),
       adds and quantizes with `1 / s_out`; mul requantizes the product of
       the centered integers with `s_a * s_b * (1 / s_out)`; the zero point
-      is added after rounding half to even. Otherwise: inputs rescaled to
-      int32 (add: onto a common scale with 20 fractional bits), the integer
-      op, a rescale to the output.
+      is added after rounding half to even. With `requantization=qnnpack`,
+      an add of two quint8 tensors of the output's shape is QNNPACK's
+      kernel, bit for bit: multipliers `lrint(s_x / s_out * 2^(21 - e))`
+      (`e` the larger ratio's exponent), `m_a * (a - z_a) + m_b * (b - z_b)`
+      in int32 shifted right by `21 - e` rounding half away from zero, plus
+      the zero point; other adds and every mul are the x86 kernels above
+      (PyTorch's qnnpack engine runs them). With `integer`: inputs rescaled
+      to int32 (add: onto a common scale with 20 fractional bits), the
+      integer op, a rescale to the output.
     - max_pool2d / concat / reshape / transpose / slice: on the integers,
-      with a rescale where input and output qparams differ.
+      with a rescale where input and output qparams differ (a concat's
+      inputs); a data-movement op into other qparams is PyTorch's float op
+      between a dequantize and a quantize, computed so in float32
+      (`(q - z) * s`, times `1 / s_out`, rounded half to even, plus the zero
+      point) unless `requantization=integer`.
+    - An op whose PyTorch kernel keeps its input's qparams (pools, clamp,
+      concat, data movement, sigmoid, tanh) that reads another float op of
+      PyTorch's instead of a dequantize (two such ops configured None in a
+      row): PyTorch computes it in float and quantizes the result, and so
+      does qfx (as `float_kernel`), unless `requantization=integer`.
     - avg_pool2d: PyTorch's kernel for the layout its quantized model holds
-      the operand in: window sums of `q - zp` divided by each window's
-      count with ties to even (channels-last), or, with `qfx.torch_kernel`
+      the operand in: window sums of `q - zp` times float32 `1 / count`,
+      rounded half to even, plus the zero point (channels-last), or, with `qfx.torch_kernel`
       (a contiguous operand), its float32 `avg_pool2d` /
       `adaptive_avg_pool2d` arithmetic; on the qnnpack engine, a quint8
       pool with `qfx.qnnpack_pool` as qnnpack's kernel (window sums of

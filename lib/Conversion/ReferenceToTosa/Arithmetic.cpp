@@ -13,6 +13,8 @@
 
 namespace qfx::lowering {
 
+Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value);
+
 Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
                                        const ActQuant &out) {
   Operation *main = body.ops.front();
@@ -42,7 +44,18 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32);
   auto resultType = withElement(main->getResult(0).getType(), i32);
   bool isMul = llvm::isa<tosa::MulOp>(main);
-  if (requantization == Requantization::OneDnn) {
+  // PyTorch's qnnpack engine adds quint8 tensors of one shape with
+  // QNNPACK's kernel; every other add and mul there runs the x86 kernels.
+  bool qnnpackAdd =
+      requantization == Requantization::Qnnpack && !isMul &&
+      lhs->quant.isUnsigned && rhs->quant.isUnsigned && out.isUnsigned &&
+      lhs->value.getType() == rhs->value.getType() &&
+      llvm::cast<RankedTensorType>(lhs->value.getType()).getShape() ==
+          llvm::cast<RankedTensorType>(resultType).getShape();
+  if (qnnpackAdd)
+    return addAsQnnpack(b, loc, *lhs, *rhs, out, *range);
+  if (requantization == Requantization::OneDnn ||
+      requantization == Requantization::Qnnpack) {
     // PyTorch's x86 kernels (qadd_kernel, qmul_kernel), in float32: add
     // dequantizes both as its vector code does, adds, and quantizes with
     // 1 / s_out; mul multiplies the centered integers and requantizes with
@@ -97,6 +110,65 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
   if (!result)
     return result.takeError();
   return clamp(b, loc, *result, *range);
+}
+
+/// QNNPACK's q8 add (pytorch_qnnp_compute_add_quantization_params and its
+/// scalar kernel): with a_s = s_a / s_out and b_s = s_b / s_out in float32
+/// and e the exponent of the larger, the multipliers m = lrint(x_s *
+/// 2^(21 - e)) (below 2^22), acc = m_a * (a - z_a) + m_b * (b - z_b) in
+/// int32, shifted right by 21 - e rounding half away from zero, plus the
+/// output zero point, clamped to `range` (a fused ReLU's).
+Lowered<Value> Lowering::addAsQnnpack(OpBuilder &b, Location loc,
+                                      const Act &lhs, const Act &rhs,
+                                      const ActQuant &out,
+                                      std::pair<int64_t, int64_t> range) {
+  auto outScale = static_cast<float>(out.scale);
+  float aScale = static_cast<float>(lhs.quant.scale) / outScale;
+  float bScale = static_cast<float>(rhs.quant.scale) / outScale;
+  for (float scale : {aScale, bScale})
+    if (!(scale >= 0x1.0p-14f && scale < 0x1.0p+8f))
+      return unsupported("qnnpack's add takes input-to-output scale ratios in "
+                         "[2^-14, 2^8)");
+  int exponent = 0;
+  std::frexp(std::max(aScale, bScale), &exponent);
+  // frexp's exponent is one more than the IEEE one.
+  int64_t shift = 21 - (exponent - 1);
+  auto multiplier = [&](float scale) {
+    return static_cast<int32_t>(std::lrint(std::ldexp(scale, shift)));
+  };
+  auto type = llvm::cast<RankedTensorType>(lhs.value.getType())
+                  .clone(b.getIntegerType(32));
+  auto splat = [&](int64_t v) { return splatLike(b, loc, type, v); };
+  auto centered = [&](const Act &act, int32_t m) -> Value {
+    Value wide = tosa::SubOp::create(
+        b, loc, type, tosa::CastOp::create(b, loc, type, act.value),
+        splat(act.quant.zeroPoint));
+    return tosa::MulOp::create(b, loc, type, wide, splat(m), noShift(b, loc));
+  };
+  Value acc =
+      tosa::AddOp::create(b, loc, type, centered(lhs, multiplier(aScale)),
+                          centered(rhs, multiplier(bScale)));
+  auto boolType = type.clone(b.getI1Type());
+  int64_t mask = (int64_t{1} << shift) - 1;
+  Value floor = tosa::ArithmeticRightShiftOp::create(
+      b, loc, type, acc, splat(shift), /*round=*/false);
+  Value negative = tosa::CastOp::create(
+      b, loc, type, tosa::GreaterOp::create(b, loc, boolType, splat(0), acc));
+  Value remainder = tosa::SubOp::create(
+      b, loc, type, tosa::BitwiseAndOp::create(b, loc, type, acc, splat(mask)),
+      negative);
+  Value up = tosa::CastOp::create(
+      b, loc, type,
+      tosa::GreaterOp::create(b, loc, boolType, remainder, splat(mask >> 1)));
+  Value rounded = tosa::AddOp::create(b, loc, type, floor, up);
+  Value shifted =
+      tosa::AddOp::create(b, loc, type, rounded, splat(out.zeroPoint));
+  Value clamped = tosa::MinimumOp::create(
+      b, loc, type,
+      tosa::MaximumOp::create(b, loc, type, shifted, splat(range.first)),
+      splat(range.second));
+  return tosa::CastOp::create(b, loc, type.clone(b.getIntegerType(8)), clamped)
+      .getResult();
 }
 
 /// add / mul of an activation and a scalar c, with a fused ReLU if the
@@ -728,13 +800,7 @@ Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
       b, body, [&](const Act &act) { return dequantizeAsTensor(b, loc, act); });
   if (!result)
     return result.takeError();
-  auto type = llvm::cast<RankedTensorType>(result->getType());
-  Value scaled = tosa::MulOp::create(
-      b, loc, type, *result,
-      channelConstant(b, loc, type.getRank(),
-                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
-      noShift(b, loc));
-  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
+  return quantizeAsTensor(b, loc, *result, out);
 }
 
 /// PyTorch's upsampling kernels, which keep the input's qparams: the

@@ -237,6 +237,9 @@ public:
                              const ActQuant &out);
   Lowered<Value> lowerInFloat(OpBuilder &b, PatternBody &body,
                               const ActQuant &out);
+  Lowered<Value> addAsQnnpack(OpBuilder &b, Location loc, const Act &lhs,
+                              const Act &rhs, const ActQuant &out,
+                              std::pair<int64_t, int64_t> range);
   Lowered<Value> lowerCenteredInFloat(OpBuilder &b, PatternBody &body,
                                       const ActQuant &out);
   Lowered<Value>
@@ -290,6 +293,12 @@ Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act);
 /// PyTorch's Tensor.dequantize() of an int8-domain value: (q - z) * s,
 /// rounded once (see Values.cpp).
 Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act);
+
+/// PyTorch's quantize_per_tensor of a float32 `value` to `out`: times
+/// float32 1 / scale, rounded half to even, plus the zero point, saturated
+/// (its fbgemm quantizer, LEGACY off).
+Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
+                       const ActQuant &out);
 
 /// Looks up each element of the int8 `input` of channel c (along `axis`) in
 /// the c-th 256-entry table of `tables` (see Tables.cpp).

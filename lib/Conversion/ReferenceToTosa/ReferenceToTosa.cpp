@@ -42,7 +42,12 @@ Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
   Lowered<Act> moved = getAct(body.ops.front()->getResult(0));
   if (!moved)
     return moved.takeError();
-  return requantize(b, body.root->getLoc(), *moved, out);
+  Location loc = body.root->getLoc();
+  if (moved->quant.sameAs(out) || requantization == Requantization::Integer)
+    return requantize(b, loc, *moved, out);
+  // Into other qparams PyTorch ran the op in float between a dequantize and
+  // the next observer's quantize: that float arithmetic, not a rescale.
+  return quantizeAsTensor(b, loc, dequantizeAsTensor(b, loc, *moved), out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -341,11 +346,16 @@ llvm::Error replaceQuantizeCasts(PatternRewriter &rewriter, Lowering &lowering,
 /// itself (a None entry: the next pattern's input observer quantizes its
 /// output) or where its input's qparams are a kernel's own (an add of a
 /// scalar). The storage type stays the observer's: PyTorch's output has its
-/// input's dtype, the same integers in the int8 domain.
+/// input's dtype, the same integers in the int8 domain. `inFloat` is set
+/// where PyTorch does not replace the op (it reads another float op of
+/// PyTorch's, not a dequantize): PyTorch computes it in float and quantizes
+/// the result to the observer's qparams.
 static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
                                               const PatternBody &body,
                                               const PatternMatchResult *match,
-                                              const ActQuant &out) {
+                                              const ActQuant &out,
+                                              bool &inFloat) {
+  inFloat = false;
   Operation *main = body.ops.front();
   auto quantizable = llvm::dyn_cast<QuantizableOpInterface>(main);
   if (!match || !quantizable || quantizable.takesOutputQParams())
@@ -376,8 +386,10 @@ static Lowered<ActQuant> getKernelOutputQuant(Lowering &lowering,
          def && isDataMovement(def) && isPartOfMain(def);
          def = read.getDefiningOp())
       read = getMovedOperand(def);
-    if (!read.getDefiningOp<quant::DequantizeCastOp>())
+    if (!read.getDefiningOp<quant::DequantizeCastOp>()) {
+      inFloat = true;
       return out;
+    }
     inputs.push_back(input);
   }
   if (inputs.empty())
@@ -422,12 +434,18 @@ public:
                            stringifyLoweringKind(kind).str() +
                            "' does not apply to '" + describeOp(main) + "'");
       ActQuant out = cantFail(getOutputQuant(root->getResult(0)));
+      bool inFloat = false;
       Lowered<ActQuant> target = getKernelOutputQuant(
-          lowering, body, options.matches->lookup(root), out);
+          lowering, body, options.matches->lookup(root), out, inFloat);
       if (!target)
         return target.takeError();
       OpBuilder b(root, lowering.listener);
-      Lowered<Value> result = (lowering.*lower)(b, body, *target);
+      // What PyTorch computes in float, in float (its dequantize, the
+      // pattern's ops, its quantize), unless the requantization is integer.
+      Lowered<Value> result =
+          inFloat && lowering.requantization != Requantization::Integer
+              ? lowering.lowerInFloat(b, body, out)
+              : (lowering.*lower)(b, body, *target);
       if (!result)
         return result.takeError();
       return replaceQuantizeCasts(rewriter, lowering, root, *result,

@@ -86,22 +86,6 @@ func.func @wide_output(%arg0: tensor<4x!t>) -> tensor<4x!wide> {
 
 !t = !quant.uniform<i8:f32, 0.5:0>
 
-// A requantization scale tosa.rescale cannot represent (2^40). (A slice
-// has no row in the table: its output has the observer's qparams.)
-func.func @scale_range(%arg0: tensor<4x!t>) -> tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>> {
-  %x = quant.dcast %arg0 : tensor<4x!t> to tensor<4xf32>
-  %start = tosa.const_shape {values = dense<0> : tensor<1xindex>} : () -> !tosa.shape<1>
-  %size = tosa.const_shape {values = dense<4> : tensor<1xindex>} : () -> !tosa.shape<1>
-  // expected-remark @+1 {{runs in float: the requantization scale 1.099512e+12 is outside tosa.rescale's range}}
-  %m = tosa.slice %x, %start, %size : (tensor<4xf32>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<4xf32>
-  %q = quant.qcast %m : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>>
-  return %q : tensor<4x!quant.uniform<i8:f32, 4.5474735088646412E-13>>
-}
-
-// -----
-
-!t = !quant.uniform<i8:f32, 0.5:0>
-
 // A composite whose body is not elementwise on scalars (a constant that
 // varies along two axes, not one value per channel) has no table: it stays
 // float, and the remark names it.
