@@ -393,22 +393,39 @@ def misreads_channels_last(model, node) -> bool:
         torch.clamp, F.hardtanh, F.hardtanh_, F.relu6)
 
 
+def in_format_of(result, operand):
+    """`result` in `operand`'s memory format (the same values)."""
+    import torch
+
+    if operand.dim() == 4 and not operand.is_contiguous() and \
+            operand.is_contiguous(memory_format=torch.channels_last):
+        return result.contiguous(memory_format=torch.channels_last)
+    return result
+
+
 def contiguous_inputs(model) -> None:
     """Makes the inputs of the ops of PyTorch's converted `model` that
     misread channels-last tensors (`misreads_channels_last`) contiguous (the
-    same values). Only those: making the input of, say, an uneven adaptive
-    average pool contiguous changes PyTorch's result by a step (another
-    kernel), which qfx, following the real model, would then differ from."""
+    same values), and their results the format the input had, as the op
+    would have written them. Only those: the input of, say, an uneven
+    adaptive average pool in the other format changes PyTorch's result by a
+    step (another kernel), which qfx, following the real model, would then
+    differ from."""
     graph = model.graph
     for node in list(graph.nodes):
         if not misreads_channels_last(model, node):
             continue
+        first = node.all_input_nodes[0] if node.all_input_nodes else None
         for arg in node.all_input_nodes:
             if arg.op == "get_attr":
                 continue
             with graph.inserting_before(node):
                 contiguous = graph.call_method("contiguous", (arg,))
             node.replace_input_with(arg, contiguous)
+        if first is not None and first.op != "get_attr":
+            with graph.inserting_after(node):
+                restored = graph.call_function(in_format_of, (node, first))
+            node.replace_all_uses_with(restored, delete_user_cb=lambda user: user is not restored)
     graph.lint()
     model.recompile()
 
