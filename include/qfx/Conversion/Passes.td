@@ -423,8 +423,8 @@ def QFXReferenceToTosa : Pass<"qfx-lower", "::mlir::func::FuncOp"> {
       does qfx (as `float_kernel`), unless `requantization=integer`.
     - avg_pool2d: PyTorch's kernel for the layout its quantized model holds
       the operand in: window sums of `q - zp` times float32 `1 / count`,
-      rounded half to even, plus the zero point (channels-last), or, with `qfx.torch_kernel`
-      (a contiguous operand), its float32 `avg_pool2d` /
+      rounded half to even, plus the zero point (channels-last), or, with
+      `qfx.torch_kernel` (a contiguous operand), its float32 `avg_pool2d` /
       `adaptive_avg_pool2d` arithmetic; on the qnnpack engine, a quint8
       pool with `qfx.qnnpack_pool` as qnnpack's kernel (window sums of
       `q - zp`, padding counted, times float32 `scale / (scale * kh * kw)`,

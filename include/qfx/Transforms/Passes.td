@@ -325,15 +325,16 @@ def QFXImportStatistics
       `F.interpolate`: PyTorch observes its input and output only, with one
       shared observer).
 
-    An observer with none of these is an error, and so are observers sharing an id
-    (qparams) that would get different statistics: PyTorch's model does not
-    observe the values qfx's does. Except PyTorch's observer after ops whose
-    kernels keep their input's qparams (copy and shape ops, cat:
+    An observer with none of these is an error, and so are observers sharing
+    an id (qparams) that would get different statistics: PyTorch's model
+    does not observe the values qfx's does. Except PyTorch's observer after
+    ops whose kernels keep their input's qparams (copy and shape ops, cat:
     `takesOutputQParams`) back to an observer of the same id: PyTorch's
     converted model runs them on the quantized input and never uses it (its
     prepare can leave it apart from the input's, when a later `cat` shares
-    the input's observer with another value); it takes the id's statistics. A PyTorch observer with statistics that
-    no `qfx.observe` took gets a remark. The pass then removes every
+    the input's observer with another value); it takes the id's statistics.
+    A PyTorch observer with statistics that no `qfx.observe` took gets a
+    remark. The pass then removes every
     `qfx.torch_observer`.
 
     ```mlir
