@@ -15,9 +15,9 @@ and, for static models, by qfx with its own calibration. A finding is:
 - float: qfx left more ops in float than PyTorch;
 - numerics: with PyTorch's statistics, an output further from PyTorch's
   than the bound (static: one step of PyTorch's output scale where the
-  model has an op documented to differ by a step, or a convolution or
-  Linear PyTorch runs in float, else none; dynamic: 1e-4 of the largest
-  output).
+  model has an op documented to differ by a step, or a convolution,
+  Linear or batch norm PyTorch runs in float, else none; dynamic: 1e-4 of
+  the largest output).
 
 A finding is shrunk (ops removed while the same kind of finding remains)
 and written out as a reproducer: the model's source and spec as JSON.
@@ -439,15 +439,17 @@ def torch_float_ops(quantized) -> int:
                and any(dequantized(a) for a in node.all_input_nodes))
 
 
-def has_float_contraction(quantized) -> bool:
-    """Whether PyTorch's converted model runs a convolution or Linear in
-    float (configured None): qfx's float kernels sum in another order than
-    PyTorch's (docs/accuracy.md), so a value quantized after one can be a
-    step off at a rounding boundary."""
+def has_float_arithmetic(quantized) -> bool:
+    """Whether PyTorch's converted model runs a convolution, Linear or batch
+    norm in float (configured None): qfx's float kernels sum or scale in
+    another order than PyTorch's (docs/accuracy.md), so a value quantized
+    after one can be a step off at a rounding boundary. (Exact classes: a
+    quantized batch norm subclasses _BatchNorm, not BatchNorm2d.)"""
     import torch.nn as nn
 
     return any(isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d,
                               nn.ConvTranspose2d, nn.ConvTranspose3d, nn.Linear))
+               or type(m) in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
                for m in quantized.modules())
 
 
@@ -507,7 +509,7 @@ def run_case(spec) -> dict:
         if scale is not None:
             steps = diff / scale
             one_step = ({op["kind"] for op in spec["ops"]} & ONE_STEP_OPS
-                        or has_float_contraction(theirs_model))
+                        or has_float_arithmetic(theirs_model))
             bound = 1.0 if one_step else 0.0
             result["steps"] = steps
             if steps > bound + 1e-3:
