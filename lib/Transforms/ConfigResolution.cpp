@@ -83,12 +83,15 @@ std::string qfx::describeOp(Operation *op) {
 
 SmallVector<std::string, 2> qfx::getObjectTypes(Operation *op) {
   SmallVector<std::string, 2> types;
-  types.push_back(getPatternName(op).str());
   auto origin =
       op->getAttrOfType<mlir::StringAttr>(QFXDialect::getOriginAttrName());
   if (!origin)
     origin =
         op->getAttrOfType<mlir::StringAttr>(QFXDialect::getPartOfAttrName());
+  // A composite is named after a PyTorch op; with an origin, PyTorch keys
+  // the op by that alone (F.hardswish is no nn.Hardswish to its mapping).
+  if (!origin || !llvm::isa<CompositeOp>(op))
+    types.push_back(getPatternName(op).str());
   if (origin) {
     StringRef type = origin.getValue();
     // PyTorch keys tensor methods by their bare name ("reshape").

@@ -70,9 +70,11 @@ std::string describeOp(Operation *op);
 bool isReLUClamp(Operation *op);
 
 /// The object types `op` is known by, in increasing priority: its pattern
-/// name (getPatternName), then its `qfx.origin` (or `qfx.part_of`) if any. A
-/// tensor method origin ("torch.Tensor.reshape") is given by its bare name
-/// ("reshape"), as PyTorch keys methods in a QConfigMapping.
+/// name (getPatternName; not for a composite with an origin, which PyTorch
+/// knows by the origin alone: F.hardswish is no nn.Hardswish), then its
+/// `qfx.origin` (or `qfx.part_of`) if any. A tensor method origin
+/// ("torch.Tensor.reshape") is given by its bare name ("reshape"), as
+/// PyTorch keys methods in a QConfigMapping.
 SmallVector<std::string, 2> getObjectTypes(Operation *op);
 
 /// True for the ops a QConfig is resolved for: everything but constants
