@@ -416,9 +416,32 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
                                 input->quant.zeroPoint + inShift);
     return dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
   };
+  // PyTorch's qnnpack engine runs a quint8 hardswish as QNNPACK's operator
+  // (pytorch_qnnp_create_hardswish_nc_q8), whose own table computes in
+  // float32 x = s * (i - z), y = x * clamp(x + 3, 0, 6) / 6, then
+  // (1 / s_out) * y + z_out, clamped and rounded half to even.
+  auto composite = llvm::dyn_cast<CompositeOp>(body.ops.front());
+  bool qnnpackHardswish = requantization == Requantization::Qnnpack &&
+                          body.ops.size() == 1 && composite &&
+                          composite.getName() == "torch.nn.Hardswish" &&
+                          input->quant.isUnsigned && out.isUnsigned;
+  auto qnnpackHardswishEntry = [&](int64_t q) {
+    float x = static_cast<float>(input->quant.scale) *
+              static_cast<float>(q - input->quant.zeroPoint);
+    float y = x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    // Two statements: no fused multiply-add.
+    float scaled = (1.0f / static_cast<float>(out.scale)) * y;
+    float shifted = scaled + static_cast<float>(out.zeroPoint + 128);
+    return static_cast<int8_t>(
+        std::lrint(std::min(std::max(shifted, 0.0f), 255.0f)) - 128);
+  };
   SmallVector<int8_t> tables;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
+      if (qnnpackHardswish) {
+        tables.push_back(qnnpackHardswishEntry(q));
+        continue;
+      }
       float x = dequantize(q);
       for (const ElementwiseFunction &f : functions)
         x = f.apply(x, c);
