@@ -135,6 +135,9 @@ struct QFXImportStatisticsPass
       ObserveOp op;
       Attribute stats;
       bool fromTorch;
+      /// PyTorch's converted model does not use its statistics
+      /// (observesKeptQParams).
+      bool unused;
     };
     llvm::SmallVector<Member> members;
     // Observers of a value PyTorch's model records nothing for: they take
@@ -147,12 +150,13 @@ struct QFXImportStatisticsPass
       if (!isCalibratingObserver(spec.kind))
         return mlir::WalkResult::advance();
       bool fromTorch = false;
+      bool unused = observesKeptQParams(op);
       mlir::FailureOr<Attribute> stats =
-          statisticsFor(op, spec, used, fromTorch);
+          statisticsFor(op, spec, unused, used, fromTorch);
       if (mlir::failed(stats))
         return mlir::WalkResult::interrupt();
       if (*stats)
-        members.push_back({op, *stats, fromTorch});
+        members.push_back({op, *stats, fromTorch, unused});
       else
         unrecorded.push_back(op);
       return mlir::WalkResult::advance();
@@ -169,9 +173,9 @@ struct QFXImportStatisticsPass
     // model does not use them (its prepare can leave one apart from the
     // input's, as when a later cat shares the input's observer with another).
     llvm::SmallVector<Member> ordered;
-    for (bool kept : {false, true})
+    for (bool unused : {false, true})
       for (const Member &member : members)
-        if (observesKeptQParams(member.op) == kept)
+        if (member.unused == unused)
           ordered.push_back(member);
     members = std::move(ordered);
     std::map<int64_t, std::pair<Attribute, ObserveOp>> byId;
@@ -185,7 +189,7 @@ struct QFXImportStatisticsPass
           continue;
         bool sharedWithTorch =
             !torchPass && bool(findTorchObserver(it->second.second));
-        if (sharedWithTorch || observesKeptQParams(member.op)) {
+        if (sharedWithTorch || member.unused) {
           member.stats = it->second.first;
           continue;
         }
@@ -223,11 +227,11 @@ struct QFXImportStatisticsPass
 
   /// The statistics of `op`'s observer: PyTorch's for the value
   /// (`fromTorch`), or those of the constant it observes; null if neither
-  /// exists; failure after a diagnostic.
-  mlir::FailureOr<Attribute> statisticsFor(ObserveOp op,
-                                           const ObserverSpec &spec,
-                                           llvm::DenseSet<Attribute> &used,
-                                           bool &fromTorch) {
+  /// exists, or if PyTorch's are `unused` by its converted model and do not
+  /// fit; failure after a diagnostic.
+  mlir::FailureOr<Attribute>
+  statisticsFor(ObserveOp op, const ObserverSpec &spec, bool unused,
+                llvm::DenseSet<Attribute> &used, bool &fromTorch) {
     llvm::Expected<Observer> observer = Observer::create(spec);
     if (!observer) {
       op.emitError() << llvm::toString(observer.takeError());
@@ -236,10 +240,10 @@ struct QFXImportStatisticsPass
     if (DictionaryAttr tag = findTorchObserver(op)) {
       used.insert(tag);
       Attribute stats = tag.get("stats");
-      // One PyTorch's converted model does not use (observesKeptQParams)
-      // may be anything, another value's fixed-qparams observer too: the
-      // observer takes its id's statistics.
-      if (observesKeptQParams(op)) {
+      // One PyTorch's converted model does not use may be anything, another
+      // value's fixed-qparams observer too: the observer takes its id's
+      // statistics.
+      if (unused) {
         if (!stats)
           return Attribute();
         if (llvm::Error error = observer->setState(getObserverState(stats))) {

@@ -4,8 +4,9 @@ PyTorch picks a kernel by its operand's memory format: an average pool of a
 channels-last tensor (a quantized convolution's output) averages `q - zp`
 and adds the zero point after rounding, one of a contiguous (NCHW) tensor
 adds it before rounding (`avg_pool2d`) or averages the stored integers
-(`adaptive_avg_pool2d`, `adaptive_avg_pool3d`), and they differ on ties. qfx holds tensors in its own layouts, so the exporter
-asks this module which format PyTorch's lowered model would have.
+(`adaptive_avg_pool2d`, `adaptive_avg_pool3d`), and they differ on ties.
+qfx holds tensors in its own layouts, so the exporter asks this module
+which format PyTorch's lowered model would have.
 
 The rules are those of PyTorch's quantized CPU kernels: a quantized
 convolution (1-, 2-, 3-D, transposed too) and batch norm write

@@ -13,7 +13,14 @@
 
 namespace qfx::lowering {
 
-Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value);
+/// An int32 splat of the rank of `like`, to broadcast against it.
+Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value) {
+  SmallVector<int64_t> ones(llvm::cast<RankedTensorType>(like).getRank(), 1);
+  auto type = RankedTensorType::get(ones, b.getIntegerType(32));
+  return tosa::ConstOp::create(
+      b, loc, type,
+      mlir::DenseElementsAttr::get(type, static_cast<int32_t>(value)));
+}
 
 Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
                                        const ActQuant &out) {
@@ -288,23 +295,16 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
   return averageAsChannelsLastKernel(b, loc, avg, *input, out);
 }
 
-/// An int32 splat of the rank of `like`, to broadcast against it.
-Value splatLike(OpBuilder &b, Location loc, Type like, int64_t value) {
-  SmallVector<int64_t> ones(llvm::cast<RankedTensorType>(like).getRank(), 1);
-  auto type = RankedTensorType::get(ones, b.getIntegerType(32));
-  return tosa::ConstOp::create(
-      b, loc, type,
-      mlir::DenseElementsAttr::get(type, static_cast<int32_t>(value)));
-}
-
-/// A constant to broadcast against an NHWC tensor like `like`: `values`,
-/// one per position (H * W of them), or a splat where they are all equal.
+/// A constant to broadcast against a tensor like `like`: a splat (of its
+/// rank) where `values` are all equal, else one per position of an NHWC
+/// `like` (H * W of them).
 template <typename T>
 Value perPosition(OpBuilder &b, Location loc, Type like, Type element,
                   ArrayRef<T> values) {
   auto shape = llvm::cast<RankedTensorType>(like).getShape();
   auto type = llvm::all_equal(values)
-                  ? RankedTensorType::get({1, 1, 1, 1}, element)
+                  ? RankedTensorType::get(SmallVector<int64_t>(shape.size(), 1),
+                                          element)
                   : RankedTensorType::get({1, shape[1], shape[2], 1}, element);
   return tosa::ConstOp::create(
       b, loc, type,
@@ -316,24 +316,15 @@ Value perPosition(OpBuilder &b, Location loc, Type like, Type element,
 /// exactly, for int32 sums with sum >= -bound * count (`bound` even, so the
 /// offset below keeps the parity). With s = sum + bound * count >= 0,
 /// num = 2s + count and q = num / (2 count) is s / count rounded half up; on
-/// a tie (q * 2 count == num) an odd q is one too high. `counts` holds one
-/// count, or one per position of an NHWC `sum`.
-Value roundedQuotient(OpBuilder &b, Location loc, Value sum,
-                      ArrayRef<int64_t> counts, int64_t bound) {
-  Type type = sum.getType(), i32 = b.getIntegerType(32);
-  auto constant = [&](auto f) -> Value {
-    if (counts.size() == 1)
-      return splatLike(b, loc, type, f(counts.front()));
-    auto values = llvm::to_vector(llvm::map_range(
-        counts, [&](int64_t count) { return static_cast<int32_t>(f(count)); }));
-    return perPosition(b, loc, type, i32, ArrayRef<int32_t>(values));
-  };
+/// a tie (q * 2 count == num) an odd q is one too high.
+Value roundedQuotient(OpBuilder &b, Location loc, Value sum, int64_t count,
+                      int64_t bound) {
+  Type type = sum.getType();
   auto splat = [&](int64_t v) { return splatLike(b, loc, type, v); };
   Value twice = tosa::AddOp::create(b, loc, type, sum, sum);
-  Value num = tosa::AddOp::create(
-      b, loc, type, twice,
-      constant([&](int64_t count) { return (2 * bound + 1) * count; }));
-  Value divisor = constant([](int64_t count) { return 2 * count; });
+  Value num =
+      tosa::AddOp::create(b, loc, type, twice, splat((2 * bound + 1) * count));
+  Value divisor = splat(2 * count);
   Value q = tosa::IntDivOp::create(b, loc, type, num, divisor);
   Value back = tosa::MulOp::create(b, loc, type, q, divisor, noShift(b, loc));
   Value tie = tosa::EqualOp::create(b, loc, withElement(type, b.getI1Type()),
@@ -344,8 +335,8 @@ Value roundedQuotient(OpBuilder &b, Location loc, Value sum,
       b, loc, type, tosa::SubOp::create(b, loc, type, q, down), splat(bound));
 }
 
-/// The int32 NHWC `sum` in float32 times `multipliers` (one, or one per
-/// position), each product rounded once.
+/// The int32 `sum` in float32 times `multipliers` (one, or one per position
+/// of an NHWC `sum`), each product rounded once.
 static Value timesFloat32(OpBuilder &b, Location loc, Value sum,
                           ArrayRef<float> multipliers) {
   Type f32 = b.getF32Type();
@@ -724,22 +715,15 @@ Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
                                   summed, constShape(b, loc, shape));
   }
   auto sumType = llvm::cast<RankedTensorType>(sum.getType());
-  auto times = [&](Value value, float multiplier) -> Value {
-    auto floatType = sumType.clone(b.getF32Type());
-    return tosa::MulOp::create(b, loc, floatType,
-                               tosa::CastOp::create(b, loc, floatType, value),
-                               channelConstant(b, loc, floatType.getRank(),
-                                               ArrayRef<float>{multiplier}),
-                               noShift(b, loc));
-  };
   int64_t zp = input->quant.zeroPoint;
   auto channelsLast = attributes.getAs<mlir::BoolAttr>("channels_last");
   if (pool.isFamily(CompositeFamily::AvgPool3d) ||
       (channelsLast && channelsLast.getValue())) {
     Value centered = tosa::SubOp::create(
         b, loc, sumType, sum, splatLike(b, loc, sumType, count * zp));
-    return roundToInt8(b, loc, times(centered, channelsLastMultiplier(count)),
-                       zp, {kInt8Min, kInt8Max});
+    return roundToInt8(
+        b, loc, timesFloat32(b, loc, centered, {channelsLastMultiplier(count)}),
+        zp, {kInt8Min, kInt8Max});
   }
   // The stored integers: quint8 is held as q - 128.
   int64_t offset = input->quant.isUnsigned ? 128 : 0;
@@ -749,7 +733,7 @@ Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
   if (offset != 0)
     sum = tosa::AddOp::create(b, loc, sumType, sum,
                               splatLike(b, loc, sumType, offset * count));
-  return roundToInt8(b, loc, times(sum, multiplier), -offset,
+  return roundToInt8(b, loc, timesFloat32(b, loc, sum, {multiplier}), -offset,
                      {kInt8Min, kInt8Max});
 }
 
@@ -800,7 +784,13 @@ Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
       b, body, [&](const Act &act) { return dequantizeAsTensor(b, loc, act); });
   if (!result)
     return result.takeError();
-  return quantizeAsTensor(b, loc, *result, out);
+  auto type = llvm::cast<RankedTensorType>(result->getType());
+  Value scaled = tosa::MulOp::create(
+      b, loc, type, *result,
+      channelConstant(b, loc, type.getRank(),
+                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
+      noShift(b, loc));
+  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
 }
 
 /// PyTorch's upsampling kernels, which keep the input's qparams: the

@@ -294,12 +294,6 @@ Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act);
 /// rounded once (see Values.cpp).
 Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act);
 
-/// PyTorch's quantize_per_tensor of a float32 `value` to `out`: times
-/// float32 1 / scale, rounded half to even, plus the zero point, saturated
-/// (its fbgemm quantizer, LEGACY off).
-Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
-                       const ActQuant &out);
-
 /// Looks up each element of the int8 `input` of channel c (along `axis`) in
 /// the c-th 256-entry table of `tables` (see Tables.cpp).
 Value lookUpPerChannel(OpBuilder &b, Location loc, Value input, int64_t axis,

@@ -42,12 +42,11 @@ Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
   Lowered<Act> moved = getAct(body.ops.front()->getResult(0));
   if (!moved)
     return moved.takeError();
-  Location loc = body.root->getLoc();
   if (moved->quant.sameAs(out) || requantization == Requantization::Integer)
-    return requantize(b, loc, *moved, out);
+    return requantize(b, body.root->getLoc(), *moved, out);
   // Into other qparams PyTorch ran the op in float between a dequantize and
   // the next observer's quantize: that float arithmetic, not a rescale.
-  return quantizeAsTensor(b, loc, dequantizeAsTensor(b, loc, *moved), out);
+  return lowerInFloat(b, body, out);
 }
 
 //===----------------------------------------------------------------------===//

@@ -509,17 +509,6 @@ Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act) {
       noShift(b, loc));
 }
 
-Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
-                       const ActQuant &out) {
-  auto type = llvm::cast<RankedTensorType>(value.getType());
-  Value scaled = tosa::MulOp::create(
-      b, loc, type, value,
-      channelConstant(b, loc, type.getRank(),
-                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
-      noShift(b, loc));
-  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
-}
-
 /// PyTorch's vectorized dequantization (its AVX2 / AVX-512 kernels):
 /// fma(s, q, s * -z) in float32, q and z the stored type's. Computed
 /// exactly with single-rounding float32 ops, no fused multiply-add: with
