@@ -145,21 +145,27 @@ struct PerChannelAffine {
 };
 
 /// Reads the longest chain of tosa.add / tosa.sub / tosa.mul (shift 0) by
-/// per-channel values computed from constants, and of batch norm composites
-/// whose body is such a chain, that follows `output`, each op the only user
-/// of the previous result and taking it as operand 0.
+/// per-channel values computed from constants, and of one batch norm
+/// composite whose body is such a chain, that follows `output`, each op the
+/// only user of the previous result and taking it as operand 0. PyTorch's
+/// fuser folds one batch norm into a conv: a second one stays, and its
+/// prepare matches the folded conv and that batch norm as its conv + batch
+/// norm pattern.
 PerChannelAffine readAffineChain(Value output, int64_t rank, int64_t channels) {
   PerChannelAffine affine{std::vector<float>(channels, 1.0f),
                           std::vector<float>(channels, 0.0f),
                           {}};
   Value current = output;
+  bool batchNormRead = false;
   while (current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
     if (user->getNumOperands() == 0 || user->getOperand(0) != current)
       break;
     if (auto batchNorm = llvm::dyn_cast<CompositeOp>(user)) {
-      if (!batchNorm.isBatchNorm() || batchNorm->getNumResults() != 1)
+      if (batchNormRead || !batchNorm.isBatchNorm() ||
+          batchNorm->getNumResults() != 1)
         break;
+      batchNormRead = true;
       Block &body = batchNorm.getBody().front();
       PerChannelAffine inner =
           readAffineChain(body.getArgument(0), rank, channels);

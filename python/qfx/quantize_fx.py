@@ -256,9 +256,13 @@ def _option(directory: pathlib.Path, option: str) -> str:
 
 
 def _prepare_passes(directory: pathlib.Path, qconfig_option: str, backend_option: str,
-                    engine: Optional[str] = None) -> str:
+                    engine: Optional[str] = None, torch_prepared: bool = False) -> str:
+    """qfx-fuse and qfx-prepare. A model PyTorch prepared is fused already: a
+    batch norm left after a conv is PyTorch's conv + batch norm pattern, not
+    one to fold (fold-batch-norm=false)."""
     backend = _option(directory, backend_option)
-    return (f"qfx-fuse{{backend={backend}}},"
+    fold = " fold-batch-norm=false" if torch_prepared else ""
+    return (f"qfx-fuse{{backend={backend}{fold}}},"
             f"qfx-prepare{{qconfig-mapping={_option(directory, qconfig_option)} "
             f"backend={backend}" + (f" engine={engine}" if engine else "") + "}")
 
@@ -796,7 +800,7 @@ def _export_and_prepare(source: _Source, model: "_Model", inputs: tuple, shapes:
         with _step("fusing and preparing (qfx-fuse, qfx-prepare)"):
             _pipeline(directory, float_mlir, "observed.mlir",
                       _prepare_passes(directory, source.qconfig_option, source.backend_option,
-                                      source.engine))
+                                      source.engine, source.torch_statistics))
     except BaseException:
         _stagefiles.flush(raise_errors=False)
         shutil.rmtree(directory, ignore_errors=True)
@@ -2090,7 +2094,8 @@ def _convert_torch_prepared(model_class: type, what: str, model: Any, example_in
     engine = _torch_engine() if backend_config is None else None
     with _step("fusing, preparing and importing PyTorch's statistics"):
         _pipeline(directory, float_mlir, "calibrated.mlir",
-                  _prepare_passes(directory, qconfig_option, backend_option, engine)
+                  _prepare_passes(directory, qconfig_option, backend_option, engine,
+                                  torch_prepared=True)
                   + ",qfx-import-statistics")
     convert = _convert_options(qconfig_mapping, qconfig_option, backend_option, directory,
                                what, fake_quantizers=True)

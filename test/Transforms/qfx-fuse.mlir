@@ -320,6 +320,48 @@ func.func @transpose_conv_bn_relu(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32
 
 // -----
 
+// PyTorch's fuser folds one batch norm into a conv; a second one is its
+// prepare's conv + batch norm pattern: the folded conv and that batch norm
+// in one conv2d_bn region (the first batch norm's w', b' as in
+// @conv_bn_composite_relu). Without folding, the conv and the first batch
+// norm are that pattern and the second stays alone.
+// CHECK-LABEL: func.func @conv_bn_bn
+// CHECK-DAG: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}2.000000e+00, 4.000000e+00]]], {{\[\[\[}}3.000000e+01, 4.000000e+01]]]]> : tensor<2x1x1x2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<[2.000000e+00, -1.000000e+01]> : tensor<2xf32>}>
+// CHECK: %[[F:.*]] = qfx.fused "conv2d_bn"(%arg0, %[[W]], %[[B]])
+// CHECK: tosa.conv2d
+// CHECK: qfx.composite "torch.nn.BatchNorm2d"
+// CHECK: return %[[F]]
+// NOFOLD-LABEL: func.func @conv_bn_bn
+// NOFOLD: %[[F:.*]] = qfx.fused "conv2d_bn"
+// NOFOLD: %[[BN:.*]] = qfx.composite "torch.nn.BatchNorm2d"(%[[F]])
+// NOFOLD: return %[[BN]]
+func.func @conv_bn_bn(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.5, -1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, qfx.origin = "torch.nn.Conv2d"} : (tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+  %bn = qfx.composite "torch.nn.BatchNorm2d" (%c) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}, qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  ^bb0(%a: tensor<1x3x3x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[2.0, 10.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+    %t = "tosa.const"() <{values = dense<[[[[1.0, 0.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %y = tosa.add %m, %t : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x3x3x2xf32>
+    qfx.yield %y : tensor<1x3x3x2xf32>
+  }
+  %bn2 = qfx.composite "torch.nn.BatchNorm2d" (%bn) attributes {composite_attributes = {axis = 3 : i64, eps = 0.0 : f32, running_mean = dense<0.0> : tensor<2xf32>, running_var = dense<1.0> : tensor<2xf32>}, qfx.origin = "torch.nn.BatchNorm2d"} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  ^bb0(%a: tensor<1x3x3x2xf32>):
+    %s = "tosa.const"() <{values = dense<[[[[3.0, 3.0]]]]> : tensor<1x1x1x2xf32>}> : () -> tensor<1x1x1x2xf32>
+    %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %m = tosa.mul %a, %s, %sh : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi8>) -> tensor<1x3x3x2xf32>
+    qfx.yield %m : tensor<1x3x3x2xf32>
+  }
+  return %bn2 : tensor<1x3x3x2xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @transpose_conv_bn
 // CHECK: tosa.transpose_conv2d
 // CHECK-NOT: qfx.composite

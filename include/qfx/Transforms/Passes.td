@@ -246,10 +246,14 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
     BatchNorm: a chain of `tosa.mul`, `tosa.add` and `tosa.sub` by values
     that vary only along the output channel and are computed from constants
     (also through `tosa.rsqrt` and `tosa.reciprocal`: the `(x - mean) *
-    rsqrt(var + eps) * gamma + beta` form), and batch norm composites
+    rsqrt(var + eps) * gamma + beta` form), and one batch norm composite
     (`qfx.composite "torch.nn.BatchNorm1d"`, `2d`, `3d`) whose body is such
     a chain, each intermediate result used once, and at least one
-    multiplication by a per-channel tensor. The chain may start after a
+    multiplication by a per-channel tensor. As PyTorch's fuser, one batch
+    norm folds: a second one after it stays, and with the conv forms the
+    backend's conv + batch norm pattern (`conv2d_bn`, `depthwise_conv2d_bn`,
+    `conv3d_bn`, `transpose_conv2d_bn`: PyTorch's prepare matches it, its
+    convert leaves it float). The chain may start after a
     reshape that keeps the channels last (a Linear on a rank-2 input, a
     Conv1d). A batch norm that folds nowhere stays a composite, and so does
     a 2-d batch norm between a `tosa.transpose_conv2d` and a ReLU: PyTorch
@@ -289,7 +293,8 @@ def QFXFuse : Pass<"qfx-fuse", "::mlir::ModuleOp"> {
            "qnnpack, onednn, tosa)">,
     Option<"foldBatchNorm", "fold-batch-norm", "bool", /*default=*/"true",
            "Fold per-channel affine constants after conv2d, "
-           "depthwise_conv2d and matmul into their weights and bias">
+           "depthwise_conv2d and matmul into their weights and bias (off "
+           "for a model PyTorch's prepare_fx fused already)">
   ];
   let dependentDialects = ["::mlir::tosa::TosaDialect", "::qfx::QFXDialect"];
 }

@@ -813,9 +813,22 @@ Lowered<Value> Lowering::lowerCenteredInFloat(OpBuilder &b, PatternBody &body,
   return roundToInt8(b, loc, *result, out.zeroPoint, {kInt8Min, kInt8Max});
 }
 
+/// True for a constant, or a constant stored quantized and dequantized (a
+/// weight as the reference model holds it).
+static bool isConstantWeight(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto dcast = llvm::dyn_cast_or_null<quant::DequantizeCastOp>(def)) {
+    def = dcast.getInput().getDefiningOp();
+    while (auto scast = llvm::dyn_cast_or_null<quant::StorageCastOp>(def))
+      def = scast.getInput().getDefiningOp();
+  }
+  return def && def->hasTrait<mlir::OpTrait::ConstantLike>();
+}
+
 /// The pattern's float ops cloned onto `toFloat` of each int8 input (the
-/// constants of a fused body cloned with them); the float result. `check`
-/// may refuse an input before anything is built.
+/// constants of a fused body cloned with them; its weights used as the
+/// reference model has them, dequantized); the float result. `check` may
+/// refuse an input before anything is built.
 Lowered<Value>
 Lowering::cloneInFloat(OpBuilder &b, PatternBody &body,
                        const std::function<Value(const Act &)> &toFloat,
@@ -823,6 +836,7 @@ Lowering::cloneInFloat(OpBuilder &b, PatternBody &body,
   llvm::SmallPtrSet<Operation *, 4> inPattern(body.ops.begin(), body.ops.end());
   llvm::SmallVector<std::pair<Value, Act>> inputs;
   llvm::SmallVector<Operation *> constants;
+  mlir::IRMapping weights;
   for (Operation *op : body.ops)
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
@@ -838,6 +852,10 @@ Lowering::cloneInFloat(OpBuilder &b, PatternBody &body,
       if (llvm::any_of(inputs,
                        [&](auto &input) { return input.first == operand; }))
         continue;
+      if (isConstantWeight(body.external(operand))) {
+        weights.map(operand, body.external(operand));
+        continue;
+      }
       Lowered<Act> input = getAct(body.external(operand));
       if (!input)
         return input.takeError();
@@ -846,7 +864,7 @@ Lowering::cloneInFloat(OpBuilder &b, PatternBody &body,
           return std::move(e);
       inputs.push_back({operand, *input});
     }
-  mlir::IRMapping floats;
+  mlir::IRMapping floats = weights;
   for (Operation *constant : constants)
     floats.map(constant->getResult(0), b.clone(*constant)->getResult(0));
   for (auto &[operand, act] : inputs)
