@@ -198,12 +198,13 @@ Lowered<Value> Lowering::lowerConvOrMatmul(OpBuilder &b, PatternBody &body,
   }
   for (int64_t c = 0; bias && mode != Requantization::OneDnn && c < channels;
        ++c) {
-    // qnnpack quantizes the bias with the float32 scale s_in * s_w.
+    // qnnpack quantizes the bias as quantize_per_tensor to qint32 does:
+    // times the float32 reciprocal of the float32 scale s_in * s_w.
     double q =
         mode == Requantization::Qnnpack
             ? std::nearbyint(
-                  static_cast<float>(biasOf(c)) /
-                  static_cast<float>(input->quant.scale * scaleOf(c)))
+                  static_cast<float>(biasOf(c)) *
+                  (1.0f / static_cast<float>(input->quant.scale * scaleOf(c))))
             : std::nearbyint(biasOf(c) / (input->quant.scale * scaleOf(c)) *
                              (1 << fractionBits));
     if (!(std::abs(q) <= std::numeric_limits<int32_t>::max()))

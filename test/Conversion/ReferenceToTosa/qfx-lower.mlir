@@ -829,3 +829,27 @@ func.func @kernel_qparams_through_layout_change(%arg0: tensor<1x2x2x4x!t>) -> te
   %d = quant.dcast %q : tensor<1x16x!o> to tensor<1x16xf32>
   return %d : tensor<1x16xf32>
 }
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.5:130>
+!out = !quant.uniform<u8:f32, 1.0:10>
+!w = !quant.uniform<i8:f32, 0.1>
+
+// qnnpack quantizes the bias as quantize_per_tensor to qint32 does: 0.775
+// times the float32 reciprocal of s_in * s_w = 0.05 is 15.5, rounded half
+// to even 16 (0.775 / 0.05 in float32 is 15.499999: 15).
+// QNN-LABEL: func.func @qnnpack_bias_rounding
+// QNN: "tosa.const"() <{values = dense<16> : tensor<1xi32>}>
+// QNN: tosa.conv2d
+func.func @qnnpack_bias_rounding(%arg0: tensor<1x2x2x1x!in>) -> tensor<1x2x2x1x!out> {
+  %x = quant.dcast %arg0 : tensor<1x2x2x1x!in> to tensor<1x2x2x1xf32>
+  %wi = "tosa.const"() <{values = dense<3> : tensor<1x1x1x1xi8>}> : () -> tensor<1x1x1x1xi8>
+  %ws = quant.scast %wi : tensor<1x1x1x1xi8> to tensor<1x1x1x1x!w>
+  %w = quant.dcast %ws : tensor<1x1x1x1x!w> to tensor<1x1x1x1xf32>
+  %b = "tosa.const"() <{values = dense<0.775> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x1xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x1xf32>
+  %q = quant.qcast %c : tensor<1x2x2x1xf32> to tensor<1x2x2x1x!out>
+  return %q : tensor<1x2x2x1x!out>
+}
