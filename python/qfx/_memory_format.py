@@ -21,8 +21,10 @@ for convolutions, batch norm, Linear, layer norm, ELU, cat, views and
 elementwise ops (`test_memory_format.py` checks the layout PyTorch's
 converted model hands its pools); the other contiguous outputs are what
 their kernels allocate, unmeasured here. A convolution or batch norm left in
-float keeps its operand's format instead, which this module does not know
-(it runs before QConfigs are resolved): it assumes them quantized.
+float keeps its operand's format instead. A model PyTorch prepared names
+the nodes it quantizes (`_observed_node_names`, what its convert swaps for
+quantized modules); in a float model (qfx.prepare_fx: this module runs
+before QConfigs are resolved) they are assumed quantized.
 """
 
 from __future__ import annotations
@@ -173,9 +175,12 @@ class QuantizedStrides:
     """Per FX node of a traced model, the strides of the tensor (or tuple of
     tensors) PyTorch's quantized model computes there."""
 
-    def __init__(self, gm, modules: dict, recorded: dict):
+    def __init__(self, gm, modules: dict, recorded: dict, observed: Optional[set] = None):
+        """`observed`: the node names PyTorch's prepared model observes
+        (None for a float model)."""
         self.modules = modules
         self.recorded = recorded
+        self.observed = observed
         self.strides: dict = {}
         for node in gm.graph.nodes:
             self.strides[node] = self._compute(node)
@@ -247,11 +252,17 @@ class QuantizedStrides:
             return channels_last_strides(shape)
         return contiguous_strides(shape)
 
+    def _quantized_layout(self, node) -> str:
+        """A convolution's or batch norm's: channels-last where PyTorch
+        quantizes it, its operand's format where it runs in float."""
+        return ("same" if self.observed is not None and node.name not in self.observed
+                else "channels_last")
+
     def _kind(self, node) -> str:
         if node.op == "call_module":
             m = _first_module(self.modules.get(node.target))
             if isinstance(m, _CHANNELS_LAST_MODULES):
-                return "channels_last"
+                return self._quantized_layout(node)
             if isinstance(m, _CONTIGUOUS_MODULES):
                 return "contiguous"
             if isinstance(m, _VIEW_MODULES):
@@ -262,7 +273,7 @@ class QuantizedStrides:
         if node.op == "call_function":
             target = node.target
             if target in _CHANNELS_LAST_FUNCTIONS:
-                return "channels_last"
+                return self._quantized_layout(node)
             if target in _CONTIGUOUS_FUNCTIONS:
                 return "contiguous"
             if target in _VIEWS:

@@ -233,7 +233,8 @@ class _Exporter:
         # output) has several names.
         self.modules = dict(root.named_modules(remove_duplicate=False))
         self.w = TosaWriter()
-        self.torch_strides = QuantizedStrides(gm, self.modules, recorded)
+        self.torch_strides = QuantizedStrides(gm, self.modules, recorded,
+                                              getattr(root, "_observed_node_names", None))
         self.env: dict = {}
         self.converted: dict = {}
         self.args: list = []

@@ -94,6 +94,14 @@ CASES = [
     ("large_windows_of_input", lambda s, x: x, nn.AvgPool2d((4, 7), 3), {}, (2, 16, 12, 13)),
     ("adaptive_uneven_after_conv", lambda s, x: s.c(x), nn.AdaptiveAvgPool2d(2),
      {"c": conv(16)}, (2, 16, 11, 9)),
+    # A module named "f" is configured None: a float convolution or batch
+    # norm keeps its operand's format (difffuzz 136124, 139292).
+    ("float_conv_of_input", lambda s, x: s.f(x), nn.AvgPool2d(2, 1), {"f": conv()},
+     (2, 4, 6, 6)),
+    ("float_conv_after_conv", lambda s, x: s.f(s.c(x)), nn.AvgPool2d(2, 1),
+     {"c": conv(), "f": conv()}, (2, 4, 6, 6)),
+    ("float_batch_norm_of_input", lambda s, x: s.f(x), nn.AdaptiveAvgPool2d(1),
+     {"f": nn.BatchNorm2d(4).eval()}, (2, 4, 8, 9)),
 ]
 
 # 3-D pools (composites: no tosa.avg_pool2d to mark), windows of 30.
@@ -121,7 +129,8 @@ def build(case):
 def torch_quantized(model, samples, mapping="x86"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping(mapping),
+        prepared = prepare_fx(copy.deepcopy(model),
+                              get_default_qconfig_mapping(mapping).set_module_name("f", None),
                               (samples[0],))
         for x in samples:
             prepared(x)
