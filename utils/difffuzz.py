@@ -467,8 +467,7 @@ def rounding_noise(model, tests) -> float:
 def float_modules(quantized) -> int:
     """The PyTorch ops qfx's `quantized` model runs in float: its float ops
     by location, the module or FX node they come from (one PyTorch op can be
-    several TOSA ops: an adaptive pool of uneven windows, one pool per
-    window, joined by concats)."""
+    several TOSA ops: a nearest interpolate's reshapes and tiles)."""
     return len({op.location for op in quantized.float_ops})
 
 

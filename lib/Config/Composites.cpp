@@ -107,6 +107,10 @@ constexpr StringLiteral kAvgPool3dOps[] = {"torch.nn.AvgPool3d",
                                            "torch.nn.functional.avg_pool3d"};
 constexpr StringLiteral kAdaptiveAvgPool3dOps[] = {
     "torch.nn.AdaptiveAvgPool3d", "torch.nn.functional.adaptive_avg_pool3d"};
+constexpr StringLiteral kAdaptiveAvgPool2dOps[] = {
+    "torch.nn.AdaptiveAvgPool1d", "torch.nn.AdaptiveAvgPool2d",
+    "torch.nn.functional.adaptive_avg_pool1d",
+    "torch.nn.functional.adaptive_avg_pool2d"};
 constexpr StringLiteral kConvTranspose3dOps[] = {"torch.nn.ConvTranspose3d"};
 
 /// An entry of `family` lowered by `lowering`.
@@ -240,6 +244,13 @@ std::vector<CompositeInfo> makeComposites() {
     pool.attributes = kPool3dAttrs;
     pool.takesOutputQParams = false;
   }
+
+  // An adaptive 2-D pool whose windows differ in size (a 1-D one on
+  // [N, 1, L, C]): one op, as PyTorch's, that keeps its input's qparams.
+  CompositeInfo &unevenPool =
+      add(row("torch.nn.AdaptiveAvgPool2d", F::AdaptiveAvgPool2d, L::Pool,
+              OpGroup::ShareQParams, kAdaptiveAvgPool2dOps));
+  unevenPool.takesOutputQParams = false;
 
   // A 3-D transposed conv: a conv3d over the zero-spread input with the
   // kernel reversed, lowered as that conv3d; its weight is PyTorch's

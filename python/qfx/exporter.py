@@ -1973,24 +1973,27 @@ class _Exporter:
                                origin, torch_kernel, kernel != (1, 1))
             return
         # PyTorch's windows, [floor(i * size / o), ceil((i + 1) * size / o)),
-        # differ in size where o does not divide size: one average pool per
-        # output position over its window's slice, concatenated. (The
-        # concats are the pool's parts: the backend's concat pattern
-        # quantizes them, with the pool's QConfig.)
+        # differ in size where o does not divide size: one op, a composite
+        # whose body pools each output position's window (a slice) and
+        # concatenates them.
         def windows(size, o):
             return [((i * size) // o, -(-((i + 1) * size) // o)) for i in range(o)]
-        rows = []
-        for h0, h1 in windows(h, out[2]):
-            cells = []
-            for w0, w1 in windows(wd, out[3]):
-                window = self.w.slice(src, (0, h0, w0, 0), (n, h1 - h0, w1 - w0, c), loc, None)
-                kernel = (h1 - h0, w1 - w0)
-                cells.append(self.avg_pool_op(node, window, kernel, kernel, (0, 0, 0, 0), (1, 1),
-                                              loc, origin, torch_kernel))
-            rows.append(cells[0] if len(cells) == 1
-                        else self.part_of(self.w.concat(cells, 2, loc, None), origin))
-        y = (rows[0] if len(rows) == 1
-             else self.part_of(self.w.concat(rows, 1, loc, None), origin))
+
+        def build(arg):
+            rows = []
+            for h0, h1 in windows(h, out[2]):
+                cells = []
+                for w0, w1 in windows(wd, out[3]):
+                    window = self.w.slice(arg, (0, h0, w0, 0), (n, h1 - h0, w1 - w0, c), loc,
+                                          None)
+                    kernel = (h1 - h0, w1 - w0)
+                    cells.append(self.avg_pool_op(node, window, kernel, kernel, (0, 0, 0, 0),
+                                                  (1, 1), loc, None, torch_kernel))
+                rows.append(cells[0] if len(cells) == 1 else self.w.concat(cells, 2, loc, None))
+            return rows[0] if len(rows) == 1 else self.w.concat(rows, 1, loc, None)
+
+        y = self.w.composite("torch.nn.AdaptiveAvgPool2d", src, loc, origin, build,
+                             hint=node.name)
         self.set_pooled(node, y, loc)
 
     # ----- shape ops ------------------------------------------------------

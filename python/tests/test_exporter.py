@@ -169,12 +169,6 @@ MODULE_CASES = [
      "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
     ("adaptive_avgpool2d_divisible", lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 4, 6),
      "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
-    # Windows of different sizes (5 -> 2: rows [0, 3) and [2, 5); 7 -> 3:
-    # [0, 3), [2, 5), [4, 7)): one pool per output position.
-    ("adaptive_avgpool2d_overlapping", lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 5, 7),
-     "torch.nn.AdaptiveAvgPool2d", "tosa.avg_pool2d"),
-    ("adaptive_avgpool1d_overlapping", lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 7),
-     "torch.nn.AdaptiveAvgPool1d", "tosa.avg_pool2d"),
     ("maxpool1d", lambda: nn.MaxPool1d(3, 2, padding=1, ceil_mode=True), (2, 3, 12),
      "torch.nn.MaxPool1d", "tosa.max_pool2d"),
     ("avgpool1d", lambda: nn.AvgPool1d(3, 2, padding=1), (2, 3, 11), "torch.nn.AvgPool1d",
@@ -287,6 +281,28 @@ def test_activations_export_as_composites(case, tmp_path):
     inlined = qfx.quant_opt(text, "--qfx-inline-composites")
     assert not re.findall(r"qfx\.(?!origin|module_name|node_name)", inlined)
     validate(inlined)
+    assert_matches_torch(model, x, text, tmp_path)
+
+
+@pytest.mark.parametrize("module, shape, origin, windows", [
+    # Windows of different sizes (5 -> 2: rows [0, 3) and [2, 5); 7 -> 3:
+    # [0, 3), [2, 5), [4, 7)).
+    (lambda: nn.AdaptiveAvgPool2d((2, 3)), (2, 3, 5, 7), "torch.nn.AdaptiveAvgPool2d", 6),
+    (lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 7), "torch.nn.AdaptiveAvgPool1d", 3),
+], ids=["2d", "1d"])
+def test_uneven_adaptive_pool_is_one_composite(module, shape, origin, windows, tmp_path):
+    # One op, as PyTorch's: a composite whose body averages each output
+    # position's window (a slice) and concatenates them.
+    torch.manual_seed(0)
+    model = Wrap(module()).eval()
+    x = torch.randn(*shape)
+    text = export_tosa(model, (x,))
+    validate(text)
+    composites = re.findall(r'qfx\.composite "([^"]*)" \(%\w+\) attributes \{(.*)\} :', text)
+    assert [name for name, _ in composites] == ["torch.nn.AdaptiveAvgPool2d"], composites
+    assert f'qfx.origin = "{origin}"' in composites[0][1]
+    assert text.count("tosa.avg_pool2d") == windows
+    validate(qfx.quant_opt(text, "--qfx-inline-composites"))
     assert_matches_torch(model, x, text, tmp_path)
 
 

@@ -39,6 +39,9 @@ enum class CompositeFamily : uint8_t {
   Mean,
   AvgPool3d,
   AdaptiveAvgPool3d,
+  /// An adaptive 2-D average pool of windows of different sizes: a body of
+  /// slices, one tosa.avg_pool2d per window, and concats.
+  AdaptiveAvgPool2d,
   Embedding,
   EmbeddingBag,
   /// LSTM, GRU and the cells: a body whose matmuls a dynamic qconfig

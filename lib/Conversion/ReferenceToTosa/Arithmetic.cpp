@@ -265,8 +265,10 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
                                    const ActQuant &out) {
   Operation *main = body.ops.front();
   Location loc = body.root->getLoc();
-  if (llvm::isa<CompositeOp>(main))
-    return lowerPool3d(b, body, out);
+  if (auto composite = llvm::dyn_cast<CompositeOp>(main))
+    return composite.isFamily(CompositeFamily::AdaptiveAvgPool2d)
+               ? lowerUnevenPool(b, body, out)
+               : lowerPool3d(b, body, out);
   if (body.ops.size() != 1)
     return unsupported("a fused pool is not supported");
   Lowered<Act> input = getAct(body.external(main->getOperand(0)));
@@ -279,20 +281,68 @@ Lowered<Value> Lowering::lowerPool(OpBuilder &b, PatternBody &body,
                                   pool.getStride(), pool.getPad());
     return requantize(b, loc, Act{pooled, input->quant}, out);
   }
-  auto avg = llvm::cast<tosa::AvgPool2dOp>(main);
-  // qnnpack's kernel where the qnnpack engine takes the pool (quint8), else
-  // PyTorch's kernel for the operand's layout.
+  return average(b, loc, llvm::cast<tosa::AvgPool2dOp>(main), *input, out);
+}
+
+/// The average pool `avg` of `input`'s integers: qnnpack's kernel where the
+/// qnnpack engine takes the pool (quint8), else PyTorch's kernel for the
+/// operand's layout.
+Lowered<Value> Lowering::average(OpBuilder &b, Location loc,
+                                 tosa::AvgPool2dOp avg, const Act &input,
+                                 const ActQuant &out) {
   auto module = avg->getParentOfType<mlir::ModuleOp>();
   if (avg->hasAttr(QFXDialect::getQnnpackPoolAttrName()) &&
-      input->quant.isUnsigned && module &&
+      input.quant.isUnsigned && module &&
       QFXDialect::getEngineName(module) == "qnnpack")
-    return averageAsQnnpackKernel(b, loc, avg, *input, out);
+    return averageAsQnnpackKernel(b, loc, avg, input, out);
   if (auto kernel = avg->getAttrOfType<mlir::StringAttr>(
           QFXDialect::getTorchKernelAttrName()))
     return averageAsContiguousKernel(
-        b, loc, avg, *input,
+        b, loc, avg, input,
         kernel.getValue() == "adaptive_avg_pool2d_contiguous", out);
-  return averageAsChannelsLastKernel(b, loc, avg, *input, out);
+  return averageAsChannelsLastKernel(b, loc, avg, input, out);
+}
+
+/// An adaptive pool of uneven windows (`qfx.composite
+/// "torch.nn.AdaptiveAvgPool2d"`): its body on the integers, each window's
+/// slice and the concats as they are, each window's tosa.avg_pool2d as
+/// PyTorch's kernel averages it (`average`). The output keeps the input's
+/// qparams.
+Lowered<Value> Lowering::lowerUnevenPool(OpBuilder &b, PatternBody &body,
+                                         const ActQuant &out) {
+  auto pool = llvm::cast<CompositeOp>(body.ops.front());
+  if (body.ops.size() != 1 || pool.getInputs().size() != 1)
+    return unsupported("a fused adaptive pool is not supported");
+  Lowered<Act> input = getAct(body.external(pool.getInputs().front()));
+  if (!input)
+    return input.takeError();
+  if (!input->quant.sameAs(out))
+    return unsupported(pool.getName().str() +
+                       " keeps its input's qparams; the output has others");
+  Block &block = pool.getBody().front();
+  mlir::IRMapping integers;
+  integers.map(block.getArgument(0), input->value);
+  Type i8 = b.getIntegerType(8);
+  for (Operation &op : block.without_terminator()) {
+    if (auto avg = llvm::dyn_cast<tosa::AvgPool2dOp>(op)) {
+      Lowered<Value> averaged =
+          average(b, op.getLoc(), avg,
+                  Act{integers.lookup(avg.getInput()), input->quant}, out);
+      if (!averaged)
+        return averaged.takeError();
+      integers.map(avg.getResult(), *averaged);
+      continue;
+    }
+    bool constant = op.hasTrait<mlir::OpTrait::ConstantLike>();
+    if (!constant && !llvm::isa<tosa::SliceOp, tosa::ConcatOp>(op))
+      return unsupported("the body of " + pool.getName().str() +
+                         " is not slices, average pools and concats");
+    Operation *copy = b.clone(op, integers);
+    if (!constant)
+      copy->getResult(0).setType(withElement(op.getResult(0).getType(), i8));
+  }
+  return integers.lookup(
+      llvm::cast<YieldOp>(block.getTerminator()).getValues().front());
 }
 
 /// A constant to broadcast against a tensor like `like`: a splat (of its

@@ -215,6 +215,10 @@ public:
                                      const Act &input, float scalar);
   Lowered<Value> lowerPool(OpBuilder &b, PatternBody &body,
                            const ActQuant &out);
+  Lowered<Value> average(OpBuilder &b, Location loc, tosa::AvgPool2dOp avg,
+                         const Act &input, const ActQuant &out);
+  Lowered<Value> lowerUnevenPool(OpBuilder &b, PatternBody &body,
+                                 const ActQuant &out);
   Lowered<Value> averageAsChannelsLastKernel(OpBuilder &b, Location loc,
                                              tosa::AvgPool2dOp avg,
                                              const Act &input,

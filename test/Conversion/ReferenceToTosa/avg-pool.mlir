@@ -167,3 +167,40 @@ func.func @dynamic_height(%arg0: tensor<1x?x5x2x!s>) -> tensor<1x3x3x2xf32> {
   %d = quant.dcast %q : tensor<1x3x3x2x!s> to tensor<1x3x3x2xf32>
   return %d : tensor<1x3x3x2xf32>
 }
+
+// -----
+
+// An adaptive pool of uneven windows (3 rows to 2: rows [0, 2) and [1, 3))
+// is one composite: its body on the integers, each window averaged as
+// PyTorch's kernel for the layout (here channels-last: the sums of q - zp
+// times float32 1/2), the window results concatenated as int8. The output
+// keeps the input's qparams.
+!s = !quant.uniform<i8:f32, 0.05:3>
+// CHECK-LABEL: func.func @uneven_adaptive_pool
+// CHECK-NOT: qfx.composite
+// CHECK: %[[W0:.*]] = tosa.slice %{{.*}} : (tensor<1x3x1x2xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x1x2xi8>
+// CHECK: qfx.contract depthwise_conv2d %[[W0]], {{.*}} input_zp = 3
+// CHECK: %[[W1:.*]] = tosa.slice %{{.*}} -> tensor<1x2x1x2xi8>
+// CHECK: qfx.contract depthwise_conv2d %[[W1]], {{.*}} input_zp = 3
+// CHECK: %[[C:.*]] = tosa.concat {{.*}} {axis = 1 : i32{{.*}}} : (tensor<1x1x1x2xi8>, tensor<1x1x1x2xi8>) -> tensor<1x2x1x2xi8>
+// CHECK: quant.scast %[[C]] : tensor<1x2x1x2xi8> to tensor<1x2x1x2x!quant.uniform<i8:f32, 5.000000e-02:3>>
+// REMARK-NOT: remark
+func.func @uneven_adaptive_pool(%arg0: tensor<1x3x1x2x!s>) -> tensor<1x2x1x2xf32> {
+  %x = quant.dcast %arg0 : tensor<1x3x1x2x!s> to tensor<1x3x1x2xf32>
+  %y = qfx.composite "torch.nn.AdaptiveAvgPool2d" (%x) attributes {qfx.origin = "torch.nn.AdaptiveAvgPool2d"} : (tensor<1x3x1x2xf32>) -> tensor<1x2x1x2xf32> {
+  ^bb0(%a: tensor<1x3x1x2xf32>):
+    %size = tosa.const_shape {values = dense<[1, 2, 1, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %s0 = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %w0 = tosa.slice %a, %s0, %size : (tensor<1x3x1x2xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x1x2xf32>
+    %p0 = tosa.avg_pool2d %w0, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 1>} : (tensor<1x2x1x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x2xf32>
+    %s1 = tosa.const_shape {values = dense<[0, 1, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %w1 = tosa.slice %a, %s1, %size : (tensor<1x3x1x2xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x1x2xf32>
+    %p1 = tosa.avg_pool2d %w1, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 1>} : (tensor<1x2x1x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x2xf32>
+    %c = tosa.concat %p0, %p1 {axis = 1 : i32} : (tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x2x1x2xf32>
+    qfx.yield %c : tensor<1x2x1x2xf32>
+  }
+  %q = quant.qcast %y : tensor<1x2x1x2xf32> to tensor<1x2x1x2x!s>
+  %d = quant.dcast %q : tensor<1x2x1x2x!s> to tensor<1x2x1x2xf32>
+  return %d : tensor<1x2x1x2xf32>
+}
