@@ -247,25 +247,6 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
       std::vector<llvm::StringRef> torchOps;
       llvm::StringRef reluName;
     };
-    // A conv followed by a batch norm that qfx-fuse left (PyTorch's fuser
-    // folds one batch norm, its prepare matches the folded conv and a
-    // second one as its conv + batch norm pattern, and its convert leaves
-    // that pattern as its reference model: the conv's quantized weight
-    // dequantized, conv and batch norm in float between the input's
-    // dequantize and the output's quantize).
-    auto convBatchNorm = [&](llvm::StringRef tosaOp, llvm::StringRef torchConv,
-                             llvm::StringRef batchNorm,
-                             llvm::StringRef fusedOp) {
-      return TOSAPatternSpec{{tosaOp, batchNorm},
-                             OpGroup::Conv,
-                             {{torchConv, batchNorm}},
-                             tosaOp,
-                             convWeight,
-                             convBias,
-                             fusedOp,
-                             "sequence",
-                             LoweringKind::FloatKernel};
-    };
     std::vector<llvm::StringRef> conv1dAnd2d = {
         "torch.nn.Conv1d", "torch.nn.functional.conv1d", "torch.nn.Conv2d",
         "torch.nn.functional.conv2d"};
@@ -305,8 +286,13 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
          "",
          "",
          LoweringKind::Contraction});
-    // Conv1d and ConvTranspose1d reach their batch norm through a reshape:
-    // no pattern.
+    // A conv followed by a batch norm that qfx-fuse left (PyTorch's fuser
+    // folds one batch norm, its prepare matches the folded conv and a
+    // second one as its conv + batch norm pattern, and its convert leaves
+    // that pattern as its reference model: the conv's quantized weight
+    // dequantized, conv and batch norm in float between the input's
+    // dequantize and the output's quantize). Conv1d and ConvTranspose1d
+    // reach their batch norm through a reshape: no pattern.
     for (auto [tosaOp, torchConv, batchNorm, fusedOp] :
          {std::tuple{"tosa.conv2d", "torch.nn.Conv2d", "torch.nn.BatchNorm2d",
                      "conv2d_bn"},
@@ -316,7 +302,15 @@ static const std::vector<TOSAPatternSpec> &getTOSAPatternSpecs() {
                      "conv3d_bn"},
           std::tuple{"tosa.transpose_conv2d", "torch.nn.ConvTranspose2d",
                      "torch.nn.BatchNorm2d", "transpose_conv2d_bn"}})
-      result.push_back(convBatchNorm(tosaOp, torchConv, batchNorm, fusedOp));
+      result.push_back({{tosaOp, batchNorm},
+                        OpGroup::Conv,
+                        {{torchConv, batchNorm}},
+                        tosaOp,
+                        convWeight,
+                        convBias,
+                        fusedOp,
+                        "sequence",
+                        LoweringKind::FloatKernel});
 
     // Linear: tosa.matmul on rank-3 tensors, then tosa.add of the bias; a
     // linear without bias is the matmul alone.

@@ -303,6 +303,17 @@ Lowered<Value> Lowering::average(OpBuilder &b, Location loc,
   return averageAsChannelsLastKernel(b, loc, avg, input, out);
 }
 
+/// The integers of a pool composite's operand, whose qparams it keeps:
+/// `out` must be them.
+Lowered<Act> Lowering::getPoolInput(PatternBody &body, CompositeOp pool,
+                                    const ActQuant &out) {
+  Lowered<Act> input = getAct(body.external(pool.getInputs().front()));
+  if (input && !input->quant.sameAs(out))
+    return unsupported(pool.getName().str() +
+                       " keeps its input's qparams; the output has others");
+  return input;
+}
+
 /// An adaptive pool of uneven windows (`qfx.composite
 /// "torch.nn.AdaptiveAvgPool2d"`): its body on the integers, each window's
 /// slice and the concats as they are, each window's tosa.avg_pool2d as
@@ -313,12 +324,9 @@ Lowered<Value> Lowering::lowerUnevenPool(OpBuilder &b, PatternBody &body,
   auto pool = llvm::cast<CompositeOp>(body.ops.front());
   if (body.ops.size() != 1 || pool.getInputs().size() != 1)
     return unsupported("a fused adaptive pool is not supported");
-  Lowered<Act> input = getAct(body.external(pool.getInputs().front()));
+  Lowered<Act> input = getPoolInput(body, pool, out);
   if (!input)
     return input.takeError();
-  if (!input->quant.sameAs(out))
-    return unsupported(pool.getName().str() +
-                       " keeps its input's qparams; the output has others");
   Block &block = pool.getBody().front();
   mlir::IRMapping integers;
   integers.map(block.getArgument(0), input->value);
@@ -740,12 +748,9 @@ Lowered<Value> Lowering::lowerPool3d(OpBuilder &b, PatternBody &body,
                          "'s kernel does not divide its spatial sizes");
     count *= k;
   }
-  Lowered<Act> input = getAct(body.external(pool.getInputs().front()));
+  Lowered<Act> input = getPoolInput(body, pool, out);
   if (!input)
     return input.takeError();
-  if (!input->quant.sameAs(out))
-    return unsupported(pool.getName().str() +
-                       " keeps its input's qparams; the output has others");
   Type i32 = b.getIntegerType(32);
   Value sum = tosa::CastOp::create(b, loc, RankedTensorType::get(shape, i32),
                                    input->value);

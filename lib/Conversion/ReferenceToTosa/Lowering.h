@@ -217,6 +217,8 @@ public:
                            const ActQuant &out);
   Lowered<Value> average(OpBuilder &b, Location loc, tosa::AvgPool2dOp avg,
                          const Act &input, const ActQuant &out);
+  Lowered<Act> getPoolInput(PatternBody &body, CompositeOp pool,
+                            const ActQuant &out);
   Lowered<Value> lowerUnevenPool(OpBuilder &b, PatternBody &body,
                                  const ActQuant &out);
   Lowered<Value> averageAsChannelsLastKernel(OpBuilder &b, Location loc,
