@@ -372,6 +372,44 @@ Value lookUpPerChannel(OpBuilder &b, Location loc, Value input, int64_t axis,
                                  constShape(b, loc, inputType.getShape()));
 }
 
+/// PyTorch's qnnpack engine runs a quint8 sigmoid, tanh, hardsigmoid and
+/// hardswish as QNNPACK's operators (pytorch_qnnp_create_*_nc_q8), whose
+/// own tables compute in float32 from x = s * (i - z): the value of `op`
+/// they clamp and round half to even (lrintf) for an output `out`. None
+/// for other ops.
+static std::optional<std::function<float(float)>>
+getQnnpackTable(Operation *op, const ActQuant &out) {
+  auto inverse = 1.0f / static_cast<float>(out.scale);
+  auto zeroPoint = static_cast<float>(out.zeroPoint + 128);
+  // Each product and sum its own statement: no fused multiply-add.
+  auto scale = [=](float y) {
+    float scaled = inverse * y;
+    return scaled + zeroPoint;
+  };
+  // Sigmoid's and tanh's assume their fixed output qparams (1 / 256 and 0,
+  // 2 / 256 and 128); tanh is computed in double, as their C source calls
+  // it.
+  if (llvm::isa<tosa::SigmoidOp>(op) && out.scale == 1.0 / 256 &&
+      zeroPoint == 0.0f)
+    return [](float x) { return 256.0f / (1.0f + std::exp(-x)); };
+  if (llvm::isa<tosa::TanhOp>(op) && out.scale == 2.0 / 256 &&
+      zeroPoint == 128.0f)
+    return [](float x) {
+      return static_cast<float>(128.0 * std::tanh(static_cast<double>(x)) +
+                                128.0);
+    };
+  auto composite = llvm::dyn_cast<CompositeOp>(op);
+  if (composite && composite.getName() == "torch.nn.Hardsigmoid")
+    return [=](float x) {
+      return scale(std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f);
+    };
+  if (composite && composite.getName() == "torch.nn.Hardswish")
+    return [=](float x) {
+      return scale(x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f);
+    };
+  return std::nullopt;
+}
+
 Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
                                     const ActQuant &out) {
   if (llvm::Error e = checkChain(body.ops))
@@ -403,7 +441,8 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
   // i - 128: dequantize as PyTorch does, apply the float ops, quantize to
   // the output. PyTorch's CPU kernels for these ops (qrelu.cpp's
   // leaky_qrelu, hardswish, elu, sigmoid, ...; aten's on the qnnpack engine
-  // too) dequantize in their vector code with a fused multiply-add; its
+  // too, but for QNNPACK's own operators, getQnnpackTable) dequantize in
+  // their vector code with a fused multiply-add; its
   // reference model, and TOSA's integer requantization, as
   // Tensor.dequantize does.
   int64_t inShift = input->quant.isUnsigned ? 128 : 0;
@@ -416,30 +455,22 @@ Lowered<Value> Lowering::lowerTable(OpBuilder &b, PatternBody &body,
                                 input->quant.zeroPoint + inShift);
     return dequantizeValue(q, input->quant.scale, input->quant.zeroPoint);
   };
-  // PyTorch's qnnpack engine runs a quint8 hardswish as QNNPACK's operator
-  // (pytorch_qnnp_create_hardswish_nc_q8), whose own table computes in
-  // float32 x = s * (i - z), y = x * clamp(x + 3, 0, 6) / 6, then
-  // (1 / s_out) * y + z_out, clamped and rounded half to even.
-  auto composite = llvm::dyn_cast<CompositeOp>(body.ops.front());
-  bool qnnpackHardswish = requantization == Requantization::Qnnpack &&
-                          body.ops.size() == 1 && composite &&
-                          composite.getName() == "torch.nn.Hardswish" &&
-                          input->quant.isUnsigned && out.isUnsigned;
-  auto qnnpackHardswishEntry = [&](int64_t q) {
+  std::optional<std::function<float(float)>> qnnpackTable;
+  if (requantization == Requantization::Qnnpack && body.ops.size() == 1 &&
+      input->quant.isUnsigned && out.isUnsigned)
+    qnnpackTable = getQnnpackTable(body.ops.front(), out);
+  auto qnnpackEntry = [&](int64_t q) {
     float x = static_cast<float>(input->quant.scale) *
               static_cast<float>(q - input->quant.zeroPoint);
-    float y = x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-    // Two statements: no fused multiply-add.
-    float scaled = (1.0f / static_cast<float>(out.scale)) * y;
-    float shifted = scaled + static_cast<float>(out.zeroPoint + 128);
+    float scaled = (*qnnpackTable)(x);
     return static_cast<int8_t>(
-        std::lrint(std::min(std::max(shifted, 0.0f), 255.0f)) - 128);
+        std::lrint(std::min(std::max(scaled, 0.0f), 255.0f)) - 128);
   };
   SmallVector<int8_t> tables;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t q = kInt8Min; q <= kInt8Max; ++q) {
-      if (qnnpackHardswish) {
-        tables.push_back(qnnpackHardswishEntry(q));
+      if (qnnpackTable) {
+        tables.push_back(qnnpackEntry(q));
         continue;
       }
       float x = dequantize(q);
