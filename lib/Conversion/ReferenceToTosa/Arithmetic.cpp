@@ -814,7 +814,13 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
     Lowered<Act> input = getAct(external);
     if (!input)
       return input.takeError();
-    Lowered<Value> value = requantize(b, loc, *input, out);
+    // PyTorch's quantized cat dequantizes an input of other qparams and
+    // quantizes it again (quantize_per_tensor, ties to even): in float, as
+    // lowerInFloat; tosa.rescale rounds ties up.
+    Lowered<Value> value =
+        input->quant.sameAs(out) || requantization == Requantization::Integer
+            ? requantize(b, loc, *input, out)
+            : quantizeAsTensor(b, loc, dequantizeAsTensor(b, loc, *input), out);
     if (!value)
       return value.takeError();
     inputs.push_back(*value);
@@ -839,9 +845,16 @@ Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
       b, body, [&](const Act &act) { return dequantizeAsTensor(b, loc, act); });
   if (!result)
     return result.takeError();
-  auto type = llvm::cast<RankedTensorType>(result->getType());
+  return quantizeAsTensor(b, loc, *result, out);
+}
+
+/// The float `value` quantized to `out` as quantize_per_tensor does: times
+/// float32 1 / s, rounded half to even, plus the zero point, saturated.
+Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
+                       const ActQuant &out) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
   Value scaled = tosa::MulOp::create(
-      b, loc, type, *result,
+      b, loc, type, value,
       channelConstant(b, loc, type.getRank(),
                       ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
       noShift(b, loc));

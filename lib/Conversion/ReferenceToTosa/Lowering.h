@@ -300,6 +300,12 @@ Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act);
 /// rounded once (see Values.cpp).
 Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act);
 
+/// A float value quantized to `out` as quantize_per_tensor does: times
+/// float32 1 / s, rounded half to even, plus the zero point, saturated (see
+/// Arithmetic.cpp).
+Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
+                       const ActQuant &out);
+
 /// Looks up each element of the int8 `input` of channel c (along `axis`) in
 /// the c-th 256-entry table of `tables` (see Tables.cpp).
 Value lookUpPerChannel(OpBuilder &b, Location loc, Value input, int64_t axis,
