@@ -46,8 +46,8 @@ _CONTIGUOUS_MODULES = (nn.Linear, nn.LayerNorm, nn.ELU, nn.Softmax, nn.Embedding
                        nn.LSTMCell, nn.GRUCell, nn.RNNCell)
 # The identity in PyTorch's quantized model (observers are there in a model
 # PyTorch prepared).
-_IDENTITY_MODULES = (nn.Identity, nn.Dropout, torch.ao.quantization.ObserverBase,
-                     torch.ao.quantization.FakeQuantizeBase)
+_OBSERVERS = (torch.ao.quantization.ObserverBase, torch.ao.quantization.FakeQuantizeBase)
+_IDENTITY_MODULES = (nn.Identity, nn.Dropout) + _OBSERVERS
 _CHANNELS_LAST_FUNCTIONS = {F.conv1d, F.conv2d, F.conv3d}
 _CONTIGUOUS_FUNCTIONS = {F.linear, F.layer_norm, F.elu, F.softmax, torch.softmax, torch.matmul,
                          torch.bmm, operator.matmul, torch.mean, torch.stack, F.embedding}
@@ -254,9 +254,21 @@ class QuantizedStrides:
 
     def _quantized_layout(self, node) -> str:
         """A convolution's or batch norm's: channels-last where PyTorch
-        quantizes it, its operand's format where it runs in float."""
-        return ("same" if self.observed is not None and node.name not in self.observed
-                else "channels_last")
+        quantizes it, its operand's format where it runs in float. Its
+        convert quantizes a batch norm between a dequantize and a quantize
+        whatever its QConfig (special_pattern_replacement): one configured
+        None that reads an observer and whose users are observers."""
+        if self.observed is None or node.name in self.observed:
+            return "channels_last"
+        m = _first_module(self.modules.get(node.target)) if node.op == "call_module" else None
+        if (isinstance(m, (nn.BatchNorm2d, nn.BatchNorm3d)) and node.users
+                and all(self._is_observer(n) for n in [node.args[0], *node.users])):
+            return "channels_last"
+        return "same"
+
+    def _is_observer(self, node) -> bool:
+        return (isinstance(node, torch.fx.Node) and node.op == "call_module"
+                and isinstance(self.modules.get(node.target), _OBSERVERS))
 
     def _kind(self, node) -> str:
         if node.op == "call_module":

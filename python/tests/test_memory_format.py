@@ -102,6 +102,10 @@ CASES = [
      {"c": conv(), "f": conv()}, (2, 4, 6, 6)),
     ("float_batch_norm_of_input", lambda s, x: s.f(x), nn.AdaptiveAvgPool2d(1),
      {"f": nn.BatchNorm2d(4).eval()}, (2, 4, 8, 9)),
+    # ... except a batch norm between quantized ops, which PyTorch's convert
+    # quantizes anyway (difffuzz 144670).
+    ("float_batch_norm_between_quantized_ops", lambda s, x: s.f(torch.cat([x, x], 1)),
+     nn.AvgPool2d(2, 1), {"f": nn.BatchNorm2d(8).eval()}, (2, 4, 6, 6)),
 ]
 
 # 3-D pools (composites: no tosa.avg_pool2d to mark), windows of 30.
