@@ -395,8 +395,8 @@ getQnnpackTable(Operation *op, const ActQuant &out) {
   if (llvm::isa<tosa::TanhOp>(op) && out.scale == 2.0 / 256 &&
       zeroPoint == 128.0f)
     return [](float x) {
-      return static_cast<float>(128.0 * std::tanh(static_cast<double>(x)) +
-                                128.0);
+      double scaled = 128.0 * std::tanh(static_cast<double>(x));
+      return static_cast<float>(scaled + 128.0);
     };
   auto composite = llvm::dyn_cast<CompositeOp>(op);
   if (composite && composite.getName() == "torch.nn.Hardsigmoid")
