@@ -441,10 +441,18 @@ Lowered<Value> Lowering::lowerDynamicMatmul(OpBuilder &b, PatternBody &body,
   };
   Value q = quantize.getOutput(), zp = quantize.getZeroPoint();
   if (storage.isUnsigned()) {
+    // The u8 values as PyTorch computes them (oneDNN adds the u8 zero point
+    // before rounding: with the int8 domain's the sum rounds otherwise,
+    // difffuzz 153837), moved into the int8 domain exactly: v - 128 is v
+    // with its top bit flipped.
     zp = tosa::SubOp::create(b, loc, scalarI32, zp,
                              splat(scalarI32, b.getI32IntegerAttr(128)));
-    q = QuantizeOp::create(b, loc, qType.clone(i8), quantize.getInput(),
-                           quantize.getScale(), zp);
+    auto i8Type = qType.clone(i8);
+    Value bits = mlir::tensor::BitcastOp::create(b, loc, i8Type, q);
+    auto signType =
+        RankedTensorType::get(SmallVector<int64_t>(i8Type.getRank(), 1), i8);
+    q = tosa::BitwiseXorOp::create(b, loc, i8Type, bits,
+                                   splat(signType, b.getIntegerAttr(i8, -128)));
   } else if (!storage.isSignless() && !storage.isSigned()) {
     return unsupported("unexpected dynamically quantized element type");
   }

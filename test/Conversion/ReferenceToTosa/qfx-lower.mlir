@@ -373,8 +373,10 @@ func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
 
 !w = !quant.uniform<i8:f32:2, {0.5, 0.25}>
 
-// A dynamically quantized Linear: the u8 run-time quantization is repeated
-// into i8 with the zero point - 128; an integer matmul; the zero-point term
+// A dynamically quantized Linear: the u8 run-time quantization (its zero
+// point added before rounding, as oneDNN does) moved into i8 (its top bit
+// flipped: v - 128) with the zero point - 128; an integer matmul; the
+// zero-point term
 // z * sum_k w (column sums 1 + 2 = 3 and -1 + 4 = 3) subtracted; then the
 // engine's float epilogue and the ReLU. oneDNN (the default here): its
 // scales are reciprocals, p = float(1 / s) * float(1 / ws) (the run-time
@@ -383,9 +385,12 @@ func.func @sigmoid(%arg0: tensor<4x!in>) -> tensor<4x!out> {
 // CHECK-LABEL: func.func @dynamic_linear
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x2xf32>)
 // CHECK: %[[S:.*]], %[[Z:.*]] = qfx.choose_qparams %[[X]] range [0, 255]
+// CHECK: %[[U:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z]] : (tensor<1x2x2xf32>, tensor<f64>, tensor<i32>) -> tensor<1x2x2xui8>
 // CHECK: %[[K128:.*]] = "tosa.const"() <{values = dense<128> : tensor<i32>}>
 // CHECK: %[[Z8:.*]] = tosa.sub %[[Z]], %[[K128]] : (tensor<i32>, tensor<i32>) -> tensor<i32>
-// CHECK: %[[Q:.*]] = qfx.quantize %[[X]], %[[S]], %[[Z8]] : (tensor<1x2x2xf32>, tensor<f64>, tensor<i32>) -> tensor<1x2x2xi8>
+// CHECK: %[[BITS:.*]] = tensor.bitcast %[[U]] : tensor<1x2x2xui8> to tensor<1x2x2xi8>
+// CHECK: %[[TOP:.*]] = "tosa.const"() <{values = dense<-128> : tensor<1x1x1xi8>}>
+// CHECK: %[[Q:.*]] = tosa.bitwise_xor %[[BITS]], %[[TOP]]
 // CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}1, -1], [2, 4]]]> : tensor<1x2x2xi8>}>
 // CHECK: %[[ACC:.*]] = tosa.matmul %[[Q]], %[[W]], {{.*}} -> tensor<1x2x2xi32>
 // CHECK: %[[SUMS:.*]] = "tosa.const"() <{values = dense<3> : tensor<1x1x2xi32>}>
