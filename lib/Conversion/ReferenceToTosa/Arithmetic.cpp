@@ -815,12 +815,8 @@ Lowered<Value> Lowering::lowerConcat(OpBuilder &b, PatternBody &body,
     if (!input)
       return input.takeError();
     // PyTorch's quantized cat dequantizes an input of other qparams and
-    // quantizes it again (quantize_per_tensor, ties to even): in float, as
-    // lowerInFloat; tosa.rescale rounds ties up.
-    Lowered<Value> value =
-        input->quant.sameAs(out) || requantization == Requantization::Integer
-            ? requantize(b, loc, *input, out)
-            : quantizeAsTensor(b, loc, dequantizeAsTensor(b, loc, *input), out);
+    // quantizes it again.
+    Lowered<Value> value = requantizeAsTorch(b, loc, *input, out);
     if (!value)
       return value.takeError();
     inputs.push_back(*value);
@@ -846,19 +842,6 @@ Lowered<Value> Lowering::lowerInFloat(OpBuilder &b, PatternBody &body,
   if (!result)
     return result.takeError();
   return quantizeAsTensor(b, loc, *result, out);
-}
-
-/// The float `value` quantized to `out` as quantize_per_tensor does: times
-/// float32 1 / s, rounded half to even, plus the zero point, saturated.
-Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
-                       const ActQuant &out) {
-  auto type = llvm::cast<RankedTensorType>(value.getType());
-  Value scaled = tosa::MulOp::create(
-      b, loc, type, value,
-      channelConstant(b, loc, type.getRank(),
-                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
-      noShift(b, loc));
-  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
 }
 
 /// PyTorch's upsampling kernels, which keep the input's qparams: the

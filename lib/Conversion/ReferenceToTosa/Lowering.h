@@ -188,6 +188,8 @@ public:
                          bool outputUnsigned = false);
   Lowered<Value> requantize(OpBuilder &b, Location loc, Act act,
                             const ActQuant &out);
+  Lowered<Value> requantizeAsTorch(OpBuilder &b, Location loc, Act act,
+                                   const ActQuant &out);
   /// The epilogue that requantizes a weighted op's int32 accumulator of
   /// `channels` in float32 as PyTorch's onednn or qnnpack engine does (with
   /// onednn, `bias` is added in float), clamped to the int8-domain `range`.
@@ -300,9 +302,9 @@ Value dequantizeAsFma(OpBuilder &b, Location loc, const Act &act);
 /// rounded once (see Values.cpp).
 Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act);
 
-/// A float value quantized to `out` as quantize_per_tensor does: times
-/// float32 1 / s, rounded half to even, plus the zero point, saturated (see
-/// Arithmetic.cpp).
+/// PyTorch's quantize_per_tensor of a float32 `value` to `out`: times
+/// float32 1 / scale, rounded half to even, plus the zero point, saturated
+/// (its fbgemm quantizer, LEGACY off).
 Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
                        const ActQuant &out);
 

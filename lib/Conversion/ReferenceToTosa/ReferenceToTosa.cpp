@@ -42,11 +42,9 @@ Lowered<Value> Lowering::lowerDataMovement(OpBuilder &b, PatternBody &body,
   Lowered<Act> moved = getAct(body.ops.front()->getResult(0));
   if (!moved)
     return moved.takeError();
-  if (moved->quant.sameAs(out) || requantization == Requantization::Integer)
-    return requantize(b, body.root->getLoc(), *moved, out);
   // Into other qparams PyTorch ran the op in float between a dequantize and
-  // the next observer's quantize: that float arithmetic, not a rescale.
-  return lowerInFloat(b, body, out);
+  // the next observer's quantize.
+  return requantizeAsTorch(b, body.root->getLoc(), *moved, out);
 }
 
 //===----------------------------------------------------------------------===//

@@ -439,6 +439,18 @@ Lowered<Value> Lowering::requantize(OpBuilder &b, Location loc, Act act,
                  act.quant.zeroPoint, out.zeroPoint, b.getIntegerType(8));
 }
 
+/// `act` in `out`'s qparams as PyTorch requantizes a tensor it computes on
+/// in float (a quantized cat's other inputs, a view PyTorch's tables do not
+/// quantize): dequantized as Tensor.dequantize(), then quantize_per_tensor,
+/// ties to even (tosa.rescale rounds them up). With requantization=integer,
+/// `requantize`.
+Lowered<Value> Lowering::requantizeAsTorch(OpBuilder &b, Location loc, Act act,
+                                           const ActQuant &out) {
+  if (act.quant.sameAs(out) || requantization == Requantization::Integer)
+    return requantize(b, loc, act, out);
+  return quantizeAsTensor(b, loc, dequantizeAsTensor(b, loc, act), out);
+}
+
 /// Quantizes a float bound to the int8 domain, saturating.
 int64_t quantizeBound(double value, const ActQuant &out) {
   double q = std::nearbyint(value / out.scale) + out.zeroPoint;
@@ -507,6 +519,17 @@ Value dequantizeAsTensor(OpBuilder &b, Location loc, const Act &act) {
       channelConstant(b, loc, type.getRank(),
                       ArrayRef<float>{static_cast<float>(act.quant.scale)}),
       noShift(b, loc));
+}
+
+Value quantizeAsTensor(OpBuilder &b, Location loc, Value value,
+                       const ActQuant &out) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  Value scaled = tosa::MulOp::create(
+      b, loc, type, value,
+      channelConstant(b, loc, type.getRank(),
+                      ArrayRef<float>{1.0f / static_cast<float>(out.scale)}),
+      noShift(b, loc));
+  return roundToInt8(b, loc, scaled, out.zeroPoint, {kInt8Min, kInt8Max});
 }
 
 /// PyTorch's vectorized dequantization (its AVX2 / AVX-512 kernels):
