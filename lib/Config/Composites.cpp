@@ -35,7 +35,8 @@ constexpr CompositeAttr kLayerNormAttrs[] = {
     {"axes", Kind::IntegerArray, true},
     {"eps", Kind::Float, true},
     {"weight", Kind::FloatElements, false},
-    {"bias", Kind::FloatElements, false}};
+    {"bias", Kind::FloatElements, false},
+    {"torch_order", Kind::Bool, false}};
 constexpr CompositeAttr kGroupNormAttrs[] = {
     {"axis", Kind::Integer, true},
     {"groups", Kind::Integer, true},

@@ -42,13 +42,13 @@ std::string qfx::getLowerToNativePasses(const LowerToNativeOptions &options) {
   // qfx.observe of the module, before symbol-dce drops unused functions.
   return std::string(options.calibrate ? "qfx-lower-observers{calibrate=true}"
                                        : "qfx-lower-observers") +
-         // GELU, softmax, division and mean become PyTorch's kernels, not
-         // their bodies (erff, expf, a multiply by the reciprocal, sums in
-         // another order), after a float
-         // island's table has taken an elementwise one onto the 256 int8
-         // values.
+         // GELU, softmax, division, mean and layer norm become PyTorch's
+         // kernels, not their bodies (erff, expf, a multiply by the
+         // reciprocal, sums in another order), after a float island's table
+         // has taken an elementwise one onto the 256 int8 values.
          ",symbol-dce,qfx-inline-fused,func.func(qfx-float-island-tables),"
          "qfx-lower-gelu,qfx-lower-softmax,qfx-lower-division,qfx-lower-mean,"
+         "qfx-lower-layer-norm,"
          "qfx-inline-composites,"
          "func.func(qfx-int8-clamps,qfx-sink-concats),"
          // Every contraction as qfx.contract for the kernels; what they do

@@ -1150,8 +1150,11 @@ class _Exporter:
         `normalized_shape`: (x - mean) * rsqrt(var + eps) (biased variance),
         times weight plus bias (constants of the body, float as in PyTorch's
         quantized kernel). Attributes: the operand's held `axes`, `eps` (f64,
-        PyTorch's double) and, when the module has them, `weight` and `bias`
-        in the operand's held layout (what qfx-lower's int8 kernel reads)."""
+        PyTorch's double), `torch_order` where the held operand keeps the
+        normalized dimensions innermost in PyTorch's order (its rows are
+        PyTorch's: qfx-lower-layer-norm computes PyTorch's float kernel on
+        them) and, when the module has them, `weight` and `bias` in the
+        operand's held layout (what qfx-lower's int8 kernel reads)."""
         k = len(normalized_shape)
         if tuple(x.torch_shape[x.rank - k:]) != tuple(normalized_shape):
             self.fail(node, f"layer_norm over {list(normalized_shape)} does not match the "
@@ -1183,6 +1186,8 @@ class _Exporter:
 
         attrs = (f"axes = array<i64: {', '.join(map(str, axes))}>, "
                  f"eps = {float(eps):.17e} : f64")
+        if axes == list(dims) and [x.layout[a] for a in axes] == list(dims):
+            attrs += ", torch_order = true"
         for name, value in (("weight", weight), ("bias", bias)):
             if value is not None:
                 held = np.transpose(np.asarray(value, np.float32).reshape(plain), x.layout)

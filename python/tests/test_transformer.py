@@ -188,6 +188,56 @@ def test_float_softmax_equals_pytorchs_bit_for_bit(length):
             assert torch.equal(got.view(torch.int32), expected.view(torch.int32))
 
 
+class LayerNormAfterLinear(nn.Module):
+    """A float LayerNorm over `shape` (the trailing dimensions) after an int8
+    Linear, affine or not, on rows of nearly equal values when `flat`."""
+
+    def __init__(self, shape, affine, flat):
+        super().__init__()
+        self.shape, self.flat = shape, flat
+        self.linear = nn.Linear(16, math.prod(shape))
+        self.norm = nn.LayerNorm(shape, elementwise_affine=affine)
+        if affine:
+            with torch.no_grad():
+                self.norm.weight.uniform_(0.5, 1.5)
+                self.norm.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        y = self.linear(x)
+        if self.flat:
+            y = 1.0 + 1e-3 * y
+        return self.norm(y.reshape(y.shape[:-1] + tuple(self.shape)))
+
+
+@pytest.mark.parametrize("shape, affine, flat", [
+    ([1], True, False), ([5], False, False), ([8], True, False), ([20], True, True),
+    ([128], False, True), ([129], True, False), ([300], True, False), ([4, 5], True, False),
+    ([2056], True, False)])
+def test_float_layer_norm_equals_pytorchs_bit_for_bit(shape, affine, flat):
+    # Rows shorter than a vector, a partial last vector, a partial chunk of
+    # 16 vectors, several chunks merged by the cascade (300: 2 levels; 2056:
+    # 17 chunks, 5 levels), two normalized dimensions, with and without
+    # weights, on nearly equal values (cancellation): qfx-lower-layer-norm.
+    # With the composite's body (mean, then mean of the squared deviations,
+    # rsqrt), outputs differed by ulps, by many after cancellation.
+    from torch.ao.quantization import get_default_qconfig_mapping
+
+    torch.manual_seed(0)
+    model = LayerNormAfterLinear(shape, affine, flat).eval()
+    samples = [torch.randn(2, 3, 16) for _ in range(3)]
+    mapping = get_default_qconfig_mapping("x86").set_object_type(nn.LayerNorm, None)
+    prepared, theirs = torch_static(model, samples[:2], mapping)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qfx.FloatOpWarning)
+        ours = qfx.convert_fx(prepared, (samples[0],))
+    assert [op.origin for op in ours.float_ops] == ["torch.nn.LayerNorm"]
+    with torch.no_grad():
+        for x in samples:
+            expected, got = theirs(x), ours(x)
+            assert not expected.is_quantized
+            assert torch.equal(got.view(torch.int32), expected.view(torch.int32))
+
+
 class Divisions(nn.Module):
     """Divisions PyTorch leaves float after int8 Linears: by a number whose
     reciprocal is not a power of two (an attention's sqrt(32)), by a tensor,

@@ -302,6 +302,64 @@ def QFXLowerMean : Pass<"qfx-lower-mean"> {
   ];
 }
 
+def QFXLowerLayerNorm : Pass<"qfx-lower-layer-norm"> {
+  let summary = "Computes each float layer norm composite as PyTorch's "
+                "float kernel does, in linalg.generic ops";
+  let description = [{
+    PyTorch 1.13 on x86-64 (its AVX2 kernels) computes a float layer norm
+    (left float by a dynamic or qnnpack mapping, or configured None) with
+    `LayerNormKernelImplInternal`, per row of the N normalized values:
+    `RowwiseMoments`' Welford mean and squared deviations in eight lanes
+    (element `i` into lane `i mod 8`) over chunks of 16 vectors
+    (`m1 += delta * (1 / (j + 1))`, `m2 += delta * (x - m1)`), the chunks
+    merged by a binary cascade (`AddMomentsVec`: `m1 += c * delta`,
+    `m2 += m2' + delta * delta * c * m0` with `c` the ratio of the counts),
+    the last `N mod 8` values by a scalar Welford (`m1 += delta / count`),
+    the eight lanes merged into it in order (`AddMoments`); the variance
+    `m2 / N`, `rstd = 1 / sqrt(var + eps)`, `eps` rounded to float32; each
+    output `fma(fma(x, rstd, -rstd * mean), gamma, beta)` (gamma 1 and beta
+    0 without weights). Every other multiply and add rounds on its own. The
+    composite's TOSA body (the mean, then the mean of the squared
+    deviations, `rsqrt`) rounds otherwise, and after cancellation (a row of
+    nearly equal values) by many ulps; a dynamic Linear or a quantize after
+    it can then land a step apart.
+
+    This pass replaces each `qfx.composite "torch.nn.LayerNorm"` on float32
+    whose `composite_attributes` say `torch_order = true` (the exporter
+    sets it where the normalized dimensions are the held operand's
+    innermost, in PyTorch's order) with that arithmetic, bit for bit
+    (`test_float_layer_norm_equals_pytorchs_bit_for_bit`). Leading
+    dimensions may be dynamic, the normalized ones are static; `weight` and
+    `bias` are read from the attributes. Others keep their bodies;
+    `torch_order` with `axes` that are not the innermost dimensions in
+    order, or a `weight` or `bias` of another length than a row, is an
+    error. The native pipeline runs it before `qfx-inline-composites`.
+
+    ```mlir
+    %r = qfx.composite "torch.nn.LayerNorm" (%x) attributes {
+          composite_attributes = {axes = array<i64: 1>, eps = 1.0e-05 : f64,
+                                  torch_order = true}}
+        : (tensor<4x20xf32>) -> tensor<4x20xf32> { ... }
+    // becomes: the two whole vectors by Welford per lane, then the last
+    // four values, the lanes merged in, rstd and -rstd * mean per row, and
+    // the outputs.
+    %s = tensor.extract_slice %x[0, 0] [4, 16] [1, 1]
+    %p = tensor.pad %s low[0, 0] high[0, 112]        // one chunk of 16
+    %c = tensor.expand_shape %p ... into tensor<4x1x16x8xf32>
+    %m:2 = linalg.generic ... (Welford over the chunk's vectors)
+    %l:2 = linalg.generic ... (the cascade)          // tensor<4x8xf32>
+    %r:2 = linalg.generic ... (tail, lanes, rstd)    // tensor<4xf32>
+    %y = linalg.generic ... math.fma ...             // tensor<4x20xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def QFXConvert : Pass<"qfx-convert", "::mlir::ModuleOp"> {
   let summary = "Turns calibrated observers into quantize/dequantize casts: "
                 "the reference model";
