@@ -47,12 +47,13 @@ import traceback
 import warnings
 from typing import Optional
 
-# Ops whose int8 result PyTorch computes in float (matmul of activations,
-# mean over other dims than H and W, LayerNorm): qfx documents that such an
+# Ops whose int8 result PyTorch computes in float in another order than
+# qfx's (a matmul of activations: its BLAS's): qfx documents that such an
 # output can be one step off where its exact value lies at a rounding
-# boundary (docs/convert-and-lower.md). Not softmax: the generated ones are
-# over the last dim, PyTorch's kernel bit for bit (qfx-lower-softmax).
-ONE_STEP_OPS = {"matmul", "matmul_v", "mean", "layer_norm"}
+# boundary (docs/convert-and-lower.md). Not softmax, mean or layer norm:
+# PyTorch's kernels bit for bit (qfx-lower-softmax, qfx-lower-mean,
+# qfx-lower-layer-norm; quantized::layer_norm by qfx-lower).
+ONE_STEP_OPS = {"matmul", "matmul_v"}
 
 ACTIVATIONS = ["nn.ReLU()", "nn.ReLU6()", "nn.Hardswish()", "nn.Sigmoid()", "nn.Tanh()",
                "nn.LeakyReLU(0.1)", "nn.Hardsigmoid()", "nn.ELU()", "nn.Hardtanh(-1.0, 1.0)"]

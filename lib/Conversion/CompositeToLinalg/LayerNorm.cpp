@@ -165,18 +165,17 @@ public:
   }
 
 private:
-  Value constant(OpBuilder &at, Location where, float value) {
-    return arith::ConstantOp::create(at, where, at.getF32FloatAttr(value));
+  Value constant(OpBuilder &builder, Location where, float value) {
+    return arith::ConstantOp::create(builder, where,
+                                     builder.getF32FloatAttr(value));
   }
   AffineMap map(int64_t dims, ArrayRef<mlir::AffineExpr> results) {
     return AffineMap::get(dims, 0, results, b.getContext());
   }
   mlir::AffineExpr dim(int64_t d) { return b.getAffineDimExpr(d); }
   mlir::AffineExpr at(int64_t value) { return b.getAffineConstantExpr(value); }
-  Value zeros(ArrayRef<mlir::OpFoldResult> shape) {
-    Value empty = tensor::EmptyOp::create(b, loc, shape, f32);
-    return linalg::FillOp::create(b, loc, constant(b, loc, 0.0f), empty)
-        .getResult(0);
+  Value empty(ArrayRef<mlir::OpFoldResult> shape) {
+    return tensor::EmptyOp::create(b, loc, shape, f32);
   }
   mlir::OpFoldResult rowCount() { return rowSizes.front(); }
 
@@ -264,7 +263,10 @@ private:
                                         b.getIndexAttr(kChunk),
                                         b.getIndexAttr(kLanes)});
     Value init =
-        zeros({rowCount(), b.getIndexAttr(chunks), b.getIndexAttr(kLanes)});
+        linalg::FillOp::create(
+            b, loc, constant(b, loc, 0.0f),
+            empty({rowCount(), b.getIndexAttr(chunks), b.getIndexAttr(kLanes)}))
+            .getResult(0);
     AffineMap out = map(4, {dim(0), dim(1), dim(3)});
     bool ragged = vectors % kChunk != 0;
     auto generic = linalg::GenericOp::create(
@@ -353,7 +355,7 @@ private:
         operands.push_back(v);
         maps.push_back(map(2, {dim(0), at(i), dim(1)}));
       }
-    Value init = zeros({rowCount(), b.getIndexAttr(kLanes)});
+    Value init = empty({rowCount(), b.getIndexAttr(kLanes)});
     AffineMap identity = AffineMap::getMultiDimIdentityMap(2, b.getContext());
     maps.append({identity, identity});
     auto generic = linalg::GenericOp::create(
@@ -400,7 +402,7 @@ private:
           operands.push_back(v);
           maps.push_back(map(1, {dim(0), at(lane)}));
         }
-    Value init = zeros({rowCount()});
+    Value init = empty({rowCount()});
     AffineMap identity = AffineMap::getMultiDimIdentityMap(1, b.getContext());
     maps.append({identity, identity});
     auto generic = linalg::GenericOp::create(
@@ -462,7 +464,7 @@ private:
         maps.push_back(perColumn);
       }
     maps.push_back(identity);
-    Value init = tensor::EmptyOp::create(b, loc, rowSizes, f32);
+    Value init = empty(rowSizes);
     bool weighted = !ln.weight.empty(), biased = !ln.bias.empty();
     return linalg::GenericOp::create(
                b, loc, init.getType(), operands, init, maps,
