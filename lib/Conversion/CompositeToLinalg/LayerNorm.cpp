@@ -512,18 +512,9 @@ struct QFXLowerLayerNormPass
   using Base::Base;
 
   void runOnOperation() override {
-    bool failed = false;
-    getOperation()->walk([&](qfx::CompositeOp op) {
-      std::string whyNot;
-      bool malformed;
-      if (!readLayerNorm(op, whyNot, malformed) && malformed) {
-        op.emitOpError() << "torch.nn.LayerNorm " << whyNot;
-        failed = true;
-      }
-    });
-    if (failed)
-      return signalPassFailure();
-    qfx::lowerEachComposite<LowerLayerNormComposite>(getOperation());
+    if (mlir::failed(qfx::lowerEachWellFormedComposite<LowerLayerNormComposite>(
+            getOperation(), "torch.nn.LayerNorm", readLayerNorm)))
+      signalPassFailure();
   }
 };
 

@@ -620,18 +620,9 @@ struct QFXLowerMeanPass : qfx::impl::QFXLowerMeanBase<QFXLowerMeanPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    bool failed = false;
-    getOperation()->walk([&](qfx::CompositeOp op) {
-      std::string whyNot;
-      bool malformed;
-      if (!readMean(op, whyNot, malformed) && malformed) {
-        op.emitOpError() << "torch.mean " << whyNot;
-        failed = true;
-      }
-    });
-    if (failed)
-      return signalPassFailure();
-    qfx::lowerEachComposite<LowerMeanComposite>(getOperation());
+    if (mlir::failed(qfx::lowerEachWellFormedComposite<LowerMeanComposite>(
+            getOperation(), "torch.mean", readMean)))
+      signalPassFailure();
   }
 };
 
