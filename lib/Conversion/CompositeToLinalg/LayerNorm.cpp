@@ -267,27 +267,26 @@ private:
             b, loc, constant(b, loc, 0.0f),
             empty({rowCount(), b.getIndexAttr(chunks), b.getIndexAttr(kLanes)}))
             .getResult(0);
+    // PyTorch's c_vecs: 1 / (j + 1) in float for the chunk's vector j.
+    SmallVector<float> reciprocals;
+    for (int64_t j = 0; j < kChunk; ++j)
+      reciprocals.push_back(1.0f / static_cast<float>(j + 1));
+    Value cs = arith::ConstantOp::create(
+        b, loc,
+        mlir::DenseElementsAttr::get(RankedTensorType::get({kChunk}, f32),
+                                     ArrayRef<float>(reciprocals)));
     AffineMap out = map(4, {dim(0), dim(1), dim(3)});
     bool ragged = vectors % kChunk != 0;
     auto generic = linalg::GenericOp::create(
-        b, loc, mlir::TypeRange{init.getType(), init.getType()}, split,
-        mlir::ValueRange{init, init},
+        b, loc, mlir::TypeRange{init.getType(), init.getType()},
+        mlir::ValueRange{split, cs}, mlir::ValueRange{init, init},
         ArrayRef<AffineMap>{
-            AffineMap::getMultiDimIdentityMap(4, b.getContext()), out, out},
+            AffineMap::getMultiDimIdentityMap(4, b.getContext()),
+            map(4, {dim(2)}), out, out},
         ArrayRef<Iterator>{Iterator::parallel, Iterator::parallel,
                            Iterator::reduction, Iterator::parallel},
         [&](OpBuilder &nb, Location bl, mlir::ValueRange args) {
-          Value x = args[0], mean = args[1], squares = args[2];
-          Value j = linalg::IndexOp::create(nb, bl, 2);
-          // c = 1 / (j + 1), PyTorch's c_vecs[j].
-          Value jPlusOne = arith::UIToFPOp::create(
-              nb, bl, f32,
-              arith::IndexCastUIOp::create(
-                  nb, bl, nb.getI32Type(),
-                  arith::AddIOp::create(
-                      nb, bl, j, arith::ConstantIndexOp::create(nb, bl, 1))));
-          Value c =
-              arith::DivFOp::create(nb, bl, constant(nb, bl, 1.0f), jPlusOne);
+          Value x = args[0], c = args[1], mean = args[2], squares = args[3];
           Value delta = arith::SubFOp::create(nb, bl, x, mean);
           Value newMean = arith::AddFOp::create(
               nb, bl, mean, arith::MulFOp::create(nb, bl, delta, c));
@@ -304,7 +303,7 @@ private:
                 arith::MulIOp::create(
                     nb, bl, chunk,
                     arith::ConstantIndexOp::create(nb, bl, kChunk)),
-                j);
+                linalg::IndexOp::create(nb, bl, 2));
             Value real = arith::CmpIOp::create(
                 nb, bl, arith::CmpIPredicate::ult, index,
                 arith::ConstantIndexOp::create(nb, bl, vectors));

@@ -4,8 +4,8 @@
 // A layer norm over PyTorch's innermost dimensions becomes PyTorch's
 // LayerNormKernelImplInternal. A row of 20: its two whole vectors padded to
 // one chunk of 16, Welford per lane over the chunk's vectors (c = 1 / (j +
-// 1), the padding selected away); the chunk into the empty cascade (c = 1);
-// the last four values by a scalar Welford (divisions by the count), the
+// 1), a constant per vector, the padding selected away); the chunk into
+// the empty cascade (c = 1); the last four values by a scalar Welford (divisions by the count), the
 // eight lanes merged into it (c = 2 / (4 + 2), m0 = 4); var = m2 / 20,
 // rstd = 1 / sqrt(var + eps), -rstd * mean; y = fma(fma(x, rstd, -rstd *
 // mean), weight, bias). The weight and bias come from the attributes.
@@ -15,10 +15,9 @@
 // CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[ARG]][0, 0] [4, 16] [1, 1]
 // CHECK: %[[PADDED:.*]] = tensor.pad %[[WHOLE]] low[0, 0] high[0, 112]
 // CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[PADDED]] {{\[\[}}0], [1, 2, 3]] output_shape [4, 1, 16, 8]
-// CHECK: %[[WELFORD:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[CHUNKS]] : tensor<4x1x16x8xf32>)
-// CHECK: ^bb0(%[[X:.*]]: f32, %[[M1:.*]]: f32, %[[M2:.*]]: f32):
-// CHECK: %[[J:.*]] = linalg.index 2
-// CHECK: %[[C:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[RECIPROCALS:.*]] = arith.constant dense<[1.000000e+00, 5.000000e-01, 0.333333343, 2.500000e-01, {{.*}}, 6.250000e-02]> : tensor<16xf32>
+// CHECK: %[[WELFORD:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[CHUNKS]], %[[RECIPROCALS]] : tensor<4x1x16x8xf32>, tensor<16xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[C:.*]]: f32, %[[M1:.*]]: f32, %[[M2:.*]]: f32):
 // CHECK: %[[D:.*]] = arith.subf %[[X]], %[[M1]]
 // CHECK: %[[DC:.*]] = arith.mulf %[[D]], %[[C]]
 // CHECK: %[[NEW_M1:.*]] = arith.addf %[[M1]], %[[DC]]
@@ -64,7 +63,7 @@ func.func @layer_norm(%arg0: tensor<4x20xf32>) -> tensor<4x20xf32> {
 // (c = 32/37, m0 = 5).
 // CHECK-LABEL: func.func @cascade
 // CHECK: tensor.expand_shape {{.*}} output_shape [2, 3, 16, 8]
-// CHECK: linalg.generic {{.*}}ins(%{{.*}} : tensor<2x3x16x8xf32>)
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : tensor<2x3x16x8xf32>, tensor<16xf32>)
 // CHECK: } -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}#0, %{{.*}}#1, %{{.*}}#0, %{{.*}}#1, %{{.*}}#0, %{{.*}}#1 : tensor<2x3x8xf32>
 // CHECK: arith.constant 5.000000e-01 : f32
