@@ -594,7 +594,7 @@ def run_case(spec) -> dict:
             if steps > bound + 1e-3:
                 documented = first_difference(spec)
                 if documented:
-                    return {**result, "status": "skip", "why": documented}
+                    return {**result, "status": "skip", "why": documented, "located": True}
                 return {**result, "status": "numerics",
                         "why": f"{steps:.2f} steps off (bound {bound:g})"}
         else:
@@ -606,7 +606,7 @@ def run_case(spec) -> dict:
                             "cancellation: float32 rounding alone moves it beyond the bound"}
                 documented = first_difference(spec)
                 if documented:
-                    return {**result, "status": "skip", "why": documented}
+                    return {**result, "status": "skip", "why": documented, "located": True}
                 return {**result, "status": "numerics",
                         "why": f"{diff / max(largest, 1e-12):.1e} of the largest output"}
         if spec["mode"] == "static":
@@ -766,7 +766,12 @@ def run(args) -> int:
             results.append({"seed": dead, "status": "crash", "why": stderr.strip()[-300:]})
         for result in results:
             status = result["status"]
-            counts[status] = counts.get(status, 0) + 1
+            # A skip located at a documented difference is counted, and
+            # logged, on its own.
+            key = "located" if result.get("located") else status
+            counts[key] = counts.get(key, 0) + 1
+            if result.get("located"):
+                print(f"seed {result['seed']}: located: {result['why']}", flush=True)
             if status not in ("ok", "skip"):
                 spec = generate(result["seed"])
                 if status != "error" and not args.no_shrink:

@@ -131,3 +131,17 @@ def test_a_difference_first_seen_at_a_float_matmul_is_documented(monkeypatch):
     assert difffuzz.first_difference(DYNAMIC_MATMUL) is None
     _differing_from(monkeypatch, 9, {})  # no cut differs
     assert difffuzz.first_difference(DYNAMIC_MATMUL) is None
+
+
+def test_a_located_skip_is_counted_and_logged(monkeypatch, capsys, tmp_path):
+    import argparse
+
+    results = [{"seed": 5, "status": "skip", "located": True, "why": "the first difference is op 2"},
+               {"seed": 6, "status": "ok"}]
+    monkeypatch.setattr(difffuzz, "run_in_child", lambda args, timeout: (results, None, ""))
+    args = argparse.Namespace(seed=5, count=2, seconds=0, no_shrink=True, shrink_seconds=0,
+                              out=str(tmp_path))
+    assert difffuzz.run(args) == 0
+    out = capsys.readouterr().out
+    assert "seed 5: located: the first difference is op 2" in out
+    assert "2 cases, 0 findings (located 1, ok 1)" in out
