@@ -313,7 +313,9 @@ def QFXLowerLayerNorm : Pass<"qfx-lower-layer-norm"> {
     (element `i` into lane `i mod 8`) over chunks of 16 vectors
     (`m1 += delta * (1 / (j + 1))`, `m2 += delta * (x - m1)`), the chunks
     merged by a binary cascade (`AddMomentsVec`: `m1 += c * delta`,
-    `m2 += m2' + delta * delta * c * m0` with `c` the ratio of the counts),
+    `m2 += m2' + delta * delta * c * m0` with `c` the ratio of the counts;
+    a row of more than 16 vectors is padded to whole chunks, the padding
+    skipped),
     the last `N mod 8` values by a scalar Welford (`m1 += delta / count`),
     the eight lanes merged into it in order (`AddMoments`); the variance
     `m2 / N`, `rstd = 1 / sqrt(var + eps)`, `eps` rounded to float32; each
@@ -344,8 +346,7 @@ def QFXLowerLayerNorm : Pass<"qfx-lower-layer-norm"> {
     // four values, the lanes merged in, rstd and -rstd * mean per row, and
     // the outputs.
     %s = tensor.extract_slice %x[0, 0] [4, 16] [1, 1]
-    %p = tensor.pad %s low[0, 0] high[0, 112]        // one chunk of 16
-    %c = tensor.expand_shape %p ... into tensor<4x1x16x8xf32>
+    %c = tensor.expand_shape %s ... into tensor<4x1x2x8xf32>  // one chunk
     %m:2 = linalg.generic ... (Welford over the chunk's vectors)
     %l:2 = linalg.generic ... (the cascade)          // tensor<4x8xf32>
     %r:2 = linalg.generic ... (tail, lanes, rstd)    // tensor<4xf32>

@@ -232,10 +232,12 @@ private:
   }
 
   /// Each chunk's Welford moments per lane, [R, chunks, 8] twice: the
-  /// row's whole vectors, padded to whole chunks, as [R, chunks, 16, 8],
-  /// the vectors of a chunk taken in order; padding is skipped.
+  /// row's whole vectors, padded to whole chunks, as [R, chunks, 16, 8]
+  /// (one chunk of fewer vectors: [R, 1, vectors, 8]), the vectors of a
+  /// chunk taken in order; padding is skipped.
   std::pair<Value, Value> welfordChunks(Value rows, int64_t vectors) {
     int64_t chunks = llvm::divideCeil(vectors, kChunk);
+    int64_t length = std::min(vectors, kChunk);
     mlir::OpFoldResult zeroIndex = b.getIndexAttr(0),
                        oneIndex = b.getIndexAttr(1);
     using Indices = SmallVector<mlir::OpFoldResult>;
@@ -243,7 +245,7 @@ private:
         b, loc, rows, Indices{zeroIndex, zeroIndex},
         Indices{rowCount(), b.getIndexAttr(vectors * kLanes)},
         Indices{oneIndex, oneIndex});
-    int64_t padded = chunks * kChunk * kLanes;
+    int64_t padded = chunks * length * kLanes;
     if (padded != vectors * kLanes) {
       auto paddedType = RankedTensorType::get(
           {llvm::cast<RankedTensorType>(rows.getType()).getDimSize(0), padded},
@@ -256,11 +258,11 @@ private:
     auto wholeType = llvm::cast<RankedTensorType>(whole.getType());
     Value split = tensor::ExpandShapeOp::create(
         b, loc,
-        RankedTensorType::get({wholeType.getDimSize(0), chunks, kChunk, kLanes},
+        RankedTensorType::get({wholeType.getDimSize(0), chunks, length, kLanes},
                               f32),
         whole, SmallVector<mlir::ReassociationIndices>{{0}, {1, 2, 3}},
         SmallVector<mlir::OpFoldResult>{rowCount(), b.getIndexAttr(chunks),
-                                        b.getIndexAttr(kChunk),
+                                        b.getIndexAttr(length),
                                         b.getIndexAttr(kLanes)});
     Value init =
         linalg::FillOp::create(
@@ -269,14 +271,14 @@ private:
             .getResult(0);
     // PyTorch's c_vecs: 1 / (j + 1) in float for the chunk's vector j.
     SmallVector<float> reciprocals;
-    for (int64_t j = 0; j < kChunk; ++j)
+    for (int64_t j = 0; j < length; ++j)
       reciprocals.push_back(1.0f / static_cast<float>(j + 1));
     Value cs = arith::ConstantOp::create(
         b, loc,
-        mlir::DenseElementsAttr::get(RankedTensorType::get({kChunk}, f32),
+        mlir::DenseElementsAttr::get(RankedTensorType::get({length}, f32),
                                      ArrayRef<float>(reciprocals)));
     AffineMap out = map(4, {dim(0), dim(1), dim(3)});
-    bool ragged = vectors % kChunk != 0;
+    bool ragged = vectors % length != 0;
     auto generic = linalg::GenericOp::create(
         b, loc, mlir::TypeRange{init.getType(), init.getType()},
         mlir::ValueRange{split, cs}, mlir::ValueRange{init, init},
@@ -302,7 +304,7 @@ private:
                 nb, bl,
                 arith::MulIOp::create(
                     nb, bl, chunk,
-                    arith::ConstantIndexOp::create(nb, bl, kChunk)),
+                    arith::ConstantIndexOp::create(nb, bl, length)),
                 linalg::IndexOp::create(nb, bl, 2));
             Value real = arith::CmpIOp::create(
                 nb, bl, arith::CmpIPredicate::ult, index,

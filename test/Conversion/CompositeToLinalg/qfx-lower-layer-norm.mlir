@@ -2,21 +2,20 @@
 // RUN: quant-opt %s --qfx-lower-layer-norm --split-input-file | quant-opt --split-input-file -o /dev/null
 
 // A layer norm over PyTorch's innermost dimensions becomes PyTorch's
-// LayerNormKernelImplInternal. A row of 20: its two whole vectors padded to
-// one chunk of 16, Welford per lane over the chunk's vectors (c = 1 / (j +
-// 1), a constant per vector, the padding selected away); the chunk into
-// the empty cascade (c = 1); the last four values by a scalar Welford (divisions by the count), the
+// LayerNormKernelImplInternal. A row of 20: its two whole vectors one
+// chunk, Welford per lane over the chunk's vectors (c = 1 / (j + 1), a
+// constant per vector); the chunk into the empty cascade (c = 1); the last four values by a scalar Welford (divisions by the count), the
 // eight lanes merged into it (c = 2 / (4 + 2), m0 = 4); var = m2 / 20,
 // rstd = 1 / sqrt(var + eps), -rstd * mean; y = fma(fma(x, rstd, -rstd *
 // mean), weight, bias). The weight and bias come from the attributes.
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME: (%[[ARG:.*]]: tensor<4x20xf32>)
 // CHECK-NOT: qfx.composite
+// CHECK-NOT: tensor.pad
 // CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[ARG]][0, 0] [4, 16] [1, 1]
-// CHECK: %[[PADDED:.*]] = tensor.pad %[[WHOLE]] low[0, 0] high[0, 112]
-// CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[PADDED]] {{\[\[}}0], [1, 2, 3]] output_shape [4, 1, 16, 8]
-// CHECK: %[[RECIPROCALS:.*]] = arith.constant dense<[1.000000e+00, 5.000000e-01, 0.333333343, 2.500000e-01, {{.*}}, 6.250000e-02]> : tensor<16xf32>
-// CHECK: %[[WELFORD:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[CHUNKS]], %[[RECIPROCALS]] : tensor<4x1x16x8xf32>, tensor<16xf32>)
+// CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[WHOLE]] {{\[\[}}0], [1, 2, 3]] output_shape [4, 1, 2, 8]
+// CHECK: %[[RECIPROCALS:.*]] = arith.constant dense<[1.000000e+00, 5.000000e-01]> : tensor<2xf32>
+// CHECK: %[[WELFORD:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[CHUNKS]], %[[RECIPROCALS]] : tensor<4x1x2x8xf32>, tensor<2xf32>)
 // CHECK: ^bb0(%[[X:.*]]: f32, %[[C:.*]]: f32, %[[M1:.*]]: f32, %[[M2:.*]]: f32):
 // CHECK: %[[D:.*]] = arith.subf %[[X]], %[[M1]]
 // CHECK: %[[DC:.*]] = arith.mulf %[[D]], %[[C]]
@@ -24,9 +23,8 @@
 // CHECK: %[[R:.*]] = arith.subf %[[X]], %[[NEW_M1]]
 // CHECK: %[[DR:.*]] = arith.mulf %[[D]], %[[R]]
 // CHECK: %[[NEW_M2:.*]] = arith.addf %[[M2]], %[[DR]]
-// CHECK: %[[REAL:.*]] = arith.cmpi ult
-// CHECK: arith.select %[[REAL]], %[[NEW_M1]], %[[M1]]
-// CHECK: arith.select %[[REAL]], %[[NEW_M2]], %[[M2]]
+// CHECK-NOT: arith.select
+// CHECK: linalg.yield %[[NEW_M1]], %[[NEW_M2]]
 // CHECK: %[[LANES:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[WELFORD]]#0, %[[WELFORD]]#1 : tensor<4x1x8xf32>, tensor<4x1x8xf32>)
 // CHECK: %[[ROWS:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["parallel"]} ins(%[[ARG]], %[[ARG]], %[[ARG]], %[[ARG]], %[[LANES]]#0, %[[LANES]]#1,
 // CHECK-COUNT-4: arith.divf %{{.*}}, %cst
@@ -57,13 +55,19 @@ func.func @layer_norm(%arg0: tensor<4x20xf32>) -> tensor<4x20xf32> {
 
 // -----
 
-// Three chunks of a row of 300 (16, 16 and 5 vectors, and 4 values):
-// chunk 1 joins chunk 0 (c = 1/2, m0 = 16), the pair moves up a level
-// (c = 1), chunk 2 starts level 0 again, and the levels merge at the end
-// (c = 32/37, m0 = 5).
+// Three chunks of a row of 300 (16, 16 and 5 vectors, and 4 values): the
+// vectors padded to whole chunks, the padding (vector 37 on) selected
+// away; chunk 1 joins chunk 0 (c = 1/2, m0 = 16), the pair moves up a
+// level (c = 1), chunk 2 starts level 0 again, and the levels merge at the
+// end (c = 32/37, m0 = 5).
 // CHECK-LABEL: func.func @cascade
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[0, 88]
 // CHECK: tensor.expand_shape {{.*}} output_shape [2, 3, 16, 8]
 // CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : tensor<2x3x16x8xf32>, tensor<16xf32>)
+// CHECK: %[[VECTOR:.*]] = arith.addi
+// CHECK: %[[REAL:.*]] = arith.cmpi ult, %[[VECTOR]], %c37
+// CHECK: arith.select %[[REAL]]
+// CHECK: arith.select %[[REAL]]
 // CHECK: } -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}#0, %{{.*}}#1, %{{.*}}#0, %{{.*}}#1, %{{.*}}#0, %{{.*}}#1 : tensor<2x3x8xf32>
 // CHECK: arith.constant 5.000000e-01 : f32
