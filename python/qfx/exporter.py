@@ -2029,7 +2029,30 @@ class _Exporter:
             y = self.w.mul(operands[0], operands[1], held, loc, origin)
         else:
             y = self.w.op(opname, operands, held, loc, origin, hint=node.name)
+            if opname == "add" and self.mixes_memory_formats(node):
+                self.w.annotate(y, "qfx.torch_kernel", '"add_scalar_loop"')
         self.set_tensor(node, y, layout)
+
+    def mixes_memory_formats(self, node) -> bool:
+        """Whether PyTorch's quantized model holds the two tensor operands of
+        `node`, of one shape, dense in different memory formats (one
+        contiguous, one channels-last): its x86 add kernel then runs
+        TensorIterator's scalar loop on every element, which dequantizes as
+        (q - z) * s, not as its vector code's fma (docs/convert-and-lower.md).
+        Marked `qfx.torch_kernel = "add_scalar_loop"` on the add for
+        qfx-lower."""
+        args = node.args[:2]
+        if len(args) != 2 or not all(isinstance(a, torch.fx.Node) for a in args):
+            return False
+        shapes = [tuple(self.recorded[a].shape) if a in self.recorded else None for a in args]
+        strides = [self.torch_strides.read(a) for a in args]
+        if None in strides or None in shapes or shapes[0] != shapes[1]:
+            return False
+        shape = shapes[0]
+        formats = [{f for f, dense in (("contiguous", is_contiguous(shape, s)),
+                                       ("channels_last", is_channels_last_contiguous(shape, s)))
+                    if dense} for s in strides]
+        return all(formats) and not formats[0] & formats[1]
 
     def elementwise_operands(self, node, values: Sequence, loc):
         """The operands `values` (values or numbers) of an elementwise op as

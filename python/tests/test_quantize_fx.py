@@ -1625,6 +1625,51 @@ class _Mul(torch.nn.Module):
         return torch.mul(F.relu(x), F.relu(y))
 
 
+def test_add_of_operands_in_two_memory_formats_dequantizes_as_the_scalar_loop(onednn):
+    # PyTorch's x86 add of a channels-last and a contiguous tensor runs
+    # TensorIterator's scalar loop on every element, dequantizing as
+    # (q - z) * s, not as its vector code's fma(s, q, s * -z); the exporter
+    # marks such an add (qfx.torch_kernel = "add_scalar_loop"). The inputs
+    # are the code pairs whose sums the two forms round apart (inputs
+    # 0.025955137 and zero point 12, set by the ReLUs; output 0.122578047).
+    from torch.ao.quantization import QConfig, default_weight_observer
+    from torch.ao.quantization.observer import FixedQParamsObserver
+
+    s_in, z_in, s_out = 0.025955136865377426, 12, 0.12257804721593857
+
+    def fixed(scale, zero_point):
+        return QConfig(activation=FixedQParamsObserver.with_args(
+            scale=scale, zero_point=zero_point, dtype=torch.quint8, quant_min=0,
+            quant_max=255), weight=default_weight_observer)
+
+    s, inverse = np.float32(s_in), np.float32(1) / np.float32(s_out)
+    codes = np.arange(z_in, 256)
+    fma = (np.float64(s) * codes.astype(np.float64)
+           + np.float64(np.float32(s * np.float32(-z_in)))).astype(np.float32)
+    plain = ((codes.astype(np.float32) - np.float32(z_in)) * s).astype(np.float32)
+    qa, qb = np.meshgrid(np.arange(codes.size), np.arange(codes.size), indexing="ij")
+    pairs = np.argwhere(np.rint((fma[qa] + fma[qb]).astype(np.float32) * inverse)
+                        != np.rint((plain[qa] + plain[qb]).astype(np.float32) * inverse))
+    assert len(pairs) > 0
+    pairs = np.resize(pairs, (256, 2))
+    x, y = (torch.tensor((codes[pairs[:, i]] - z_in) * float(s), dtype=torch.float32)
+            .reshape(1, 16, 4, 4) for i in (0, 1))
+    x = x.contiguous(memory_format=torch.channels_last)
+    mapping = TorchQConfigMapping().set_global(fixed(s_in, z_in)).set_object_type(
+        torch.add, fixed(s_out, 127))
+    prepared = torch_prepare_fx(_Add().eval(), mapping, (x, y))
+    prepared(x, y)
+    torch_model = torch_convert_fx(copy.deepcopy(prepared))
+    quantized = qfx.convert_fx(prepared, (x, y))
+    with torch.no_grad():
+        expected = torch_model(x, y)
+        # The data decides: the vector form (both operands contiguous)
+        # differs from PyTorch's result on every element.
+        assert (torch_model(x.contiguous(), y) != expected).all()
+        assert torch.equal(quantized(x, y), expected)
+    assert '"add_scalar_loop"' in (quantized.workdir / "reference.mlir").read_text()
+
+
 @pytest.mark.parametrize("engine,layer", [("onednn", "linear"), ("onednn", "conv"),
                                           ("onednn", "add"), ("onednn", "mul"),
                                           ("qnnpack", "linear"), ("qnnpack", "conv"),

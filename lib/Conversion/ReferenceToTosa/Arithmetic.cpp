@@ -78,9 +78,15 @@ Lowered<Value> Lowering::lowerAddOrMul(OpBuilder &b, PatternBody &body,
       multiplier = static_cast<float>(lhs->quant.scale) *
                    static_cast<float>(rhs->quant.scale) * inverse;
     } else {
-      sum =
-          tosa::AddOp::create(b, loc, floatType, dequantizeAsFma(b, loc, *lhs),
-                              dequantizeAsFma(b, loc, *rhs));
+      // Operands PyTorch holds in different memory formats take
+      // TensorIterator's scalar loop, which dequantizes as (q - z) * s.
+      auto kernel = main->getAttrOfType<mlir::StringAttr>(
+          QFXDialect::getTorchKernelAttrName());
+      auto dequantize = kernel && kernel.getValue() == "add_scalar_loop"
+                            ? dequantizeAsTensor
+                            : dequantizeAsFma;
+      sum = tosa::AddOp::create(b, loc, floatType, dequantize(b, loc, *lhs),
+                                dequantize(b, loc, *rhs));
     }
     Value scaled =
         tosa::MulOp::create(b, loc, floatType, sum,

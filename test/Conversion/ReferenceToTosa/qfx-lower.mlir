@@ -236,6 +236,35 @@ func.func @add_relu(%arg0: tensor<4x!a>, %arg1: tensor<4x!b>) -> tensor<4x!out> 
 
 // -----
 
+!a = !quant.uniform<i8:f32, 0.3:1>
+!b = !quant.uniform<i8:f32, 0.7:-1>
+!out = !quant.uniform<i8:f32, 1.0:-10>
+
+// An add PyTorch runs in TensorIterator's scalar loop (its operands in two
+// memory formats: qfx.torch_kernel = "add_scalar_loop") dequantizes each
+// input as (q - z) * s, rounded once: no split of the scale into parts for
+// an fma's error term.
+// CHECK-LABEL: func.func @add_scalar_loop
+// CHECK: %[[A:.*]] = tosa.cast %{{.*}} : (tensor<4xi8>) -> tensor<4xf32>
+// CHECK: %[[AK:.*]] = tosa.sub %[[A]], %{{.*}}
+// CHECK: %[[AS:.*]] = "tosa.const"() <{values = dense<3.000000e-01> : tensor<1xf32>}>
+// CHECK: %[[DA:.*]] = tosa.mul %[[AK]], %[[AS]]
+// CHECK-NOT: tosa.add %[[DA]]
+// CHECK: %[[B:.*]] = tosa.cast %{{.*}} : (tensor<4xi8>) -> tensor<4xf32>
+// CHECK: %[[BK:.*]] = tosa.sub %[[B]], %{{.*}}
+// CHECK: %[[BS:.*]] = "tosa.const"() <{values = dense<0.699999988> : tensor<1xf32>}>
+// CHECK: %[[DB:.*]] = tosa.mul %[[BK]], %[[BS]]
+// CHECK-NEXT: %[[SUM:.*]] = tosa.add %[[DA]], %[[DB]]
+func.func @add_scalar_loop(%arg0: tensor<4x!a>, %arg1: tensor<4x!b>) -> tensor<4x!out> {
+  %x = quant.dcast %arg0 : tensor<4x!a> to tensor<4xf32>
+  %y = quant.dcast %arg1 : tensor<4x!b> to tensor<4xf32>
+  %s = tosa.add %x, %y {qfx.torch_kernel = "add_scalar_loop"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %q = quant.qcast %s : tensor<4xf32> to tensor<4x!out>
+  return %q : tensor<4x!out>
+}
+
+// -----
+
 !t = !quant.uniform<i8:f32, 0.5:3>
 
 // Pools: max on the integers with no rescale (same qparams); a 2x2 average

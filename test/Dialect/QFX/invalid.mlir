@@ -764,7 +764,7 @@ func.func @f(%a: tensor<1x5x16xf32>, %m: tensor<1x16x4xf32>) -> tensor<1x5x4xf32
 
 func.func @f(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  // expected-error @+1 {{'tosa.avg_pool2d' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d}}
+  // expected-error @+1 {{'tosa.avg_pool2d' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d, or "add_scalar_loop" on a tosa.add}}
   %0 = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, qfx.torch_kernel = "avg_pool2d_nhwc"} : (tensor<1x4x4x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32>
   return %0 : tensor<1x2x2x2xf32>
 }
@@ -772,8 +772,16 @@ func.func @f(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d}}
+  // expected-error @+1 {{'tosa.sigmoid' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d, or "add_scalar_loop" on a tosa.add}}
   %0 = tosa.sigmoid %x {qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.add' op attribute 'qfx.torch_kernel' must be "avg_pool2d_contiguous" or "adaptive_avg_pool2d_contiguous" on a tosa.avg_pool2d, or "add_scalar_loop" on a tosa.add}}
+  %0 = tosa.add %x, %x {qfx.torch_kernel = "avg_pool2d_contiguous"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

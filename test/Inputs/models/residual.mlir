@@ -32,7 +32,7 @@ module {
       %add_1 = tosa.add %mul_1, %bn2_shift {qfx.module_name = "bn2"} : (tensor<2x6x6x8xf32>, tensor<1x1x1x8xf32>) -> tensor<2x6x6x8xf32> loc("bn2")
       qfx.yield %add_1 : tensor<2x6x6x8xf32> loc("bn2")
     } loc("bn2")
-    %add_2 = tosa.add %bn2, %transpose {qfx.origin = "operator.add", qfx.module_name = "", qfx.node_name = "add"} : (tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>) -> tensor<2x6x6x8xf32> loc(""("add"))
+    %add_2 = tosa.add %bn2, %transpose {qfx.origin = "operator.add", qfx.module_name = "", qfx.node_name = "add", qfx.torch_kernel = "add_scalar_loop"} : (tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>) -> tensor<2x6x6x8xf32> loc(""("add"))
     %clamp_1 = tosa.clamp %add_2 {min_val = 0.00000000e+00 : f32, max_val = 3.40282347e+38 : f32, qfx.origin = "torch.nn.ReLU", qfx.module_name = "relu2"} : (tensor<2x6x6x8xf32>) -> tensor<2x6x6x8xf32> loc("relu2")
     %transpose_1 = tosa.transpose %clamp_1 {perms = array<i32: 0, 3, 1, 2>, qfx.module_name = "output"} : (tensor<2x6x6x8xf32>) -> tensor<2x8x6x6xf32> loc("output")
     return %transpose_1 : tensor<2x8x6x6xf32> loc("output")

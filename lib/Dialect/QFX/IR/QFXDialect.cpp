@@ -193,13 +193,17 @@ LogicalResult QFXDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getTorchKernelAttrName()) {
     auto kernel = llvm::dyn_cast<mlir::StringAttr>(attr.getValue());
-    if (!llvm::isa<mlir::tosa::AvgPool2dOp>(op) || !kernel ||
-        (kernel.getValue() != "avg_pool2d_contiguous" &&
-         kernel.getValue() != "adaptive_avg_pool2d_contiguous"))
+    bool pool = llvm::isa<mlir::tosa::AvgPool2dOp>(op) && kernel &&
+                (kernel.getValue() == "avg_pool2d_contiguous" ||
+                 kernel.getValue() == "adaptive_avg_pool2d_contiguous");
+    bool add = llvm::isa<mlir::tosa::AddOp>(op) && kernel &&
+               kernel.getValue() == "add_scalar_loop";
+    if (!pool && !add)
       return op->emitOpError()
              << "attribute '" << getTorchKernelAttrName()
              << "' must be \"avg_pool2d_contiguous\" or "
-                "\"adaptive_avg_pool2d_contiguous\" on a tosa.avg_pool2d";
+                "\"adaptive_avg_pool2d_contiguous\" on a tosa.avg_pool2d, "
+                "or \"add_scalar_loop\" on a tosa.add";
     return success();
   }
   if (attr.getName() == getQnnpackPoolAttrName()) {

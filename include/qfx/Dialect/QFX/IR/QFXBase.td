@@ -101,7 +101,13 @@ def QFX_Dialect : Dialect {
     even) or `"adaptive_avg_pool2d_contiguous"` (the stored integers' sums
     times PyTorch's float32 `1 / count`, rounded half to even). Without it
     `qfx-lower` averages as PyTorch's channels-last kernels (every pool after
-    a quantized convolution) do; the two differ on some ties. An average
+    a quantized convolution) do; the two differ on some ties. An add
+    (`tosa.add`) whose two operands PyTorch's quantized model holds in
+    different memory formats (one contiguous, one channels-last) carries
+    `qfx.torch_kernel = "add_scalar_loop"`: PyTorch's x86 add kernel then
+    runs TensorIterator's scalar loop on every element, which dequantizes
+    as `(q - z) * s`, not as its vector code's `fma(s, q, s * -z)`, and so
+    does `qfx-lower`. An average
     pool PyTorch's qnnpack engine runs with qnnpack's own kernel when its
     operand is quint8 (an `avg_pool2d` without `ceil_mode`, an
     `adaptive_avg_pool2d` whose output size divides its input size without
@@ -189,7 +195,8 @@ def QFX_Dialect : Dialect {
     /// PyTorch's quantized model runs for it when its operand is contiguous
     /// (NCHW), not channels-last: "avg_pool2d_contiguous" or
     /// "adaptive_avg_pool2d_contiguous". Without it, the channels-last
-    /// kernels' arithmetic.
+    /// kernels' arithmetic. On a `tosa.add` whose operands PyTorch holds
+    /// in different memory formats: "add_scalar_loop".
     static constexpr ::llvm::StringLiteral getTorchKernelAttrName() {
       return ::llvm::StringLiteral("qfx.torch_kernel");
     }
