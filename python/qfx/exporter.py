@@ -2044,7 +2044,8 @@ class _Exporter:
         args = node.args[:2]
         if len(args) != 2 or not all(isinstance(a, torch.fx.Node) for a in args):
             return False
-        shapes = [tuple(self.recorded[a].shape) if a in self.recorded else None for a in args]
+        shapes = [tuple(self.recorded[a].shape) if isinstance(self.recorded.get(a), torch.Tensor)
+                  else None for a in args]
         strides = [self.torch_strides.read(a) for a in args]
         if None in strides or None in shapes or shapes[0] != shapes[1]:
             return False

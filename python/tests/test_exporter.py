@@ -1173,3 +1173,14 @@ def test_transposed_convolution_export_errors():
             export_tosa(nn.Sequential(module).eval(),
                         (torch.randn(1, 4, 3, 5, 5) if isinstance(module, nn.ConvTranspose3d)
                          else x,))
+
+
+def test_an_add_of_python_numbers_from_sizes_exports():
+    # operator.add of two traced ints (x.size(0) + x.size(1)): no tensor
+    # operands, so no memory formats to compare (qfx.torch_kernel on adds).
+    class SizeSum(torch.nn.Module):
+        def forward(self, x):
+            return x + (x.size(0) + x.size(1))
+
+    text = qfx.export_tosa(SizeSum().eval(), (torch.randn(2, 3),))
+    assert "add_scalar_loop" not in text and "tosa.add" in text
