@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -206,6 +207,16 @@ Kernel buildAmxKernel(mlir::ModuleOp module, const Chain &chain,
   tiles = functions.reuse(std::move(tiles));
   Kernel vnni =
       functions.reuse(buildDotKernel(module, chain, kVnni, name + "_vnni"));
+  // The VNNI kernel reads the tile kernel's packed weights (and may share
+  // other constants): one global each.
+  for (mlir::memref::GlobalOp &constant : vnni.constants)
+    for (mlir::memref::GlobalOp shared : tiles.constants)
+      if (shared.getType() == constant.getType() &&
+          shared.getInitialValueAttr() == constant.getInitialValueAttr()) {
+        constant.erase();
+        constant = shared;
+        break;
+      }
   mlir::func::FuncOp ready = getAmxReady(module);
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = module.getLoc();
@@ -256,6 +267,11 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
                 .name));
     if (!kernels)
       return;
+    // The GEMMs' weights packed for the microkernels (qfx-pack-weights, for
+    // the contractions it has not packed), then evaluated.
+    packContractWeights(module, *kernels);
+    if (failed(foldPackedWeights(module)))
+      return signalPassFailure();
     std::vector<Chain> chains;
     module.walk([&](mlir::Operation *op) {
       std::optional<Chain> chain;
@@ -266,6 +282,21 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
       if (chain)
         chains.push_back(std::move(*chain));
     });
+    // A packing for other kernels (qfx-pack-weights with another target) is
+    // an error, not a reason to run the generic lowering.
+    for (const Chain &chain : chains) {
+      if (!isPackedGemm(chain) || (readsPacking(chain, *kernels) &&
+                                   (!kernels->is(MicroKernelKind::Tiles) ||
+                                    readsPacking(chain, kVnni))))
+        continue;
+      chain.op->emitOpError()
+          << "has weights packed as " << chain.op->getAttr("weight_packing")
+          << ", which the kernels of target "
+          << getNativeTargetInfo(kernels->target).name
+          << " do not read (qfx-pack-weights packs for the target given to "
+             "it)";
+      return signalPassFailure();
+    }
     mlir::SymbolTable symbols(module);
     KernelFunctions functions;
     for (auto [i, chain] : llvm::enumerate(chains)) {

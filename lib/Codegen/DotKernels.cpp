@@ -46,40 +46,38 @@ public:
                 const KernelTarget &target, std::string name)
       : KernelBuilderBase(module, chain, target, std::move(name)),
         microKernel(makeMicroKernel(target)), group(target.group),
-        direct(chain.conv && microKernel->readsRowPositions()),
-        tileBlocks(target.vectors) {
-    if (!direct) {
-      int64_t multiple = microKernel->getGroupMultiple();
-      k4 = ((chain.k + group - 1) / group + multiple - 1) / multiple * multiple;
-      groupsPerTap = k4;
+        direct(readsDirectly(chain, *microKernel)), tileBlocks(target.vectors) {
+    const WeightPacking &packing = *chain.packing;
+    groupsPerTap = packing.tapGroups;
+    k4 = packing.getGroups();
+    if (!direct)
       return;
-    }
     const ConvGeometry &g = *chain.conv;
     int64_t c = g.input[3];
-    auto groups = [&](int64_t elements) {
-      return (elements + group - 1) / group;
-    };
     paddedHeight = g.pad[0] + g.input[1] + g.pad[1];
     paddedWidth = g.pad[2] + g.input[2] + g.pad[3];
+    taps = packing.taps;
     // A kernel row's KW positions of C channels are contiguous in the
-    // padded copy (without dilation): where C is not a whole number of
-    // groups (a stem's 3 channels), a tap is a kernel row, KW * C values
-    // in fewer groups than KW taps of C rounded up (7x7: 6 groups, not 7).
+    // padded copy (without dilation), read as one run of KW * C values.
     // Its last group reads past the row: the copy has columns enough on
     // the right for that.
-    rowTaps =
-        c % group && g.dilation[1] == 1 && groups(g.kw * c) < g.kw * groups(c);
+    rowTaps = taps != g.kh * g.kw;
     if (rowTaps) {
-      taps = g.kh;
       channels = c;
-      groupsPerTap = groups(g.kw * c);
       paddedWidth += (group - 1 + c - 1) / c;
     } else {
-      taps = g.kh * g.kw;
-      channels = groups(c) * group;
-      groupsPerTap = channels / group;
+      channels = groupsPerTap * group;
     }
-    k4 = taps * groupsPerTap;
+  }
+
+  /// Whether the kernel reads a convolution's input directly, tap by tap
+  /// from a padded copy (the microkernels that read A through row
+  /// positions, with weights packed per tap or per kernel row, or a 1x1
+  /// convolution), rather than as im2col rows.
+  static bool readsDirectly(const Chain &chain,
+                            const MicroKernel &microKernel) {
+    return chain.conv && microKernel.readsRowPositions() &&
+           (chain.packing->taps > 1 || chain.conv->kh * chain.conv->kw == 1);
   }
 
   Kernel build();
@@ -134,25 +132,25 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
   Type element = b.getIntegerType(target.elementBits);
   packedType = MemRefType::get({blocks, k4, group * kLanes}, element);
 
-  // Packed weights: [block][k / group][lane][group], the k values of one
-  // column's group in one lane (for SMMLA, 16 bytes are the 8x2 block of a
-  // column pair); zero beyond K and N, and for a direct convolution beyond
-  // each tap's C channels.
-  std::vector<int16_t> packed(blocks * k4 * group * kLanes, 0);
+  // The packed weights (qfx-pack-weights): [block][k / group][lane]
+  // [group], zero beyond K and N (and beyond each tap's run).
+  std::vector<int16_t> packed;
+  if (target.elementBits == 8)
+    llvm::append_range(packed, chain.packed.getValues<int8_t>());
+  else
+    llvm::append_range(packed, chain.packed.getValues<int16_t>());
   std::vector<int64_t> columnSums(chain.n, 0);
-  for (int64_t kk = 0; kk < chain.k; ++kk)
-    for (int64_t nn = 0; nn < chain.n; ++nn) {
-      int8_t w = chain.weight[kk * chain.n + nn];
-      columnSums[nn] += w;
-      int64_t block = nn / kLanes, lane = nn % kLanes;
-      int64_t c = chain.conv ? chain.conv->input[3] : chain.k;
-      // A tap's (or kernel row's) values start at a whole group.
-      int64_t perTap = rowTaps ? chain.conv->kw * c : c;
-      int64_t at =
-          direct ? kk / perTap * groupsPerTap * group + kk % perTap : kk;
-      packed[((block * k4 + at / group) * kLanes + lane) * group + at % group] =
-          w;
-    }
+  for (int64_t block = 0; block < blocks; ++block)
+    for (int64_t kg = 0; kg < k4; ++kg)
+      for (int64_t lane = 0; lane < kLanes; ++lane) {
+        int64_t nn = block * kLanes + lane;
+        if (nn >= chain.n)
+          break;
+        auto first =
+            packed.begin() + ((block * k4 + kg) * kLanes + lane) * group;
+        for (int64_t e = 0; e < group; ++e)
+          columnSums[nn] += first[e];
+      }
   // The microkernels that read A by row positions skip, per column block,
   // the groups of a tap whose weights are all zero (the packed weights'
   // layout does not change).
@@ -164,7 +162,9 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
     });
     tileBlocks = getRangeTileBlocks(target.vectors);
   }
-  createWeightsGlobal(b, loc, packedType, packed);
+  constants.push_back(mlir::memref::GlobalOp::create(
+      b, loc, name + "_weights", b.getStringAttr("private"), packedType,
+      chain.packed, /*constant=*/true, b.getI64IntegerAttr(64)));
   // The zero-point term (a - za) * w = a * w - za * w, and the 128 that an
   // unsigned A adds.
   int64_t offset = target.unsignedA ? 128 : 0;
@@ -437,6 +437,44 @@ Kernel KernelBuilder::build() {
 }
 
 } // namespace
+
+WeightPacking getWeightPacking(const Chain &chain, const KernelTarget &target) {
+  std::unique_ptr<MicroKernel> microKernel = makeMicroKernel(target);
+  int64_t group = target.group;
+  auto groups = [&](int64_t elements) {
+    return (elements + group - 1) / group;
+  };
+  if (!chain.conv || !microKernel->readsRowPositions()) {
+    // K in one run, as a matmul's or an im2col row.
+    int64_t multiple = microKernel->getGroupMultiple();
+    return {target.lanes, group, 1,
+            (groups(chain.k) + multiple - 1) / multiple * multiple};
+  }
+  const ConvGeometry &g = *chain.conv;
+  int64_t c = g.input[3];
+  // Where C is not a whole number of groups (a stem's 3 channels), a tap
+  // is a kernel row when that takes fewer groups (7x7: 6, not 7).
+  if (c % group && g.dilation[1] == 1 && groups(g.kw * c) < g.kw * groups(c))
+    return {target.lanes, group, g.kh, groups(g.kw * c)};
+  return {target.lanes, group, g.kh * g.kw, groups(c)};
+}
+
+bool readsPacking(const Chain &chain, const KernelTarget &target) {
+  if (!chain.packing)
+    return false;
+  const WeightPacking &packing = *chain.packing;
+  if (packing.lanes != target.lanes || packing.group != target.group ||
+      chain.packed.getElementType().getIntOrFloatBitWidth() !=
+          static_cast<unsigned>(target.elementBits))
+    return false;
+  if (packing == getWeightPacking(chain, target))
+    return true;
+  // K as one run: every microkernel reads it as a GEMM (a convolution's
+  // im2col rows), if it is padded to its multiple of groups.
+  std::unique_ptr<MicroKernel> microKernel = makeMicroKernel(target);
+  return packing.taps == 1 &&
+         packing.tapGroups % microKernel->getGroupMultiple() == 0;
+}
 
 Kernel buildDotKernel(mlir::ModuleOp module, const Chain &chain,
                       const KernelTarget &target, std::string name) {

@@ -110,6 +110,17 @@ std::optional<Chain> matchContract(ContractOp op) {
       chain.runtimeWeight = true;
     else
       return std::nullopt;
+  } else if (op.getKind() != ContractionKind::DepthwiseConv2d) {
+    // An int8 GEMM: its kernel reads the packed weights, once packed.
+    if (!mlir::matchPattern(op.getWeight(), mlir::m_Constant()))
+      return std::nullopt;
+    if (Value packed = op.getPackedWeight()) {
+      if (!mlir::matchPattern(packed, mlir::m_Constant(&chain.packed)))
+        return std::nullopt;
+      WeightPackingAttr packing = *op.getWeightPacking();
+      chain.packing = WeightPacking{packing.getLanes(), packing.getGroup(),
+                                    packing.getTaps(), packing.getTapGroups()};
+    }
   } else {
     std::optional<std::vector<int64_t>> values = getInts(op.getWeight());
     if (!values)
@@ -160,7 +171,8 @@ std::optional<Chain> matchContract(ContractOp op) {
     g.kw = wType.getDimSize(2);
     chain.m = g.output[0] * g.output[1] * g.output[2];
     chain.k = g.kh * g.kw * g.input[3];
-    weight = transposed();
+    if (chain.f32)
+      weight = transposed();
     break;
   }
   case ContractionKind::DepthwiseConv2d: {

@@ -220,6 +220,19 @@ struct ConvGeometry {
   int64_t multiplier = 0;
 };
 
+/// How a GEMM's weights are packed for a microkernel: the parameters of
+/// #qfx.weight_packing (QFXAttrs.td): [blocks][taps * tapGroups][lanes]
+/// [group], K read as `taps` runs each padded to `tapGroups` groups.
+struct WeightPacking {
+  int64_t lanes = 0, group = 0, taps = 1, tapGroups = 0;
+
+  bool operator==(const WeightPacking &other) const {
+    return lanes == other.lanes && group == other.group && taps == other.taps &&
+           tapGroups == other.tapGroups;
+  }
+  int64_t getGroups() const { return taps * tapGroups; }
+};
+
 /// A contraction (qfx.contract: int8 with its epilogue, or `f32`) or an int8
 /// max pool, and what its kernel needs of it: the matmul as a GEMM
 /// ([M, K] x [K, N]), a conv2d as a GEMM over im2col rows (M = N * OH * OW,
@@ -233,7 +246,14 @@ struct Chain {
   std::optional<ConvGeometry> conv;
   int64_t m = 0, n = 0, k = 0;
   int64_t inputZp = 0;
-  std::vector<int8_t> weight;   // [K, N]
+  /// The weights as [K, N]: a depthwise convolution's (an int8 GEMM's are
+  /// `packed` instead).
+  std::vector<int8_t> weight;
+  /// An int8 matmul or conv2d: its weights packed for a microkernel as
+  /// `packing` says ([blocks, k groups, lanes * group] of int8, or int16);
+  /// none until qfx-pack-weights has packed the contraction.
+  std::optional<WeightPacking> packing;
+  mlir::DenseIntElementsAttr packed;
   std::vector<int32_t> accBias; // [N], added before the fraction bits
   int fractionBits = 0;
   std::vector<int32_t> bias;        // [N], zero without a bias
@@ -285,6 +305,30 @@ bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
 /// sums), or float32 (matmul and conv2d, and a batched matmul by a weight
 /// computed at run time).
 std::optional<Chain> matchContract(ContractOp op);
+/// Whether a chain is an int8 GEMM (a matmul or conv2d contraction), whose
+/// kernels read packed weights.
+inline bool isPackedGemm(const Chain &chain) {
+  return !chain.f32 && !chain.maxPool && !chain.isDepthwise();
+}
+
+/// The packing the GEMM kernels of `target` read `chain`'s weights in
+/// (DotKernels.cpp).
+WeightPacking getWeightPacking(const Chain &chain, const KernelTarget &target);
+/// Whether `target`'s GEMM kernel reads the chain's packing: the target's
+/// own, or (any microkernel) K as one run padded to its group multiple.
+bool readsPacking(const Chain &chain, const KernelTarget &target);
+
+/// qfx-pack-weights (PackWeights.cpp): gives each int8 GEMM contraction of
+/// `module` that `target`'s kernels take and that has no packed weights
+/// the ops that pack its weight (collapse, transpose, widen, pad,
+/// linalg.pack) and their #qfx.weight_packing.
+void packContractWeights(mlir::ModuleOp module, const KernelTarget &target);
+/// Evaluates each contraction's packing ops on its constant weight into the
+/// constant it reads (the ops left unused are erased); an error on a
+/// contraction whose packed operand is not computed from constants by
+/// those ops.
+mlir::LogicalResult foldPackedWeights(mlir::ModuleOp module);
+
 /// A max pool's chain (PoolKernels.cpp), the pool alone.
 std::optional<Chain> matchMaxPool(mlir::Operation *op);
 

@@ -80,10 +80,18 @@
 // The tile kernel's weights are the VNNI layout with K padded to 64 (16
 // groups, one tile of 16 rows); A is copied with M padded to 16 and K to 64;
 // 16x16 int32 tiles go through a stack buffer to the epilogue; the kernel
-// is compiled for AMX whatever the module's CPU. The dispatch takes both
-// kernels' constants (5 each) and passes each kernel its own.
+// is compiled for AMX whatever the module's CPU. The VNNI kernel reads the
+// same packing (qfx-pack-weights packs for the tile kernel), with the
+// `_ranges` that skip its zero groups; the constants both kernels have are
+// one global each. The dispatch takes both kernels' constants (5 and 6) and
+// passes each kernel its own.
 // AMX-LABEL: func.func @linear
-// AMX: call @qfx_amx_matmul_0(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// AMX: %[[TW:.*]] = memref.get_global @qfx_amx_matmul_0_tiles_weights
+// AMX: %[[RANGES:.*]] = memref.get_global @qfx_amx_matmul_0_vnni_ranges
+// AMX-NEXT: %[[VW:.*]] = memref.get_global @qfx_amx_matmul_0_tiles_weights
+// AMX-NOT: memref.get_global @qfx_amx_matmul_0_vnni
+// AMX: call @qfx_amx_matmul_0(%{{.*}}, %{{.*}}, %[[TW]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANGES]], %[[VW]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// AMX-NOT: memref.global {{.*}}@qfx_amx_matmul_0_vnni_weights
 // AMX-DAG: memref.global "private" constant @qfx_amx_matmul_0_tiles_weights : memref<1x16x64xi8> = dense<"0x0103050002040600{{0+}}">
 // AMX-DAG: memref.global "private" constant @qfx_amx_matmul_0_tiles_bias : memref<1x16xi32> = dense<{{\[\[}}-1070, -1660, 0,
 // AMX: func.func private @qfx_amx_matmul_0_tiles(%{{.*}}: memref<1x2x3xi8>, %{{.*}}: memref<1x2x2xi8>, %{{.*}}: memref<1x16x64xi8>, {{.*}}) attributes {target_features = #llvm.target_features<["+amx-tile", "+amx-int8"]>}
@@ -108,7 +116,7 @@
 // AMX: scf.if
 // AMX: func.call @qfx.syscall(%c158_i64, %c4131_i64, %c18_i64)
 // AMX: llvm.store %{{.*}}, %[[ADDRESS]] atomic monotonic {alignment = 4 : i64} : i32, !llvm.ptr
-// AMX: func.func private @qfx_amx_matmul_0(%[[IN:[^:]*]]: {{[^,]*}}, %[[OUT:[^:]*]]: {{[^,]*}}, %[[T0:[^:]*]]: {{[^,]*}}, {{.*}}, %[[T4:[^:]*]]: memref<1x16xi64>, %[[V0:[^:]*]]: memref<1x1x64xi8>,
+// AMX: func.func private @qfx_amx_matmul_0(%[[IN:[^:]*]]: {{[^,]*}}, %[[OUT:[^:]*]]: {{[^,]*}}, %[[T0:[^:]*]]: {{[^,]*}}, {{.*}}, %[[T4:[^:]*]]: memref<1x16xi64>, %[[V0:[^:]*]]: memref<1x2xi32>, %{{[^:]*}}: memref<1x16x64xi8>,
 // AMX: %[[GRANTED:.*]] = call @qfx_amx_ready()
 // AMX: scf.if %[[GRANTED]]
 // AMX: call @qfx_amx_matmul_0_tiles(%[[IN]], %[[OUT]], %[[T0]], {{.*}}, %[[T4]])

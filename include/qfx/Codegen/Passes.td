@@ -28,7 +28,9 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
 
     into a call of a generated kernel function that computes the same
     integers bit for bit: the weights are packed at compile time into the
-    layout the microkernel reads, the zero-point terms and the bias are folded
+    layout the microkernel reads (`qfx-pack-weights`, for contractions it
+    has not packed; a packing another target's kernels read is an error),
+    the zero-point terms and the bias are folded
     into one int32 constant per output channel, and the epilogue is the
     op's: `tosa.rescale`'s arithmetic (64-bit multiply, rounding add, shift,
     output zero point, clamp) for `#qfx.rescale`, PyTorch's float
@@ -141,7 +143,65 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def QFXPackWeights : Pass<"qfx-pack-weights", "::mlir::ModuleOp"> {
+  let summary = "Packs the constant weights of int8 GEMM contractions into "
+                "their target's microkernel layout, as IR";
+  let description = [{
+    The first layer of qfx-codegen's GEMM kernels, in the IR (as IREE's data
+    tiling packs with `linalg.pack`): each `qfx.contract` that the target's
+    GEMM kernels take (an int8 `matmul` of one batch or `conv2d` with a
+    constant weight, weight zero point 0 and static shapes) gets its weights
+    packed for the target's microkernel as a `packed` operand with its
+    `#qfx.weight_packing`:
+
+    ```mlir
+    %k = tensor.collapse_shape %w [[0, 1], [2]]
+         : tensor<1x20x40xi8> into tensor<20x40xi8>
+    %t = linalg.transpose ins(%k : tensor<20x40xi8>)
+         outs(%e : tensor<40x20xi8>) permutation = [1, 0]
+    %p = linalg.pack %t padding_value(%c0_i8 : i8) inner_dims_pos = [0, 1]
+         inner_tiles = [16, 4] into %e2 : tensor<40x20xi8> -> tensor<3x5x16x4xi8>
+    %c = tensor.collapse_shape %p [[0], [1], [2, 3]]
+         : tensor<3x5x16x4xi8> into tensor<3x5x64xi8>
+    %y = qfx.contract matmul %a, %w packed(%c) {weight_packing =
+           #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 5>,
+           ...}
+    ```
+
+    The weights as [N, K] (a matmul's transposed; a convolution's
+    `[O, KH, KW, C]` as `[O, taps, K / taps]`), widened to i16 where the
+    target multiplies int16 (AVX2), each tap's run zero-padded to whole
+    groups (and K to the microkernel's multiple: 64 values on AMX), then
+    `linalg.pack` into `[column block][k group][lane][group]`, held as
+    `[column block][k group][lane * group]` (the kernel's global). Which runs
+    the target reads: one per tap (C channels) for the dot-product kernels'
+    direct convolutions, one per kernel row (KW * C values) where C is not a
+    whole number of groups and that saves groups, one for all of K (an
+    im2col row) on SMMLA and AMX and for a matmul. On `x86-64-amx` the VNNI
+    kernel that runs where Linux refuses AMX reads the tile kernel's packing.
+
+    With `fold`, the packing ops are evaluated at compile time into the
+    constant the contraction reads, as qfx-codegen does before building its
+    kernels (it packs the contractions this pass has not). Other
+    contractions are left as they are.
+  }];
+  let options = [
+    Option<"target", "target", "::qfx::NativeTarget",
+           /*default=*/"::qfx::NativeTarget::Host",
+           "The target whose microkernels read the packed weights "
+           "(qfx/Codegen/Targets.h)", "::qfx::nativeTargetValues()">,
+    Option<"fold", "fold", "bool", /*default=*/"false",
+           "Evaluate the packing into constants">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

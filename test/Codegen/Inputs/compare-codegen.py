@@ -6,7 +6,10 @@ chains of the same shape), that both call one kernel.
 
 Usage: compare-codegen.py QUANT_OPT QUANT_RUN DIR CASES_FILE [TARGET [FLAG...]]
 TARGET: x86-64-avx512vnni (default), x86-64-avx2 or x86-64-amx; FLAGs are
-passed to the TARGET run of quant-run (e.g. --emulate-amx).
+passed to the TARGET run of quant-run (e.g. --emulate-amx), except
+--packed-for=PACKING: both runs take the case with its weights packed for
+the PACKING target's kernels first (qfx-pack-weights), which the TARGET
+kernels read and the generic lowering ignores.
 """
 
 import pathlib
@@ -27,12 +30,19 @@ def main() -> int:
     directory = pathlib.Path(sys.argv[3])
     cases = pathlib.Path(sys.argv[4]).read_text().split()
     target = sys.argv[5] if len(sys.argv) > 5 else "x86-64-avx512vnni"
-    flags = sys.argv[6:]
+    flags = [flag for flag in sys.argv[6:] if not flag.startswith("--packed-for=")]
+    packing = [flag.split("=", 1)[1] for flag in sys.argv[6:] if flag.startswith("--packed-for=")]
     prefix = {"x86-64-avx512vnni": "qfx_vnni_", "x86-64-avx2": "qfx_avx2_",
               "x86-64-amx": "qfx_amx_"}[target]
     failures = 0
     for name in cases:
         model, data = directory / f"{name}.mlir", directory / f"{name}.npy"
+        if packing:
+            packed = directory / f"{name}.packed.mlir"
+            subprocess.run([quant_opt, str(model), "--qfx-tosa-to-contract",
+                            f"--qfx-pack-weights=target={packing[0]}", "-o", str(packed)],
+                           check=True)
+            model = packed
         lowered = subprocess.run([quant_opt, str(model), "--qfx-tosa-to-contract",
                                   f"--qfx-codegen=target={target}"],
                                  check=True, capture_output=True, text=True).stdout

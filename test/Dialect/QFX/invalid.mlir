@@ -857,3 +857,75 @@ func.func @host_call_id(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = qfx.host_call "f" id -1 (%x) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Packed weights come with their layout.
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x4x64xi8>) -> tensor<1x5x20xi32> {
+  // expected-error @+1 {{'qfx.contract' op expected a packed weight and its `weight_packing` together, or neither}}
+  %0 = qfx.contract matmul %a, %m packed(%p) : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x4x64xi8>) -> tensor<1x5x20xi32>
+  return %0 : tensor<1x5x20xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x4x64xi8>) -> tensor<1x5x20xi32> {
+  // expected-error @+1 {{'qfx.contract' op expected packed weights of shape [2, 5, 64], got 'tensor<2x4x64xi8>'}}
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 5>} : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x4x64xi8>) -> tensor<1x5x20xi32>
+  return %0 : tensor<1x5x20xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x3x64xi8>) -> tensor<1x5x20xi32> {
+  // expected-error @+1 {{'qfx.contract' op a tap's 16 values do not fit 3 groups of 4}}
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 3>} : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x3x64xi8>) -> tensor<1x5x20xi32>
+  return %0 : tensor<1x5x20xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x4x64xi8>) -> tensor<1x5x20xi32> {
+  // expected-error @+1 {{'qfx.contract' op a matmul's packed weights have 1 tap, got 2}}
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 2, tap_groups = 2>} : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x4x64xi8>) -> tensor<1x5x20xi32>
+  return %0 : tensor<1x5x20xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x4x64xi32>) -> tensor<1x5x20xi32> {
+  // expected-error @+1 {{'qfx.contract' op expected packed weights of i8 or i16, got 'i32'}}
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 4>} : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x4x64xi32>) -> tensor<1x5x20xi32>
+  return %0 : tensor<1x5x20xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x5x16xi8>, %m: tensor<2x16x20xi8>, %p: tensor<2x4x64xi8>) -> tensor<2x5x20xi32> {
+  // expected-error @+1 {{'qfx.contract' op only an int8 matmul of one batch or conv2d takes packed weights}}
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 4>} : (tensor<2x5x16xi8>, tensor<2x16x20xi8>, tensor<2x4x64xi8>) -> tensor<2x5x20xi32>
+  return %0 : tensor<2x5x20xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %t: tensor<1x6x64xi8>) -> tensor<1x6x6x4xi32> {
+  // expected-error @+1 {{'qfx.contract' op a convolution's packed weights have 1, KH (3) or KH * KW (9) taps, got 2}}
+  %0 = qfx.contract conv2d %x, %w packed(%t) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 2, tap_groups = 3>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<1x6x64xi8>) -> tensor<1x6x6x4xi32>
+  return %0 : tensor<1x6x6x4xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %t: tensor<1x6x64xi8>) -> tensor<1x6x6x4xi32> {
+  // expected-error @+1 {{'qfx.contract' op a tap's 9 values do not fit 2 groups of 4}}
+  %0 = qfx.contract conv2d %x, %w packed(%t) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 3, tap_groups = 2>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<1x6x64xi8>) -> tensor<1x6x6x4xi32>
+  return %0 : tensor<1x6x6x4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{lanes, group, taps and tap_groups must be positive, got 16, 0, 1, 4}}
+func.func @f() attributes {p = #qfx.weight_packing<lanes = 16, group = 0, taps = 1, tap_groups = 4>} {
+  return
+}

@@ -189,6 +189,22 @@ func.func @contract(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4
   return %0, %1, %2, %3 : tensor<1x8x8x4xi8>, tensor<1x5x4xi8>, tensor<1x8x8x6xi32>, tensor<?x5x4xf32>
 }
 
+// Packed weights (qfx-pack-weights): a matmul's K as one run, a conv2d's
+// per tap and per kernel row.
+// CHECK-LABEL: func.func @contract_packed
+func.func @contract_packed(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x4x64xi8>,
+                           %x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %t: tensor<1x9x64xi8>,
+                           %r: tensor<1x15x16xi16>)
+    -> (tensor<1x5x20xi32>, tensor<1x6x6x4xi32>, tensor<1x6x6x4xi32>) {
+  // CHECK: qfx.contract matmul %{{.*}}, %{{.*}} packed(%{{.*}}) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 4>} : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x4x64xi8>) -> tensor<1x5x20xi32>
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 4>} : (tensor<1x5x16xi8>, tensor<1x16x20xi8>, tensor<2x4x64xi8>) -> tensor<1x5x20xi32>
+  // CHECK: qfx.contract conv2d %{{.*}}, %{{.*}} packed(%{{.*}}) {{.*}}weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 9, tap_groups = 1>}
+  %1 = qfx.contract conv2d %x, %w packed(%t) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 9, tap_groups = 1>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<1x9x64xi8>) -> tensor<1x6x6x4xi32>
+  // CHECK: qfx.contract conv2d {{.*}}weight_packing = #qfx.weight_packing<lanes = 8, group = 2, taps = 3, tap_groups = 5>}
+  %2 = qfx.contract conv2d %x, %w packed(%r) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, weight_packing = #qfx.weight_packing<lanes = 8, group = 2, taps = 3, tap_groups = 5>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<1x15x16xi16>) -> tensor<1x6x6x4xi32>
+  return %0, %1, %2 : tensor<1x5x20xi32>, tensor<1x6x6x4xi32>, tensor<1x6x6x4xi32>
+}
+
 // Host calls (graph breaks): tensors in and out, or the buffer form.
 // CHECK-LABEL: func.func @host_call
 func.func @host_call(%x: tensor<1x10xf32>, %m: memref<1x10xf32>, %v: memref<1x3xf32>,

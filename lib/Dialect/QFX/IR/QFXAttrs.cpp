@@ -467,6 +467,17 @@ RescaleAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult WeightPackingAttr::verify(
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError, int64_t lanes,
+    int64_t group, int64_t taps, int64_t tapGroups) {
+  if (lanes < 1 || group < 1 || taps < 1 || tapGroups < 1)
+    return emitError() << "lanes, group, taps and tap_groups must be "
+                          "positive, got "
+                       << lanes << ", " << group << ", " << taps << ", "
+                       << tapGroups;
+  return success();
+}
+
 LogicalResult
 RequantizeAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                        mlir::DenseF32ArrayAttr bias,

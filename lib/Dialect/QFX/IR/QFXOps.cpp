@@ -294,6 +294,67 @@ static bool compatible(int64_t a, int64_t b) {
   return a < 0 || b < 0 || a == b;
 }
 
+/// A packed weight: its layout's shape, and runs that fit the contraction's
+/// K (ContractOp's description).
+static LogicalResult verifyPacking(ContractOp op) {
+  Value packed = op.getPackedWeight();
+  std::optional<WeightPackingAttr> packing = op.getWeightPacking();
+  if (!packed && !packing)
+    return success();
+  if (!packed || !packing)
+    return op.emitOpError() << "expected a packed weight and its "
+                               "`weight_packing` together, or neither";
+  ContractionKind kind = op.getKind();
+  mlir::RankedTensorType input = op.getInput().getType(),
+                         weight = op.getWeight().getType();
+  bool isMatmul = kind == ContractionKind::Matmul;
+  if ((!isMatmul && kind != ContractionKind::Conv2d) || op.isFloat() ||
+      (isMatmul && dim(weight, 0) != 1))
+    return op.emitOpError() << "only an int8 matmul of one batch or conv2d "
+                               "takes packed weights";
+  auto type = llvm::cast<mlir::RankedTensorType>(packed.getType());
+  Type element = type.getElementType();
+  if (!element.isInteger(8) && !element.isInteger(16))
+    return op.emitOpError()
+           << "expected packed weights of i8 or i16, got " << element;
+  // K's taps and the values of one tap's run.
+  int64_t taps = packing->getTaps(), run = -1;
+  int64_t k = isMatmul ? dim(input, 2) : dim(weight, 3);
+  if (isMatmul) {
+    if (taps != 1)
+      return op.emitOpError()
+             << "a matmul's packed weights have 1 tap, got " << taps;
+    run = k;
+  } else {
+    int64_t kh = dim(weight, 1), kw = dim(weight, 2);
+    if (kh < 0 || kw < 0 || k < 0)
+      run = -1;
+    else if (taps == 1)
+      run = kh * kw * k;
+    else if (taps == kh * kw)
+      run = k;
+    else if (taps == kh)
+      run = kw * k;
+    else
+      return op.emitOpError()
+             << "a convolution's packed weights have 1, KH (" << kh
+             << ") or KH * KW (" << kh * kw << ") taps, got " << taps;
+  }
+  int64_t lanes = packing->getLanes(), group = packing->getGroup(),
+          tapGroups = packing->getTapGroups();
+  if (run >= 0 && tapGroups * group < run)
+    return op.emitOpError() << "a tap's " << run << " values do not fit "
+                            << tapGroups << " groups of " << group;
+  int64_t channels = op.getNumChannels();
+  int64_t blocks = channels < 0 ? -1 : (channels + lanes - 1) / lanes;
+  if (type.getRank() != 3 || !compatible(dim(type, 0), blocks) ||
+      dim(type, 1) != taps * tapGroups || dim(type, 2) != lanes * group)
+    return op.emitOpError()
+           << "expected packed weights of shape [" << blocks << ", "
+           << taps * tapGroups << ", " << lanes * group << "], got " << type;
+  return success();
+}
+
 LogicalResult ContractOp::verify() {
   mlir::RankedTensorType input = getInput().getType(),
                          weight = getWeight().getType(),
@@ -389,6 +450,9 @@ LogicalResult ContractOp::verify() {
                << axis << ", got " << dim(output, 1 + axis);
     }
   }
+
+  if (failed(verifyPacking(*this)))
+    return failure();
 
   if (Value bias = getBias()) {
     auto type = llvm::cast<mlir::RankedTensorType>(bias.getType());

@@ -268,4 +268,37 @@ def QFX_RequantizeAttr : QFX_Attr<"Requantize", "requantize"> {
 
 def QFX_EpilogueAttr : AnyAttrOf<[QFX_RescaleAttr, QFX_RequantizeAttr]>;
 
+def QFX_WeightPackingAttr : QFX_Attr<"WeightPacking", "weight_packing"> {
+  let summary = "The layout of a contraction's packed weights";
+  let description = [{
+    How the `packed` operand of a `qfx.contract` holds its weights for a
+    GEMM microkernel (qfx-pack-weights writes it, qfx-codegen's kernels read
+    it): `[column blocks][k groups][lanes * group]`, column `block * lanes
+    + lane`'s values of k group `tap * tap_groups + g` at `lane * group`. K (a matmul's
+    K, a convolution's `KH * KW * C`) is read as `taps` runs of `K / taps`
+    consecutive values, each run starting at a whole group and padded with
+    zeros to `tap_groups` groups of `group` values: `taps = 1` is the GEMM
+    layout (K in one run, as an im2col row), `taps = KH * KW` one run of C
+    channels per tap, `taps = KH` one run of `KW * C` values per kernel row.
+    Columns beyond N are zero.
+
+    ```mlir
+    #qfx.weight_packing<lanes = 16, group = 4, taps = 9, tap_groups = 16>
+    ```
+
+    All four are positive.
+  }];
+  let parameters = (ins
+    "int64_t":$lanes,
+    "int64_t":$group,
+    "int64_t":$taps,
+    "int64_t":$tap_groups
+  );
+  let assemblyFormat = [{
+    `<` `lanes` `=` $lanes `,` `group` `=` $group `,` `taps` `=` $taps `,`
+        `tap_groups` `=` $tap_groups `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // QFX_DIALECT_QFX_IR_QFXATTRS_TD

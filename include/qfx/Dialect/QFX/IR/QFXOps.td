@@ -348,7 +348,7 @@ def QFX_DequantizeOp : QFX_Op<"dequantize", [Pure]> {
 // ContractOp
 //===----------------------------------------------------------------------===//
 
-def QFX_ContractOp : QFX_Op<"contract", [Pure]> {
+def QFX_ContractOp : QFX_Op<"contract", [Pure, AttrSizedOperandSegments]> {
   let summary = "A quantized contraction with its requantization epilogue";
   let description = [{
     The one op between `qfx-lower` and `qfx-codegen`: a matmul or convolution
@@ -389,26 +389,60 @@ def QFX_ContractOp : QFX_Op<"contract", [Pure]> {
         -> tensor<1x8x8x4xi8>
     ```
 
+    An int8 `matmul` of one batch or `conv2d` may also carry its weights
+    packed for a GEMM microkernel (qfx-pack-weights): the `packed` operand,
+    laid out as `weight_packing` says (`#qfx.weight_packing`; i8, or i16 for
+    a target that multiplies int16). qfx-codegen's kernels read the
+    packed operand; everything else reads `weight`, which stays.
+
+    ```mlir
+    %y = qfx.contract matmul %a, %w packed(%p) {
+           weight_packing = #qfx.weight_packing<lanes = 16, group = 4,
+                                                taps = 1, tap_groups = 5>}
+         : (tensor<1x8x20xi8>, tensor<1x20x32xi8>, tensor<2x5x64xi8>)
+        -> tensor<1x8x32xi32>
+    ```
+
     The verifier checks the ranks and sizes `kind` implies, the attributes
     it needs, the element types (i8 operands and an i32 bias, an i8 result
     with an epilogue and i32 without; or f32 throughout with zero points 0
-    and no epilogue), zero points in int8, and that each per-channel array
-    of the epilogue has one value or one per output channel.
+    and no epilogue), zero points in int8, that each per-channel array
+    of the epilogue has one value or one per output channel, and that a
+    packed operand has the shape its `weight_packing` gives the weight
+    (`[ceil(N / lanes), taps * tap_groups, lanes * group]`, runs of `K / taps`
+    values that fit `tap_groups` groups, `taps` 1 for a matmul and 1, `KH`
+    or `KH * KW` for a convolution).
   }];
   let arguments = (ins QFX_ContractionKind:$kind,
       AnyRankedTensor:$input, AnyRankedTensor:$weight,
       Optional<AnyRankedTensor>:$bias,
+      Optional<AnyRankedTensor>:$packed_weight,
       DefaultValuedAttr<I64Attr, "0">:$input_zp,
       DefaultValuedAttr<I64Attr, "0">:$weight_zp,
       OptionalAttr<DenseI64ArrayAttr>:$pad,
       OptionalAttr<DenseI64ArrayAttr>:$stride,
       OptionalAttr<DenseI64ArrayAttr>:$dilation,
-      OptionalAttr<QFX_EpilogueAttr>:$epilogue);
+      OptionalAttr<QFX_EpilogueAttr>:$epilogue,
+      OptionalAttr<QFX_WeightPackingAttr>:$weight_packing);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = [{
-    $kind $input `,` $weight (`bias` `(` $bias^ `)`)? attr-dict `:`
+    $kind $input `,` $weight (`bias` `(` $bias^ `)`)?
+    (`packed` `(` $packed_weight^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
+  let builders = [
+    // A contraction without packed weights.
+    OpBuilder<(ins "Type":$output, "ContractionKind":$kind, "Value":$input,
+                   "Value":$weight, "Value":$bias, "int64_t":$input_zp,
+                   "int64_t":$weight_zp, "::mlir::DenseI64ArrayAttr":$pad,
+                   "::mlir::DenseI64ArrayAttr":$stride,
+                   "::mlir::DenseI64ArrayAttr":$dilation,
+                   "::mlir::Attribute":$epilogue), [{
+      build($_builder, $_state, output, kind, input, weight, bias,
+            /*packed_weight=*/nullptr, input_zp, weight_zp, pad, stride,
+            dilation, epilogue, /*weight_packing=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
