@@ -151,8 +151,10 @@ std::vector<CompositeInfo> makeComposites() {
               OpGroup::FixedQParams, kHardsigmoidOps));
   hardsigmoid.fixedRange0To1 = true;
   hardsigmoid.takesOutputQParams = false;
+  hardsigmoid.qnnpackKernel = hardsigmoidAsQnnpack;
   add(row("torch.nn.Hardswish", F::Elementwise, L::Table, OpGroup::Default,
-          kHardswishOps));
+          kHardswishOps))
+      .qnnpackKernel = hardswishAsQnnpack;
   add(row("torch.nn.ELU", F::Elementwise, L::Table, OpGroup::Default, kELUOps))
       .attributes = kELUAttrs;
   add(row("torch.nn.LeakyReLU", F::Elementwise, L::Table, OpGroup::Default,
@@ -265,6 +267,7 @@ std::vector<CompositeInfo> makeComposites() {
   convTranspose3d.weightChannelAxes = kAxis0;
   convTranspose3d.torchWeightAxes = kConvTranspose3dTorchAxes;
   convTranspose3d.attributes = kConvTranspose3dAttrs;
+  convTranspose3d.foldsBatchNormBeforeReLU = false;
 
   // Embeddings (indices, weight [V, D]): the weight quantized per row with
   // float zero points; they stay float, their rows gathered as integers.

@@ -15,6 +15,7 @@
 
 #include "qfx/Numerics/Activations.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -75,4 +76,12 @@ float qfx::geluAsPyTorch(float s) {
   erf = fromBits(toBits(erf) ^ (toBits(x) & 0x80000000u));
   float half = s * 0.5f;
   return std::fma(erf, half, half);
+}
+
+float qfx::hardsigmoidAsQnnpack(float x) {
+  return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+}
+
+float qfx::hardswishAsQnnpack(float x) {
+  return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
 }

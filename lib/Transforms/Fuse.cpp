@@ -363,15 +363,12 @@ LogicalResult foldAffine(Operation *producer, mlir::tosa::AddOp biasAdd) {
 }
 
 /// True if PyTorch 1.13 fuses the batch norm after `producer` with the ReLU
-/// after it instead (bn_relu2d): its fusion patterns take a conv, its batch
-/// norm and a ReLU together, but a transposed conv only with the batch norm
-/// (_get_conv_configs), and the longer batch norm + ReLU match wins.
-bool batchNormFusesWithReLU(Operation *producer) {
+/// after it instead (bn_relu2d): where its fusion patterns take the producer
+/// only with the batch norm, the longer batch norm + ReLU match wins
+/// (QuantizableOpInterface::foldsBatchNormBeforeReLU).
+bool batchNormFusesWithReLU(QuantizableOpInterface producer) {
   Value output = producer->getResult(0);
-  auto composite = llvm::dyn_cast<CompositeOp>(producer);
-  if (!(llvm::isa<mlir::tosa::TransposeConv2DOp>(producer) ||
-        (composite && composite.isConvTranspose3d())) ||
-      !output.hasOneUse())
+  if (producer.foldsBatchNormBeforeReLU() || !output.hasOneUse())
     return false;
   auto batchNorm = llvm::dyn_cast<CompositeOp>(*output.getUsers().begin());
   if (!batchNorm || !batchNorm.isBatchNorm() ||

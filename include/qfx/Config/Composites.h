@@ -124,8 +124,10 @@ struct CompositeInfo {
   llvm::ArrayRef<llvm::StringLiteral> torchOps;
   /// FixedQParams: an output range of [0, 1] (else [-1, 1]).
   bool fixedRange0To1 = false;
-  /// See QuantizableOpInterface::takesOutputQParams.
+  /// See QuantizableOpInterface::takesOutputQParams and
+  /// foldsBatchNormBeforeReLU.
   bool takesOutputQParams = true;
+  bool foldsBatchNormBeforeReLU = true;
   /// Binary: whether an operand may be a scalar.
   bool scalarOperand = true;
   /// Only in the table of PyTorch's native.py (qfx's "onednn").
@@ -136,6 +138,10 @@ struct CompositeInfo {
   /// otherwise than the body (GELU: oneDNN's gelu_erf, not erf); a table
   /// lowering evaluates it instead of the body.
   float (*floatKernel)(float) = nullptr;
+  /// Elementwise: the function whose table QNNPACK's own operator computes
+  /// for PyTorch's qnnpack engine (hardsigmoid, hardswish), before scaling
+  /// to the output.
+  float (*qnnpackKernel)(float) = nullptr;
 };
 
 /// Every composite qfx knows, in the order of the backend tables' rows.

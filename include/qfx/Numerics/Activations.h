@@ -36,6 +36,13 @@ namespace qfx {
 /// 2.6.3, on its AVX-512 and AVX2 kernels).
 float geluAsPyTorch(float s);
 
+/// Hardsigmoid and hardswish as QNNPACK's operators compute their tables
+/// (pytorch_qnnp_create_hardsigmoid_nc_q8 / _hardswish_nc_q8, PyTorch's
+/// qnnpack engine on quint8), before scaling to the output: in float32,
+/// min(max(x + 3, 0), 6) / 6, times x for hardswish.
+float hardsigmoidAsQnnpack(float x);
+float hardswishAsQnnpack(float x);
+
 } // namespace qfx
 
 #endif // QFX_NUMERICS_ACTIVATIONS_H

@@ -399,14 +399,10 @@ getQnnpackTable(Operation *op, const ActQuant &out) {
       return static_cast<float>(scaled + 128.0);
     };
   auto composite = llvm::dyn_cast<CompositeOp>(op);
-  if (composite && composite.getName() == "torch.nn.Hardsigmoid")
-    return [=](float x) {
-      return scale(std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f);
-    };
-  if (composite && composite.getName() == "torch.nn.Hardswish")
-    return [=](float x) {
-      return scale(x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f);
-    };
+  if (const CompositeInfo *info = composite ? composite.getInfo() : nullptr;
+      info && info->qnnpackKernel)
+    return
+        [=, kernel = info->qnnpackKernel](float x) { return scale(kernel(x)); };
   return std::nullopt;
 }
 

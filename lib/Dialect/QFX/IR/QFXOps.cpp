@@ -180,6 +180,11 @@ std::optional<LoweringKind> CompositeOp::getInt8Lowering() {
   return info ? info->lowering : LoweringKind::Table;
 }
 
+bool CompositeOp::foldsBatchNormBeforeReLU() {
+  const CompositeInfo *info = getInfo();
+  return !info || info->foldsBatchNormBeforeReLU;
+}
+
 bool CompositeOp::takesOutputQParams() {
   const CompositeInfo *info = getInfo();
   return !info || info->takesOutputQParams;

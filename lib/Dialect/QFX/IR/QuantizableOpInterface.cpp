@@ -51,10 +51,12 @@ namespace {
 
 /// The row of an op with a weight (operand 1) and, if `hasBias`, a bias
 /// (operand 2): its weight's output-channel axes and PyTorch's weight axes in
-/// its TOSA layout. Its int8 lowering is a contraction.
+/// its TOSA layout, and whether a batch norm before a ReLU folds into it
+/// (see QuantizableOpInterface). Its int8 lowering is a contraction.
 struct WeightedRow {
   bool hasBias;
   llvm::ArrayRef<int64_t> channelAxes, torchAxes;
+  bool foldsBatchNormBeforeReLU = true;
 };
 
 constexpr int64_t kAxis0[] = {0}, kAxis2[] = {2}, kAxes23[] = {2, 3};
@@ -70,7 +72,8 @@ constexpr int64_t kConv3dTorch[] = {0, 4, 1, 2, 3};
 constexpr WeightedRow kConv3d{true, kAxis0, kConv3dTorch};
 // transpose_conv2d: PyTorch [I, O, KH, KW], TOSA [O, KH, KW, I].
 constexpr int64_t kTransposeTorch[] = {3, 0, 1, 2};
-constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch};
+constexpr WeightedRow kTransposeConv2d{true, kAxis0, kTransposeTorch,
+                                       /*foldsBatchNormBeforeReLU=*/false};
 // matmul (a Linear): PyTorch [OUT, IN], TOSA [1, IN, OUT]; the bias is the
 // tosa.add that follows.
 constexpr int64_t kMatmulTorch[] = {2, 1};
@@ -93,6 +96,9 @@ struct WeightedModel
   }
   std::optional<LoweringKind> getInt8Lowering(mlir::Operation *) const {
     return LoweringKind::Contraction;
+  }
+  bool foldsBatchNormBeforeReLU(mlir::Operation *) const {
+    return Row.foldsBatchNormBeforeReLU;
   }
 };
 

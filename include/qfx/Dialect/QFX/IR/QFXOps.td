@@ -143,7 +143,8 @@ def QFX_CompositeOp
                                QFX_QuantizableOpInterface,
                                ["getWeightOperandIndex", "getBiasOperandIndex",
                                 "getWeightChannelAxes", "getTorchWeightAxes",
-                                "getInt8Lowering", "takesOutputQParams"]>]> {
+                                "getInt8Lowering", "takesOutputQParams",
+                                "foldsBatchNormBeforeReLU"]>]> {
   let summary =
       "A PyTorch op that has no single TOSA op, with its decomposition";
   let description = [{
@@ -230,12 +231,6 @@ def QFX_CompositeOp
     bool isNormalization() {
       return isLayerNorm() || isFamily(::qfx::CompositeFamily::GroupNorm) ||
              isFamily(::qfx::CompositeFamily::InstanceNorm);
-    }
-    /// torch.nn.ConvTranspose3d: operands (input NDHWC, weight
-    /// [O, KD, KH, KW, I], bias [O]); the body is a tosa.conv3d over the
-    /// zero-spread input with the kernel reversed (its only weighted op).
-    bool isConvTranspose3d() {
-      return isFamily(::qfx::CompositeFamily::ConvTranspose3d);
     }
     /// A recurrent module (torch.nn.LSTM, GRU, LSTMCell, GRUCell, RNNCell):
     /// its body's matmuls with constant weights are what a dynamic qconfig

@@ -60,6 +60,14 @@ def QFX_QuantizableOpInterface : OpInterface<"QuantizableOpInterface"> {
       "the kernel's fixed ones (sigmoid, tanh, hardsigmoid, whose row fixes "
       "the output's observer), whatever observes the output next.",
       "bool", "takesOutputQParams", (ins), "", "return true;">,
+    InterfaceMethod<
+      "Whether PyTorch 1.13 folds a batch norm after the op into its weight "
+      "when a ReLU follows the batch norm too (its fusion patterns take the "
+      "op, the batch norm and the ReLU together: convs, linear); false where "
+      "they take the op with the batch norm alone (transposed convs), so "
+      "that the longer batch norm + ReLU match wins and the batch norm "
+      "stays, fused with the ReLU.",
+      "bool", "foldsBatchNormBeforeReLU", (ins), "", "return true;">,
   ];
 }
 
