@@ -285,9 +285,11 @@ struct QFXCodegenPass : qfx::impl::QFXCodegenBase<QFXCodegenPass> {
     // A packing for other kernels (qfx-pack-weights with another target) is
     // an error, not a reason to run the generic lowering.
     for (const Chain &chain : chains) {
-      if (!isPackedGemm(chain) || (readsPacking(chain, *kernels) &&
-                                   (!kernels->is(MicroKernelKind::Tiles) ||
-                                    readsPacking(chain, kVnni))))
+      // (AMX's VNNI fallback reads its int8 packing too.)
+      if (!isPackedGemm(chain) ||
+          (readsPacking(chain, *kernels) &&
+           (chain.f32 || !kernels->is(MicroKernelKind::Tiles) ||
+            readsPacking(chain, kVnni))))
         continue;
       chain.op->emitOpError()
           << "has weights packed as " << chain.op->getAttr("weight_packing")

@@ -439,6 +439,13 @@ Kernel KernelBuilder::build() {
 } // namespace
 
 WeightPacking getWeightPacking(const Chain &chain, const KernelTarget &target) {
+  // The float kernels (FloatKernels.cpp): k values one at a time, a
+  // convolution read tap by tap from its padded input.
+  if (chain.f32)
+    return chain.conv ? WeightPacking{target.floatLanes, 1,
+                                      chain.conv->kh * chain.conv->kw,
+                                      chain.conv->input[3]}
+                      : WeightPacking{target.floatLanes, 1, 1, chain.k};
   std::unique_ptr<MicroKernel> microKernel = makeMicroKernel(target);
   int64_t group = target.group;
   auto groups = [&](int64_t elements) {
@@ -463,6 +470,8 @@ bool readsPacking(const Chain &chain, const KernelTarget &target) {
   if (!chain.packing)
     return false;
   const WeightPacking &packing = *chain.packing;
+  if (chain.f32)
+    return packing == getWeightPacking(chain, target);
   if (packing.lanes != target.lanes || packing.group != target.group ||
       chain.packed.getElementType().getIntOrFloatBitWidth() !=
           static_cast<unsigned>(target.elementBits))

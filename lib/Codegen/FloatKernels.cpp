@@ -305,13 +305,12 @@ Kernel FloatKernelBuilder::build() {
     mlir::func::ReturnOp::create(b, loc);
     return getKernel(func);
   }
-  // Weights [block][k][lane] and the bias [block][lane], zero beyond N.
-  std::vector<float> packed(blocks * chain.k * kLanes, 0.0f);
-  for (int64_t kk = 0; kk < chain.k; ++kk)
-    for (int64_t nn = 0; nn < chain.n; ++nn)
-      packed[((nn / kLanes) * chain.k + kk) * kLanes + nn % kLanes] =
-          chain.floatWeight[kk * chain.n + nn];
-  createGlobal(b, loc, "_weights", packedType, llvm::ArrayRef(packed));
+  // Weights [block][k][lane] (qfx-pack-weights) and the bias [block][lane],
+  // zero beyond N.
+  constants.push_back(mlir::memref::GlobalOp::create(
+      b, loc, name + "_weights", b.getStringAttr("private"), packedType,
+      chain.packed, /*constant=*/true, b.getI64IntegerAttr(64)));
+  auto packed = chain.packed.getValues<float>();
   std::vector<float> bias(blocks * kLanes, 0.0f);
   std::copy(chain.floatBias.begin(), chain.floatBias.end(), bias.begin());
   createGlobal(b, loc, "_bias", floatType, llvm::ArrayRef(bias));

@@ -99,21 +99,18 @@ std::optional<Chain> matchContract(ContractOp op) {
   chain.f32 = op.isFloat();
   chain.n = op.getNumChannels();
   chain.inputZp = op.getInputZp();
-  // The weights as [K, N]; the sums' bias.
-  std::vector<double> weight;
-  if (chain.f32) {
-    // A float matmul may multiply by a value computed at run time.
-    std::optional<std::vector<float>> values = getFloats(op.getWeight());
-    if (values)
-      weight.assign(values->begin(), values->end());
-    else if (op.getKind() == ContractionKind::Matmul)
-      chain.runtimeWeight = true;
-    else
+  // A GEMM's weights as its kernel reads them, packed (qfx-pack-weights);
+  // a depthwise convolution's as they are.
+  mlir::DenseElementsAttr weight;
+  bool constantWeight =
+      mlir::matchPattern(op.getWeight(), mlir::m_Constant(&weight));
+  if (op.getKind() == ContractionKind::DepthwiseConv2d) {
+    // (int8 only: the float kernels are GEMMs.)
+    std::optional<std::vector<int64_t>> values = getInts(op.getWeight());
+    if (chain.f32 || !values)
       return std::nullopt;
-  } else if (op.getKind() != ContractionKind::DepthwiseConv2d) {
-    // An int8 GEMM: its kernel reads the packed weights, once packed.
-    if (!mlir::matchPattern(op.getWeight(), mlir::m_Constant()))
-      return std::nullopt;
+    chain.weight.assign(values->begin(), values->end());
+  } else if (constantWeight) {
     if (Value packed = op.getPackedWeight()) {
       if (!mlir::matchPattern(packed, mlir::m_Constant(&chain.packed)))
         return std::nullopt;
@@ -121,11 +118,11 @@ std::optional<Chain> matchContract(ContractOp op) {
       chain.packing = WeightPacking{packing.getLanes(), packing.getGroup(),
                                     packing.getTaps(), packing.getTapGroups()};
     }
+  } else if (chain.f32 && op.getKind() == ContractionKind::Matmul) {
+    // A float matmul may multiply by a value computed at run time.
+    chain.runtimeWeight = true;
   } else {
-    std::optional<std::vector<int64_t>> values = getInts(op.getWeight());
-    if (!values)
-      return std::nullopt;
-    weight.assign(values->begin(), values->end());
+    return std::nullopt;
   }
   chain.accBias.assign(chain.n, 0);
   chain.floatBias.assign(chain.n, 0.0f);
@@ -145,14 +142,6 @@ std::optional<Chain> matchContract(ContractOp op) {
     if (!known)
       return std::nullopt;
   }
-  // [O, KH, KW, C] as [K, N]: weight[o][k] with k = (kh * KW + kw) * C + c.
-  auto transposed = [&]() {
-    std::vector<double> result(weight.size());
-    for (int64_t o = 0; o < chain.n; ++o)
-      for (int64_t kk = 0; kk < chain.k; ++kk)
-        result[kk * chain.n + o] = weight[o * chain.k + kk];
-    return result;
-  };
   switch (op.getKind()) {
   case ContractionKind::Matmul:
     // [1, M, K] x [1, K, N]: the weight is [K, N] already; a runtime weight
@@ -171,8 +160,6 @@ std::optional<Chain> matchContract(ContractOp op) {
     g.kw = wType.getDimSize(2);
     chain.m = g.output[0] * g.output[1] * g.output[2];
     chain.k = g.kh * g.kw * g.input[3];
-    if (chain.f32)
-      weight = transposed();
     break;
   }
   case ContractionKind::DepthwiseConv2d: {
@@ -192,11 +179,6 @@ std::optional<Chain> matchContract(ContractOp op) {
   case ContractionKind::TransposeConv2d:
     return std::nullopt;
   }
-  if (chain.f32)
-    chain.floatWeight.assign(weight.begin(), weight.end());
-  else
-    chain.weight.assign(weight.begin(), weight.end());
-
   // The epilogue.
   chain.bias.assign(chain.n, 0);
   std::optional<Attribute> epilogue = op.getEpilogue();
@@ -293,7 +275,14 @@ void replaceChain(const Chain &chain, const Kernel &kernel) {
     result.getDefiningOp()->setAttr(QFXDialect::getQuantizedAttrName(),
                                     quantized);
   op->getResult(0).replaceAllUsesWith(result);
+  // The packed weights are the kernel's global now.
+  Operation *packed = nullptr;
+  if (auto contract = llvm::dyn_cast<ContractOp>(op);
+      contract && contract.getPackedWeight())
+    packed = contract.getPackedWeight().getDefiningOp();
   op->erase();
+  if (packed && mlir::isOpTriviallyDead(packed))
+    packed->erase();
 }
 
 KernelBuilderBase::KernelBuilderBase(mlir::ModuleOp module, const Chain &chain,

@@ -249,11 +249,12 @@ struct Chain {
   /// The weights as [K, N]: a depthwise convolution's (an int8 GEMM's are
   /// `packed` instead).
   std::vector<int8_t> weight;
-  /// An int8 matmul or conv2d: its weights packed for a microkernel as
-  /// `packing` says ([blocks, k groups, lanes * group] of int8, or int16);
-  /// none until qfx-pack-weights has packed the contraction.
+  /// A matmul or conv2d with a constant weight: its weights packed for a
+  /// microkernel as `packing` says ([blocks, k groups, lanes * group] of
+  /// int8 or int16, or f32); none until qfx-pack-weights has packed the
+  /// contraction.
   std::optional<WeightPacking> packing;
-  mlir::DenseIntElementsAttr packed;
+  mlir::DenseElementsAttr packed;
   std::vector<int32_t> accBias; // [N], added before the fraction bits
   int fractionBits = 0;
   std::vector<int32_t> bias;        // [N], zero without a bias
@@ -274,14 +275,13 @@ struct Chain {
   int64_t outputZp = 0;
   int64_t lo = -128, hi = 127;
   /// A float contraction (FloatKernels.cpp): f32 input, weight, bias and
-  /// output, no epilogue; `floatWeight` [K, N] and `floatBias` [N] (a
-  /// matmul's zeros) hold its constants.
+  /// output, no epilogue; its weights `packed`, `floatBias` [N] (a matmul's
+  /// zeros).
   bool f32 = false;
-  std::vector<float> floatWeight;
   /// A float matmul whose weight is an operand, not a constant (attention's
   /// Q K^T and its weights times V): `batch` products of [M, K] by [K, N];
   /// the weight, [batch, K, N], is the kernel's third argument, packed by
-  /// the kernel on every call. `floatWeight` is empty.
+  /// the kernel on every call (none `packed`).
   bool runtimeWeight = false;
   int64_t batch = 1;
   /// An int8 max_pool2d (PoolKernels.cpp): the window as `conv`'s kernel
@@ -305,10 +305,10 @@ bool broadcastTo(const std::vector<int64_t> &values, int64_t n,
 /// sums), or float32 (matmul and conv2d, and a batched matmul by a weight
 /// computed at run time).
 std::optional<Chain> matchContract(ContractOp op);
-/// Whether a chain is an int8 GEMM (a matmul or conv2d contraction), whose
-/// kernels read packed weights.
+/// Whether a chain is a GEMM by a constant weight (an int8 or float matmul
+/// or conv2d contraction), whose kernels read packed weights.
 inline bool isPackedGemm(const Chain &chain) {
-  return !chain.f32 && !chain.maxPool && !chain.isDepthwise();
+  return !chain.maxPool && !chain.isDepthwise() && !chain.runtimeWeight;
 }
 
 /// The packing the GEMM kernels of `target` read `chain`'s weights in
@@ -318,7 +318,7 @@ WeightPacking getWeightPacking(const Chain &chain, const KernelTarget &target);
 /// own, or (any microkernel) K as one run padded to its group multiple.
 bool readsPacking(const Chain &chain, const KernelTarget &target);
 
-/// qfx-pack-weights (PackWeights.cpp): gives each int8 GEMM contraction of
+/// qfx-pack-weights (PackWeights.cpp): gives each GEMM contraction of
 /// `module` that `target`'s kernels take and that has no packed weights
 /// the ops that pack its weight (collapse, transpose, widen, pad,
 /// linalg.pack) and their #qfx.weight_packing.

@@ -26,6 +26,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/bit.h"
 
 namespace qfx {
 #define GEN_PASS_DEF_QFXPACKWEIGHTS
@@ -35,9 +36,10 @@ namespace qfx {
 namespace qfx::codegen {
 namespace {
 
-/// The ops that pack `op`'s weight as `packing` says, before `op`.
+/// The ops that pack `op`'s weight as `packing` says, before `op`, as
+/// `element`s (the weight's, or i16 where the target multiplies int16).
 Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
-                   const WeightPacking &packing, int64_t bits) {
+                   const WeightPacking &packing, Type element) {
   Location loc = op.getLoc();
   Value w = op.getWeight();
   auto shapeOf = [](Value v) {
@@ -47,13 +49,37 @@ Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
       [&](Value v, llvm::ArrayRef<mlir::ReassociationIndices> groups) -> Value {
     return mlir::tensor::CollapseShapeOp::create(b, loc, v, groups);
   };
-  Type i8 = b.getIntegerType(8);
+  Type weightElement = op.getWeight().getType().getElementType();
+  Value zero;
+  auto getZero = [&] {
+    if (!zero)
+      zero = mlir::arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    return zero;
+  };
+  std::optional<Value> padding;
+  if (chain.n % packing.lanes)
+    padding = getZero();
+  llvm::SmallVector<mlir::OpFoldResult> lanes = {b.getIndexAttr(packing.lanes)};
+  // Groups of one k value (the float kernels): [blocks, K, lanes] by one
+  // pack of the weight as [K, N] or [O, K], N tiled by lanes.
+  if (packing.group == 1) {
+    Value source =
+        chain.conv ? collapse(w, {{0}, {1, 2, 3}}) : collapse(w, {{0, 1}, {2}});
+    llvm::SmallVector<int64_t> innerDims = {chain.conv ? 0 : 1}, outerPerm;
+    if (!chain.conv)
+      outerPerm = {1, 0};
+    Value dest = mlir::linalg::PackOp::createDestinationTensor(
+        b, loc, source, lanes, innerDims, outerPerm);
+    return mlir::linalg::PackOp::create(b, loc, source, dest, innerDims, lanes,
+                                        padding, outerPerm)
+        .getResult();
+  }
   // [N, K] (one run) or [N, taps, K / taps].
   Value source;
   if (!chain.conv) {
     Value kn = collapse(w, {{0, 1}, {2}});
     Value init = mlir::tensor::EmptyOp::create(
-        b, loc, llvm::ArrayRef<int64_t>{chain.n, chain.k}, i8);
+        b, loc, llvm::ArrayRef<int64_t>{chain.n, chain.k}, weightElement);
     source = mlir::linalg::TransposeOp::create(b, loc, kn, init,
                                                llvm::ArrayRef<int64_t>{1, 0})
                  .getResult()
@@ -65,16 +91,14 @@ Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
   } else {
     source = collapse(w, {{0}, {1}, {2, 3}});
   }
-  Type element = b.getIntegerType(bits);
   auto sourceType = llvm::cast<RankedTensorType>(source.getType());
-  if (bits != 8)
+  if (element != weightElement)
     source =
         mlir::arith::ExtSIOp::create(b, loc, sourceType.clone(element), source);
   // Each run padded with zeros to its groups.
   int64_t rank = sourceType.getRank();
   int64_t run = sourceType.getShape().back();
   int64_t padded = packing.tapGroups * packing.group;
-  Value zero = mlir::arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   if (padded > run) {
     llvm::SmallVector<mlir::OpFoldResult> low(rank, b.getIndexAttr(0)),
         high(rank, b.getIndexAttr(0));
@@ -82,8 +106,8 @@ Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
     llvm::SmallVector<int64_t> shape(shapeOf(source));
     shape.back() = padded;
     source = mlir::tensor::PadOp::create(
-        b, loc, RankedTensorType::get(shape, element), source, low, high, zero,
-        /*nofold=*/false);
+        b, loc, RankedTensorType::get(shape, element), source, low, high,
+        getZero(), /*nofold=*/false);
   }
   // [blocks, (taps,) tap groups, lanes, group], zero beyond N.
   llvm::SmallVector<int64_t> innerDims = {0, rank - 1};
@@ -91,9 +115,6 @@ Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
                                                  b.getIndexAttr(packing.group)};
   Value dest = mlir::linalg::PackOp::createDestinationTensor(
       b, loc, source, tiles, innerDims, /*outerDimsPerm=*/{});
-  std::optional<Value> padding;
-  if (chain.n % packing.lanes)
-    padding = zero;
   Value packed = mlir::linalg::PackOp::create(b, loc, source, dest, innerDims,
                                               tiles, padding)
                      .getResult();
@@ -103,11 +124,12 @@ Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
   return collapse(packed, {{0}, {1}, {2, 3}});
 }
 
-/// A tensor of integers evaluated at compile time: row-major values (the
-/// packing ops move 8- and 16-bit weights and zeros).
+/// A tensor evaluated at compile time: row-major values, as the bits of
+/// f32 or of integers of up to 16 bits sign-extended (the packing ops move
+/// weights and zeros).
 struct Ints {
   llvm::SmallVector<int64_t> shape;
-  std::vector<int16_t> values;
+  std::vector<uint32_t> values;
 };
 
 /// The row-major strides of `shape`.
@@ -142,7 +164,7 @@ void forEachIndex(llvm::ArrayRef<int64_t> shape, Body &&body) {
 /// in `source` along with the source dimension the row runs along (or -1
 /// for a row of `fill`); values past that dimension's end are `fill`.
 template <typename RowStart>
-void gatherRows(const Ints &source, Ints &result, int16_t fill,
+void gatherRows(const Ints &source, Ints &result, uint32_t fill,
                 RowStart &&rowStart) {
   llvm::ArrayRef<int64_t> shape = result.shape;
   int64_t length = shape.back();
@@ -166,30 +188,40 @@ void gatherRows(const Ints &source, Ints &result, int16_t fill,
   });
 }
 
-/// A constant integer scalar operand.
-std::optional<int64_t> getConstantInt(Value value) {
-  llvm::APInt v;
-  if (!value || !mlir::matchPattern(value, mlir::m_ConstantInt(&v)))
+/// The bits of a constant scalar operand (an integer sign-extended).
+std::optional<uint32_t> getConstantBits(Value value) {
+  Attribute attr;
+  if (!value || !mlir::matchPattern(value, mlir::m_Constant(&attr)))
     return std::nullopt;
-  return v.getSExtValue();
+  if (auto integer = llvm::dyn_cast<mlir::IntegerAttr>(attr))
+    return static_cast<uint32_t>(integer.getValue().getSExtValue());
+  if (auto real = llvm::dyn_cast<mlir::FloatAttr>(attr);
+      real && real.getType().isF32())
+    return llvm::bit_cast<uint32_t>(real.getValue().convertToFloat());
+  return std::nullopt;
 }
 
 /// `value` evaluated from constants through the ops buildPacking writes
 /// (tensor.collapse_shape / expand_shape, linalg.transpose, arith.extsi,
 /// tensor.pad with static amounts and a constant, linalg.pack with
-/// constant tiles and padding), on integers of up to 16 bits; none for
-/// anything else.
+/// constant tiles and padding), on f32 and integers of up to 16 bits;
+/// none for anything else.
 std::optional<Ints> evaluate(Value value) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  Type element = type ? type.getElementType() : Type();
   if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
-      !type.getElementType().isSignlessInteger() ||
-      type.getElementTypeBitWidth() > 16)
+      !(element.isF32() ||
+        (element.isSignlessInteger() && element.getIntOrFloatBitWidth() <= 16)))
     return std::nullopt;
   Ints result;
   result.shape.assign(type.getShape().begin(), type.getShape().end());
-  mlir::DenseIntElementsAttr constant;
+  mlir::DenseElementsAttr constant;
   if (mlir::matchPattern(value, mlir::m_Constant(&constant))) {
-    if (type.getElementTypeBitWidth() <= 8)
+    result.values.reserve(type.getNumElements());
+    if (element.isF32())
+      for (float v : constant.getValues<float>())
+        result.values.push_back(llvm::bit_cast<uint32_t>(v));
+    else if (element.getIntOrFloatBitWidth() <= 8)
       llvm::append_range(result.values, constant.getValues<int8_t>());
     else
       llvm::append_range(result.values, constant.getValues<int16_t>());
@@ -222,7 +254,8 @@ std::optional<Ints> evaluate(Value value) {
   }
   if (auto pad = llvm::dyn_cast<mlir::tensor::PadOp>(op)) {
     std::optional<Ints> source = evaluate(pad.getSource());
-    std::optional<int64_t> fill = getConstantInt(pad.getConstantPaddingValue());
+    std::optional<uint32_t> fill =
+        getConstantBits(pad.getConstantPaddingValue());
     llvm::ArrayRef<int64_t> low = pad.getStaticLow();
     if (!source || !fill || !pad.getLow().empty() || !pad.getHigh().empty() ||
         low.back() != 0)
@@ -241,9 +274,9 @@ std::optional<Ints> evaluate(Value value) {
   }
   if (auto pack = llvm::dyn_cast<mlir::linalg::PackOp>(op)) {
     std::optional<Ints> source = evaluate(pack.getSource());
-    std::optional<int64_t> fill = 0;
+    std::optional<uint32_t> fill = 0;
     if (Value padding = pack.getPaddingValue())
-      fill = getConstantInt(padding);
+      fill = getConstantBits(padding);
     llvm::SmallVector<int64_t> tiles(pack.getStaticInnerTiles());
     if (!source || !fill || llvm::any_of(tiles, mlir::ShapedType::isDynamic))
       return std::nullopt;
@@ -318,7 +351,9 @@ void packContractWeights(mlir::ModuleOp module, const KernelTarget &target) {
       return;
     WeightPacking packing = getWeightPacking(*chain, target);
     OpBuilder b(op);
-    Value packed = buildPacking(b, op, *chain, packing, target.elementBits);
+    Type element = chain->f32 ? Type(b.getF32Type())
+                              : b.getIntegerType(target.elementBits);
+    Value packed = buildPacking(b, op, *chain, packing, element);
     op.getPackedWeightMutable().assign(packed);
     op.setWeightPackingAttr(
         WeightPackingAttr::get(op.getContext(), packing.lanes, packing.group,
@@ -339,13 +374,21 @@ mlir::LogicalResult foldPackedWeights(mlir::ModuleOp module) {
       return mlir::WalkResult::interrupt();
     }
     auto type = llvm::cast<RankedTensorType>(packed.getType());
-    mlir::DenseElementsAttr attr;
-    if (type.getElementTypeBitWidth() == 8)
-      attr = mlir::DenseElementsAttr::get(
-          type, llvm::ArrayRef(std::vector<int8_t>(values->values.begin(),
-                                                   values->values.end())));
-    else
-      attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef(values->values));
+    // f32 values are their bits already; integers are narrowed.
+    auto narrowed = [&](auto zero) {
+      std::vector<decltype(zero)> elements(values->values.begin(),
+                                           values->values.end());
+      return mlir::DenseElementsAttr::get(type, llvm::ArrayRef(elements));
+    };
+    mlir::DenseElementsAttr attr =
+        type.getElementType().isF32()
+            ? mlir::DenseElementsAttr::getFromRawBuffer(
+                  type,
+                  llvm::ArrayRef(
+                      reinterpret_cast<const char *>(values->values.data()),
+                      values->values.size() * sizeof(uint32_t)))
+        : type.getElementTypeBitWidth() == 8 ? narrowed(int8_t{0})
+                                             : narrowed(int16_t{0});
     OpBuilder b(op);
     Value constant = mlir::arith::ConstantOp::create(b, op.getLoc(), attr);
     Operation *producer = packed.getDefiningOp();

@@ -11,9 +11,9 @@
 // contraction keeps its weight and reads the packed operand.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[W:.*]] = "tosa.const"
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
 // CHECK: %[[KN:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1], [2]] : tensor<1x3x2xi8> into tensor<3x2xi8>
 // CHECK: %[[NK:.*]] = linalg.transpose ins(%[[KN]] : tensor<3x2xi8>) outs(%{{.*}} : tensor<2x3xi8>) permutation = [1, 0]
-// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
 // CHECK: %[[PADDED:.*]] = tensor.pad %[[NK]] low[0, 0] high[0, 1]
 // CHECK: tensor.yield %[[ZERO]] : i8
 // CHECK: } : tensor<2x3xi8> to tensor<2x4xi8>
@@ -96,18 +96,44 @@ func.func @conv_rows(%x: tensor<1x8x8x3xi8>) -> tensor<1x2x2x4xi8> {
 
 // -----
 
+// Float contractions: the float kernels' layout, one k value at a time in
+// each of 16 lanes (8 on AVX2); a convolution tap by tap (C per tap).
+// The matmul's [K, N] weight needs no transpose: its outer dimensions are
+// permuted instead.
+// CHECK-LABEL: func.func @float
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.pack %{{.*}} padding_value(%{{.*}} : f32) outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] into %{{.*}} : tensor<3x2xf32> -> tensor<1x3x16xf32>
+// CHECK: qfx.contract matmul {{.*}}weight_packing = #qfx.weight_packing<lanes = 16, group = 1, taps = 1, tap_groups = 3>} : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1x3x16xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<20x3x3x3xf32> into tensor<20x27xf32>
+// CHECK: linalg.pack {{.*}} inner_dims_pos = [0] inner_tiles = [16] {{.*}} : tensor<20x27xf32> -> tensor<2x27x16xf32>
+// CHECK: qfx.contract conv2d {{.*}}weight_packing = #qfx.weight_packing<lanes = 16, group = 1, taps = 9, tap_groups = 3>} : (tensor<1x6x6x3xf32>, tensor<20x3x3x3xf32>, tensor<20xf32>, tensor<2x27x16xf32>)
+// AVX2-LABEL: func.func @float
+// AVX2-NOT: arith.extsi
+// AVX2: weight_packing = #qfx.weight_packing<lanes = 8, group = 1, taps = 1, tap_groups = 3>
+// FOLD-LABEL: func.func @float
+// FOLD: arith.constant dense<{{\[\[\[}}5.000000e-01, 1.500000e+00, 0.000000e+00, {{.*}}], [1.000000e+00, 2.000000e+00, 0.000000e+00, {{.*}}> : tensor<1x3x16xf32>
+func.func @float(%a: tensor<1x2x3xf32>, %x: tensor<1x6x6x3xf32>) -> (tensor<1x2x2xf32>, tensor<1x4x4x20xf32>) {
+  %fw = "tosa.const"() <{values = dense<[[[0.5, 1.5], [1.0, 2.0], [3.0, 4.0]]]> : tensor<1x3x2xf32>}> : () -> tensor<1x3x2xf32>
+  %0 = qfx.contract matmul %a, %fw : (tensor<1x2x3xf32>, tensor<1x3x2xf32>) -> tensor<1x2x2xf32>
+  %cw = "tosa.const"() <{values = dense<0.25> : tensor<20x3x3x3xf32>}> : () -> tensor<20x3x3x3xf32>
+  %cb = "tosa.const"() <{values = dense<1.0> : tensor<20xf32>}> : () -> tensor<20xf32>
+  %1 = qfx.contract conv2d %x, %cw bias(%cb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x6x6x3xf32>, tensor<20x3x3x3xf32>, tensor<20xf32>) -> tensor<1x4x4x20xf32>
+  return %0, %1 : tensor<1x2x2xf32>, tensor<1x4x4x20xf32>
+}
+
+// -----
+
 // What the GEMM kernels do not take is not packed: a depthwise convolution
-// (its own kernel), a float matmul, a weight zero point, a weight computed
-// at run time.
+// (its own kernel), a weight zero point, a weight computed at run time (int8,
+// or a float matmul's, which its kernel packs on every call).
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT: packed
 // CHECK-NOT: linalg.pack
 // CHECK: return
-func.func @untouched(%x: tensor<1x4x4x8xi8>, %a: tensor<1x2x3xf32>, %b: tensor<1x2x3xi8>, %rw: tensor<1x3x2xi8>) -> (tensor<1x2x2x8xi32>, tensor<1x2x2xf32>, tensor<1x2x2xi32>, tensor<1x2x2xi32>) {
+func.func @untouched(%x: tensor<1x4x4x8xi8>, %a: tensor<1x2x3xf32>, %b: tensor<1x2x3xi8>, %rw: tensor<1x3x2xi8>, %frw: tensor<1x3x2xf32>) -> (tensor<1x2x2x8xi32>, tensor<1x2x2xf32>, tensor<1x2x2xi32>, tensor<1x2x2xi32>) {
   %dw = "tosa.const"() <{values = dense<1> : tensor<3x3x8x1xi8>}> : () -> tensor<3x3x8x1xi8>
   %0 = qfx.contract depthwise_conv2d %x, %dw {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x4x8xi8>, tensor<3x3x8x1xi8>) -> tensor<1x2x2x8xi32>
-  %fw = "tosa.const"() <{values = dense<1.0> : tensor<1x3x2xf32>}> : () -> tensor<1x3x2xf32>
-  %1 = qfx.contract matmul %a, %fw : (tensor<1x2x3xf32>, tensor<1x3x2xf32>) -> tensor<1x2x2xf32>
+  %1 = qfx.contract matmul %a, %frw : (tensor<1x2x3xf32>, tensor<1x3x2xf32>) -> tensor<1x2x2xf32>
   %w = "tosa.const"() <{values = dense<1> : tensor<1x3x2xi8>}> : () -> tensor<1x3x2xi8>
   %2 = qfx.contract matmul %b, %w {weight_zp = 3 : i64} : (tensor<1x2x3xi8>, tensor<1x3x2xi8>) -> tensor<1x2x2xi32>
   %3 = qfx.contract matmul %b, %rw : (tensor<1x2x3xi8>, tensor<1x3x2xi8>) -> tensor<1x2x2xi32>

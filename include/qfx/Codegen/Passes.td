@@ -154,10 +154,10 @@ def QFXPackWeights : Pass<"qfx-pack-weights", "::mlir::ModuleOp"> {
   let description = [{
     The first layer of qfx-codegen's GEMM kernels, in the IR (as IREE's data
     tiling packs with `linalg.pack`): each `qfx.contract` that the target's
-    GEMM kernels take (an int8 `matmul` of one batch or `conv2d` with a
-    constant weight, weight zero point 0 and static shapes) gets its weights
-    packed for the target's microkernel as a `packed` operand with its
-    `#qfx.weight_packing`:
+    GEMM kernels take (an int8 or float `matmul` of one batch or `conv2d`
+    with a constant weight, weight zero point 0 and static shapes) gets its
+    weights packed for the target's microkernel as a `packed` operand with
+    its `#qfx.weight_packing`:
 
     ```mlir
     %k = tensor.collapse_shape %w [[0, 1], [2]]
@@ -182,7 +182,8 @@ def QFXPackWeights : Pass<"qfx-pack-weights", "::mlir::ModuleOp"> {
     the target reads: one per tap (C channels) for the dot-product kernels'
     direct convolutions, one per kernel row (KW * C values) where C is not a
     whole number of groups and that saves groups, one for all of K (an
-    im2col row) on SMMLA and AMX and for a matmul. On `x86-64-amx` the VNNI
+    im2col row) on SMMLA and AMX and for a matmul. The float kernels read
+    one k value at a time (groups of 1) in the target's float lanes. On `x86-64-amx` the VNNI
     kernel that runs where Linux refuses AMX reads the tile kernel's packing.
 
     With `fold`, the packing ops are evaluated at compile time into the

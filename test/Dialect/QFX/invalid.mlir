@@ -902,7 +902,7 @@ func.func @f(%a: tensor<1x5x16xi8>, %m: tensor<1x16x20xi8>, %p: tensor<2x4x64xi3
 // -----
 
 func.func @f(%a: tensor<2x5x16xi8>, %m: tensor<2x16x20xi8>, %p: tensor<2x4x64xi8>) -> tensor<2x5x20xi32> {
-  // expected-error @+1 {{'qfx.contract' op only an int8 matmul of one batch or conv2d takes packed weights}}
+  // expected-error @+1 {{'qfx.contract' op only a matmul of one batch or a conv2d takes packed weights}}
   %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 4, taps = 1, tap_groups = 4>} : (tensor<2x5x16xi8>, tensor<2x16x20xi8>, tensor<2x4x64xi8>) -> tensor<2x5x20xi32>
   return %0 : tensor<2x5x20xi32>
 }
@@ -928,4 +928,12 @@ func.func @f(%x: tensor<1x8x8x3xi8>, %w: tensor<4x3x3x3xi8>, %t: tensor<1x6x64xi
 // expected-error @+1 {{lanes, group, taps and tap_groups must be positive, got 16, 0, 1, 4}}
 func.func @f() attributes {p = #qfx.weight_packing<lanes = 16, group = 0, taps = 1, tap_groups = 4>} {
   return
+}
+
+// -----
+
+func.func @f(%a: tensor<1x5x16xf32>, %m: tensor<1x16x20xf32>, %p: tensor<2x16x16xi8>) -> tensor<1x5x20xf32> {
+  // expected-error @+1 {{'qfx.contract' op expected packed weights of f32, got 'i8'}}
+  %0 = qfx.contract matmul %a, %m packed(%p) {weight_packing = #qfx.weight_packing<lanes = 16, group = 1, taps = 1, tap_groups = 16>} : (tensor<1x5x16xf32>, tensor<1x16x20xf32>, tensor<2x16x16xi8>) -> tensor<1x5x20xf32>
+  return %0 : tensor<1x5x20xf32>
 }

@@ -313,15 +313,17 @@ static LogicalResult verifyPacking(ContractOp op) {
   mlir::RankedTensorType input = op.getInput().getType(),
                          weight = op.getWeight().getType();
   bool isMatmul = kind == ContractionKind::Matmul;
-  if ((!isMatmul && kind != ContractionKind::Conv2d) || op.isFloat() ||
+  if ((!isMatmul && kind != ContractionKind::Conv2d) ||
       (isMatmul && dim(weight, 0) != 1))
-    return op.emitOpError() << "only an int8 matmul of one batch or conv2d "
+    return op.emitOpError() << "only a matmul of one batch or a conv2d "
                                "takes packed weights";
   auto type = llvm::cast<mlir::RankedTensorType>(packed.getType());
   Type element = type.getElementType();
-  if (!element.isInteger(8) && !element.isInteger(16))
+  if (op.isFloat() ? !element.isF32()
+                   : !element.isInteger(8) && !element.isInteger(16))
     return op.emitOpError()
-           << "expected packed weights of i8 or i16, got " << element;
+           << "expected packed weights of "
+           << (op.isFloat() ? "f32" : "i8 or i16") << ", got " << element;
   // K's taps and the values of one tap's run.
   int64_t taps = packing->getTaps(), run = -1;
   int64_t k = isMatmul ? dim(input, 2) : dim(weight, 3);

@@ -384,10 +384,10 @@ def QFX_ContractOp : QFX_Op<"contract", [Pure, AttrSizedOperandSegments]> {
         -> tensor<1x8x8x4xi8>
     ```
 
-    An int8 `matmul` of one batch or `conv2d` may also carry its weights
-    packed for a GEMM microkernel (qfx-pack-weights): the `packed` operand,
-    laid out as `weight_packing` says (`#qfx.weight_packing`; i8, or i16 for
-    a target that multiplies int16). qfx-codegen's kernels read the
+    A `matmul` of one batch or a `conv2d` may also carry its weights packed
+    for a GEMM microkernel (qfx-pack-weights): the `packed` operand, laid out
+    as `weight_packing` says (`#qfx.weight_packing`; i8, or i16 for a target
+    that multiplies int16; f32 for a float contraction). qfx-codegen's kernels read the
     packed operand; everything else reads `weight`, which stays.
 
     ```mlir
