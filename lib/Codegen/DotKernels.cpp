@@ -11,9 +11,9 @@
 // VNNI), vpmaddwd (AVX2) or SDOT (AArch64); or with SMMLA (AArch64 I8MM), the
 // same sums from 2x8 by 8x2 blocks.
 //
-// The instruction is the microkernel's (MicroKernels.h); this file packs the
-// weights and A, loops over tiles (and a direct convolution's taps) and
-// requantizes.
+// The instruction is the microkernel's (MicroKernels.h) and the weights come
+// packed (qfx-pack-weights, PackWeights.cpp); this file packs A, loops over
+// tiles (and a direct convolution's taps) and requantizes.
 //
 // With vpdpbusd, which multiplies unsigned by signed bytes, the kernel
 // computes acc = sum_k (a + 128) * w (flipping the top bit of the int8

@@ -8,8 +8,9 @@
 // of its data-tiled matmuls: a microkernel computes the int32 sums of one
 // tile (`rows` rows of A by `vectors` column blocks of the packed weights)
 // over a range of k groups, from A and the weights packed in the layouts it
-// defines. DotKernels.cpp packs, loops over tiles (and a direct
-// convolution's taps) and requantizes; the instruction lives only here, one
+// defines. PackWeights.cpp packs the weights (in the IR), DotKernels.cpp
+// packs A, loops over tiles (and a direct convolution's taps) and
+// requantizes; the instruction lives only here, one
 // implementation per MicroKernelKind, chosen by the target's table row
 // (Kernels.h). tools/qfx-microkernels builds each one alone over random
 // tiles for test/Codegen/Inputs/microkernel-test.c.
