@@ -162,9 +162,7 @@ void KernelBuilder::createGlobals(OpBuilder &b, Location loc) {
     });
     tileBlocks = getRangeTileBlocks(target.vectors);
   }
-  constants.push_back(mlir::memref::GlobalOp::create(
-      b, loc, name + "_weights", b.getStringAttr("private"), packedType,
-      chain.packed, /*constant=*/true, b.getI64IntegerAttr(64)));
+  createGlobal(b, loc, "_weights", packedType, chain.packed);
   // The zero-point term (a - za) * w = a * w - za * w, and the 128 that an
   // unsigned A adds.
   int64_t offset = target.unsignedA ? 128 : 0;

@@ -307,9 +307,7 @@ Kernel FloatKernelBuilder::build() {
   }
   // Weights [block][k][lane] (qfx-pack-weights) and the bias [block][lane],
   // zero beyond N.
-  constants.push_back(mlir::memref::GlobalOp::create(
-      b, loc, name + "_weights", b.getStringAttr("private"), packedType,
-      chain.packed, /*constant=*/true, b.getI64IntegerAttr(64)));
+  createGlobal(b, loc, "_weights", packedType, chain.packed);
   auto packed = chain.packed.getValues<float>();
   std::vector<float> bias(blocks * kLanes, 0.0f);
   std::copy(chain.floatBias.begin(), chain.floatBias.end(), bias.begin());

@@ -383,18 +383,24 @@ protected:
   mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v) {
     return mlir::arith::ConstantIndexOp::create(b, loc, v);
   }
-  /// A private constant global NAME_SUFFIX of `type` holding `values`, one
-  /// of the kernel's constants (made before createFunction).
+  /// A private constant global NAME_SUFFIX of `type` holding `values` (of
+  /// its shape), one of the kernel's constants (made before
+  /// createFunction).
+  void createGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::StringRef suffix, mlir::MemRefType type,
+                    mlir::DenseElementsAttr values) {
+    constants.push_back(mlir::memref::GlobalOp::create(
+        b, loc, (name + suffix).str(), b.getStringAttr("private"), type, values,
+        /*constant=*/true, b.getI64IntegerAttr(64)));
+  }
   template <typename T>
   void createGlobal(mlir::OpBuilder &b, mlir::Location loc,
                     llvm::StringRef suffix, mlir::MemRefType type,
                     llvm::ArrayRef<T> values) {
     auto tensorType =
         mlir::RankedTensorType::get(type.getShape(), type.getElementType());
-    constants.push_back(mlir::memref::GlobalOp::create(
-        b, loc, (name + suffix).str(), b.getStringAttr("private"), type,
-        mlir::DenseElementsAttr::get(tensorType, values),
-        /*constant=*/true, b.getI64IntegerAttr(64)));
+    createGlobal(b, loc, suffix, type,
+                 mlir::DenseElementsAttr::get(tensorType, values));
   }
   /// The packed weights `_weights` of `type` (int8 or int16 elements, the
   /// target's), from `values` held as int16.

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -127,18 +128,10 @@ Value buildPacking(OpBuilder &b, ContractOp op, const Chain &chain,
 /// A tensor evaluated at compile time: row-major values, as the bits of
 /// f32 or of integers of up to 16 bits sign-extended (the packing ops move
 /// weights and zeros).
-struct Ints {
+struct Evaluated {
   llvm::SmallVector<int64_t> shape;
   std::vector<uint32_t> values;
 };
-
-/// The row-major strides of `shape`.
-llvm::SmallVector<int64_t> getStrides(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
 
 /// Calls `body(index)` for each index of `shape` in row-major order.
 template <typename Body>
@@ -164,11 +157,11 @@ void forEachIndex(llvm::ArrayRef<int64_t> shape, Body &&body) {
 /// in `source` along with the source dimension the row runs along (or -1
 /// for a row of `fill`); values past that dimension's end are `fill`.
 template <typename RowStart>
-void gatherRows(const Ints &source, Ints &result, uint32_t fill,
+void gatherRows(const Evaluated &source, Evaluated &result, uint32_t fill,
                 RowStart &&rowStart) {
   llvm::ArrayRef<int64_t> shape = result.shape;
   int64_t length = shape.back();
-  llvm::SmallVector<int64_t> strides = getStrides(source.shape);
+  llvm::SmallVector<int64_t> strides = mlir::computeStrides(source.shape);
   result.values.reserve(llvm::product_of(shape));
   forEachIndex(shape.drop_back(), [&](llvm::ArrayRef<int64_t> index) {
     // (source coordinates, the dimension the row runs along)
@@ -206,14 +199,14 @@ std::optional<uint32_t> getConstantBits(Value value) {
 /// tensor.pad with static amounts and a constant, linalg.pack with
 /// constant tiles and padding), on f32 and integers of up to 16 bits;
 /// none for anything else.
-std::optional<Ints> evaluate(Value value) {
+std::optional<Evaluated> evaluate(Value value) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   Type element = type ? type.getElementType() : Type();
   if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
       !(element.isF32() ||
         (element.isSignlessInteger() && element.getIntOrFloatBitWidth() <= 16)))
     return std::nullopt;
-  Ints result;
+  Evaluated result;
   result.shape.assign(type.getShape().begin(), type.getShape().end());
   mlir::DenseElementsAttr constant;
   if (mlir::matchPattern(value, mlir::m_Constant(&constant))) {
@@ -232,14 +225,14 @@ std::optional<Ints> evaluate(Value value) {
     return std::nullopt;
   if (llvm::isa<mlir::tensor::CollapseShapeOp, mlir::tensor::ExpandShapeOp,
                 mlir::arith::ExtSIOp>(op)) {
-    std::optional<Ints> source = evaluate(op->getOperand(0));
+    std::optional<Evaluated> source = evaluate(op->getOperand(0));
     if (!source)
       return std::nullopt;
     result.values = std::move(source->values);
     return result;
   }
   if (auto transpose = llvm::dyn_cast<mlir::linalg::TransposeOp>(op)) {
-    std::optional<Ints> source = evaluate(transpose.getInput());
+    std::optional<Evaluated> source = evaluate(transpose.getInput());
     if (!source)
       return std::nullopt;
     llvm::ArrayRef<int64_t> permutation = transpose.getPermutation();
@@ -253,7 +246,7 @@ std::optional<Ints> evaluate(Value value) {
     return result;
   }
   if (auto pad = llvm::dyn_cast<mlir::tensor::PadOp>(op)) {
-    std::optional<Ints> source = evaluate(pad.getSource());
+    std::optional<Evaluated> source = evaluate(pad.getSource());
     std::optional<uint32_t> fill =
         getConstantBits(pad.getConstantPaddingValue());
     llvm::ArrayRef<int64_t> low = pad.getStaticLow();
@@ -273,7 +266,7 @@ std::optional<Ints> evaluate(Value value) {
     return result;
   }
   if (auto pack = llvm::dyn_cast<mlir::linalg::PackOp>(op)) {
-    std::optional<Ints> source = evaluate(pack.getSource());
+    std::optional<Evaluated> source = evaluate(pack.getSource());
     std::optional<uint32_t> fill = 0;
     if (Value padding = pack.getPaddingValue())
       fill = getConstantBits(padding);
@@ -366,7 +359,7 @@ mlir::LogicalResult foldPackedWeights(mlir::ModuleOp module) {
     Value packed = op.getPackedWeight();
     if (!packed || mlir::matchPattern(packed, mlir::m_Constant()))
       return mlir::WalkResult::advance();
-    std::optional<Ints> values = evaluate(packed);
+    std::optional<Evaluated> values = evaluate(packed);
     if (!values) {
       op.emitOpError() << "has packed weights that qfx-codegen cannot "
                           "compute at compile time: expected the packing "

@@ -149,8 +149,8 @@ def QFXCodegen : Pass<"qfx-codegen", "::mlir::ModuleOp"> {
 }
 
 def QFXPackWeights : Pass<"qfx-pack-weights", "::mlir::ModuleOp"> {
-  let summary = "Packs the constant weights of int8 GEMM contractions into "
-                "their target's microkernel layout, as IR";
+  let summary = "Packs the constant weights of GEMM contractions (int8 and "
+                "float) into their target's kernel layout, as IR";
   let description = [{
     The first layer of qfx-codegen's GEMM kernels, in the IR (as IREE's data
     tiling packs with `linalg.pack`): each `qfx.contract` that the target's
